@@ -13,6 +13,7 @@ type Value struct {
 	def   *Operation // defining op; nil for block arguments
 	block *Block     // owning block, for block arguments
 	index int        // result number or argument number
+	loc   Location   // block argument's location; nil: unknown
 }
 
 // Type returns the value's type.
@@ -20,6 +21,26 @@ func (v *Value) Type() Type { return v.typ }
 
 // SetType changes the value's type in place.
 func (v *Value) SetType(t Type) { v.typ = t }
+
+// Loc returns the value's location: a block argument's own location
+// (UnknownLoc when unset), or the defining op's location for a result.
+func (v *Value) Loc() Location {
+	if v.def != nil {
+		return v.def.loc
+	}
+	if v.loc == nil {
+		return UnknownLoc{}
+	}
+	return v.loc
+}
+
+// SetLoc sets a block argument's location (printed with debug info).
+// It has no effect on op results, whose location is their op's.
+func (v *Value) SetLoc(l Location) {
+	if v.def == nil {
+		v.loc = l
+	}
+}
 
 // DefiningOp returns the op that defines v, or nil for a block argument.
 func (v *Value) DefiningOp() *Operation { return v.def }
