@@ -1,0 +1,96 @@
+// Package passflag turns every registered pass into its own command-line
+// flag (--cse, --lower-emb='opt=1 flag') whose occurrences are collected, in
+// command-line order, into one list: `--cse --canonicalize --cse` runs three
+// passes. pflag keeps no order across flags, so each flag's Value appends to
+// the shared list.
+package passflag
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Arg is one pass flag as given: the pass's flag name and its option text
+// ("" for a bare --flag).
+type Arg struct {
+	Flag    string
+	Options string
+}
+
+func (a Arg) String() string {
+	if a.Options == "" {
+		return a.Flag
+	}
+	return a.Flag + "{" + a.Options + "}"
+}
+
+// Option documents one pass option for --help.
+type Option struct {
+	Name, Kind, Desc, Default string
+}
+
+// Pass documents one pass for --help.
+type Pass struct {
+	Flag, Summary string
+	Options       []Option
+}
+
+// List is the ordered list of pass flags seen on a command line.
+type List struct {
+	Args   []Arg
+	passes []Pass
+}
+
+// bare is the value pflag passes for a flag given without "=": a string no
+// one types.
+const bare = "\x00"
+
+type value struct {
+	flag string
+	list *List
+}
+
+func (v *value) String() string { return "" }
+func (v *value) Type() string   { return "options" }
+func (v *value) Set(s string) error {
+	if s == bare {
+		s = ""
+	}
+	v.list.Args = append(v.list.Args, Arg{Flag: v.flag, Options: strings.TrimSpace(s)})
+	return nil
+}
+
+// Define adds one flag per pass to fs; their occurrences append to l.Args.
+func (l *List) Define(fs *pflag.FlagSet, passes []Pass) {
+	for _, p := range passes {
+		fs.Var(&value{flag: p.Flag, list: l}, p.Flag, p.Summary)
+		fs.Lookup(p.Flag).NoOptDefVal = bare
+		l.passes = append(l.passes, p)
+	}
+}
+
+// PrintHelp writes the "Passes:" section of --help: each pass flag with its
+// summary, and its options below it.
+func (l *List) PrintHelp(w io.Writer) {
+	if len(l.passes) == 0 {
+		return
+	}
+	width := 0
+	for _, p := range l.passes {
+		width = max(width, len(p.Flag)+2)
+	}
+	fmt.Fprintln(w, "Passes:")
+	for _, p := range l.passes {
+		fmt.Fprintf(w, "  --%-*s  %s\n", width-2, p.Flag, p.Summary)
+		for _, o := range p.Options {
+			def := ""
+			if o.Default != "" {
+				def = " (default " + o.Default + ")"
+			}
+			fmt.Fprintf(w, "  %*s    %s=<%s>  %s%s\n", width, "", o.Name, o.Kind, o.Desc, def)
+		}
+	}
+}
