@@ -1,0 +1,408 @@
+package graphdef
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
+)
+
+// ErrNotInference is carried by the NodeErrors of Extract for nodes that
+// cannot run in an inference graph.
+var ErrNotInference = errors.New("cannot run at inference")
+
+// trainingOpName matches ops that are training-only even when they are not
+// in the built-in table: optimizer applies and gradient kernels.
+var trainingOpName = regexp.MustCompile(`^(Resource)?(Sparse)?Apply[A-Z]|Grad(V\d+)?$`)
+
+// PlaceholderName returns the name Extract gives the Placeholder that
+// replaces output idx of node producer: the producer's own name when it has
+// a single output (so the tensor keeps its name, "node:0"), else
+// "<producer>/out<idx>". Extract appends "_1", "_2", ... if that name is taken.
+func PlaceholderName(producer string, idx, numOutputs int) string {
+	if numOutputs == 1 && idx == 0 {
+		return producer
+	}
+	return producer + "/out" + strconv.Itoa(idx)
+}
+
+// ExtractOptions tunes Extract.
+type ExtractOptions struct {
+	// FollowControl keeps the sources of control inputs too. By default only
+	// data edges decide what is needed: Estimator graphs hang training-time
+	// work off the inference path through control edges (global-step
+	// increments on input-layer constants, tf.debugging asserts guarded by
+	// Switch/Merge on indicator columns), none of which inference needs.
+	FollowControl bool
+}
+
+// Extract returns the inference subgraph of g that computes outputs when
+// inputs are fed; it is ExtractWith with default options. g is not modified.
+//
+// Each input is a tensor "node" or "node:idx". It becomes a Placeholder
+// (named by PlaceholderName) whose dtype comes from the producer's op
+// signature (e.g. IteratorGetNext's output_types[idx]) and whose shape comes
+// from the producer's output_shapes or _output_shapes attr (unknown rank when
+// neither says); consumers are rewired to it. An input that already is a
+// Placeholder is kept as it is.
+//
+// Each output is "node", "node:idx" or "^node" (a node run for its effect).
+// Everything the outputs need through data edges (and control edges, with
+// FollowControl) is kept, in g's order; the rest is pruned, including
+// library functions no kept node calls, and debug_info. Control inputs from
+// pruned or cut nodes are dropped. If a kept node cannot run at inference —
+// an uncut iterator, TF1 control flow (Switch, Merge, Enter, ...), a
+// training op (optimizer apply, gradient, Assign, table initialisation), a
+// saver, summary or queue op — Extract fails with a *NodeError per such node
+// (joined, wrapping ErrNotInference) that says why and which node needed it.
+func Extract(g *tfpb.GraphDef, inputs []string, outputs []string) (*tfpb.GraphDef, error) {
+	return ExtractWith(g, inputs, outputs, ExtractOptions{})
+}
+
+// ExtractWith is Extract with options.
+func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts ExtractOptions) (*tfpb.GraphDef, error) {
+	if len(outputs) == 0 {
+		return nil, errors.New("extract: no outputs requested")
+	}
+	ops := NewOps(g.GetLibrary())
+	byName := make(map[string]*tfpb.NodeDef, len(g.GetNode()))
+	for _, n := range g.GetNode() {
+		if _, dup := byName[n.GetName()]; dup {
+			return nil, &NodeError{Node: n.GetName(), Err: ErrDuplicateName}
+		}
+		byName[n.GetName()] = n
+	}
+	taken := func(name string) bool { _, ok := byName[name]; return ok }
+
+	// Plan the cuts.
+	type cut struct {
+		node *tfpb.NodeDef
+		idx  int
+		ph   *tfpb.NodeDef // nil: the producer is a Placeholder kept as is
+	}
+	cutTensor := map[TensorRef]string{} // (node, idx) -> replacement tensor name
+	cutsOf := map[string][]*cut{}        // producer -> its cuts, by idx
+	replaced := map[string]bool{}        // producers wholly replaced by a same-named placeholder
+	newNames := map[string]bool{}
+	for _, in := range inputs {
+		r, err := ParseInput(in)
+		if err != nil {
+			return nil, fmt.Errorf("extract: input %q: %w", in, err)
+		}
+		if r.Control {
+			return nil, fmt.Errorf("extract: input %q: a control input cannot be fed", in)
+		}
+		n, ok := byName[r.Node]
+		if !ok {
+			return nil, fmt.Errorf("extract: input %q: %w: no node %q", in, ErrMissingInput, r.Node)
+		}
+		if _, dup := cutTensor[TensorRef{Node: r.Node, Index: r.Index}]; dup {
+			continue
+		}
+		c := &cut{node: n, idx: r.Index}
+		if n.GetOp() == "Placeholder" && r.Index == 0 {
+			cutTensor[TensorRef{Node: r.Node}] = r.Node
+			cutsOf[r.Node] = append(cutsOf[r.Node], c)
+			continue
+		}
+		types, err := ops.OutputTypes(n)
+		if err != nil {
+			return nil, fmt.Errorf("extract: input %q: cannot tell its dtype: %w", in, err)
+		}
+		if r.Index >= len(types) {
+			return nil, &NodeError{Node: r.Node, Err: fmt.Errorf("%w: input %q: op %s has %d outputs", ErrBadOutputIndex, in, n.GetOp(), len(types))}
+		}
+		dt := types[r.Index]
+		if dt > 100 {
+			dt -= 100 // a placeholder feeds the value, not the ref
+		}
+		name := PlaceholderName(r.Node, r.Index, len(types))
+		if name == r.Node {
+			replaced[r.Node] = true
+		} else {
+			base := name
+			for k := 1; taken(name) || newNames[name]; k++ {
+				name = base + "_" + strconv.Itoa(k)
+			}
+		}
+		newNames[name] = true
+		shape := outputShape(n, r.Index)
+		c.ph = &tfpb.NodeDef{
+			Name: name,
+			Op:   "Placeholder",
+			Attr: map[string]*tfpb.AttrValue{
+				"dtype":          {Value: &tfpb.AttrValue_Type{Type: dt}},
+				"shape":          {Value: &tfpb.AttrValue_Shape{Shape: shape}},
+				"_output_shapes": {Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{Shape: []*tfpb.TensorShapeProto{proto.CloneOf(shape)}}}},
+			},
+		}
+		cutTensor[TensorRef{Node: r.Node, Index: r.Index}] = name
+		cutsOf[r.Node] = append(cutsOf[r.Node], c)
+	}
+
+	// rewire returns n's inputs with cut tensors replaced.
+	rewire := func(n *tfpb.NodeDef) []string {
+		var out []string
+		for _, in := range n.GetInput() {
+			r, err := ParseInput(in)
+			if err != nil {
+				out = append(out, in)
+				continue
+			}
+			if r.Control {
+				if len(cutsOf[r.Node]) > 0 && !replaced[r.Node] && cutsOf[r.Node][0].ph != nil {
+					continue // control input on a cut multi-output node: dropped
+				}
+				out = append(out, in)
+				continue
+			}
+			if name, ok := cutTensor[TensorRef{Node: r.Node, Index: r.Index}]; ok {
+				out = append(out, name)
+				continue
+			}
+			out = append(out, in)
+		}
+		return out
+	}
+
+	phByName := map[string]*tfpb.NodeDef{}
+	for _, cs := range cutsOf {
+		for _, c := range cs {
+			if c.ph != nil {
+				phByName[c.ph.GetName()] = c.ph
+			}
+		}
+	}
+
+	// The nodes of the new graph, by name: placeholders and rewired originals.
+	nodes := map[string]*tfpb.NodeDef{}
+	lookup := func(name string) *tfpb.NodeDef {
+		if n, ok := nodes[name]; ok {
+			return n
+		}
+		n := phByName[name]
+		if n == nil && !replaced[name] {
+			if orig, ok := byName[name]; ok {
+				n = proto.CloneOf(orig)
+				n.Input = rewire(orig)
+			}
+		}
+		if n != nil {
+			nodes[name] = n
+		}
+		return n
+	}
+
+	// Mark what the outputs need.
+	neededBy := map[string]string{}
+	var queue []string
+	var errs []error
+	for _, out := range outputs {
+		r, err := ParseInput(out)
+		if err != nil {
+			return nil, fmt.Errorf("extract: output %q: %w", out, err)
+		}
+		name := r.Node
+		if !r.Control {
+			if t, ok := cutTensor[TensorRef{Node: r.Node, Index: r.Index}]; ok {
+				name = t
+			}
+		}
+		n := lookup(name)
+		if n == nil {
+			return nil, fmt.Errorf("extract: output %q: %w: no node %q", out, ErrMissingInput, r.Node)
+		}
+		if !r.Control && n.GetOp() != "Placeholder" {
+			if k, err := ops.NumOutputs(n); err == nil && r.Index >= k {
+				return nil, &NodeError{Node: r.Node, Err: fmt.Errorf("%w: output %q: op %s has %d outputs", ErrBadOutputIndex, out, n.GetOp(), k)}
+			}
+		}
+		if _, seen := neededBy[name]; !seen {
+			neededBy[name] = "output " + strconv.Quote(out)
+			queue = append(queue, name)
+		}
+	}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		n := nodes[name]
+		for _, in := range n.GetInput() {
+			r, err := ParseInput(in)
+			if err != nil {
+				errs = append(errs, &NodeError{Node: name, Err: err})
+				continue
+			}
+			if r.Control && !opts.FollowControl {
+				continue
+			}
+			if _, seen := neededBy[r.Node]; seen {
+				continue
+			}
+			if lookup(r.Node) == nil {
+				errs = append(errs, &NodeError{Node: name, Err: fmt.Errorf("%w: input %q: no node %q", ErrMissingInput, in, r.Node)})
+				continue
+			}
+			neededBy[r.Node] = "node " + strconv.Quote(name)
+			queue = append(queue, r.Node)
+		}
+	}
+
+	// Emit in g's order, placeholders where their producer was.
+	res := &tfpb.GraphDef{Versions: proto.CloneOf(g.GetVersions()), Version: g.GetVersion()}
+	for _, orig := range g.GetNode() {
+		cs := cutsOf[orig.GetName()]
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].idx < cs[j].idx })
+		for _, c := range cs {
+			if c.ph != nil && c.ph.GetName() != orig.GetName() {
+				if _, ok := neededBy[c.ph.GetName()]; ok {
+					res.Node = append(res.Node, nodes[c.ph.GetName()])
+				}
+			}
+		}
+		if _, ok := neededBy[orig.GetName()]; ok {
+			res.Node = append(res.Node, nodes[orig.GetName()])
+		}
+	}
+
+	// Drop control inputs from pruned nodes.
+	for _, n := range res.Node {
+		kept := n.Input[:0]
+		for _, in := range n.Input {
+			if r, err := ParseInput(in); err == nil && r.Control {
+				if _, ok := neededBy[r.Node]; !ok {
+					continue
+				}
+			}
+			kept = append(kept, in)
+		}
+		n.Input = kept
+	}
+
+	// Refuse what cannot run at inference.
+	for _, n := range res.Node {
+		if len(errs) >= maxErrors {
+			break
+		}
+		if why := notInference(ops, n); why != "" {
+			errs = append(errs, &NodeError{Node: n.GetName(),
+				Err: fmt.Errorf("%w: %s (needed by %s)", ErrNotInference, why, neededBy[n.GetName()])})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	res.Library = pruneLibrary(g.GetLibrary(), res.Node)
+	return res, nil
+}
+
+// notInference says why n cannot be part of an inference graph, or "".
+func notInference(ops *Ops, n *tfpb.NodeDef) string {
+	op := n.GetOp()
+	s, known := ops.Signature(op)
+	if !known {
+		if trainingOpName.MatchString(op) {
+			return fmt.Sprintf("op %s is a training op (optimizer or gradient)", op)
+		}
+		return ""
+	}
+	switch s.Category {
+	case Iterator:
+		return fmt.Sprintf("op %s reads a tf.data iterator; feed its outputs instead (pass them as inputs)", op)
+	case ControlFlow:
+		return fmt.Sprintf("op %s is unresolved TF1 control flow; cut the graph before it or choose outputs that do not need it", op)
+	case Training:
+		return fmt.Sprintf("op %s is training-only (it updates state, initialises it, or computes gradients)", op)
+	case Checkpoint:
+		return fmt.Sprintf("op %s saves or restores checkpoints", op)
+	case Summary:
+		return fmt.Sprintf("op %s writes summaries", op)
+	case Queue:
+		return fmt.Sprintf("op %s uses a TF1 input queue", op)
+	}
+	return ""
+}
+
+// outputShape returns the static shape of output idx of n, from the
+// output_shapes attr (iterators) or the _output_shapes hint, else unknown rank.
+func outputShape(n *tfpb.NodeDef, idx int) *tfpb.TensorShapeProto {
+	for _, key := range []string{"output_shapes", "_output_shapes"} {
+		if l := n.GetAttr()[key].GetList(); l != nil && idx < len(l.GetShape()) {
+			return proto.CloneOf(l.GetShape()[idx])
+		}
+	}
+	return &tfpb.TensorShapeProto{UnknownRank: true}
+}
+
+// pruneLibrary keeps the functions that nodes call, directly (op name) or
+// through func attrs, transitively.
+func pruneLibrary(lib *tfpb.FunctionDefLibrary, nodes []*tfpb.NodeDef) *tfpb.FunctionDefLibrary {
+	if len(lib.GetFunction()) == 0 {
+		return nil
+	}
+	fns := map[string]*tfpb.FunctionDef{}
+	for _, f := range lib.GetFunction() {
+		fns[f.GetSignature().GetName()] = f
+	}
+	keep := map[string]bool{}
+	var work []string
+	use := func(name string) {
+		if _, ok := fns[name]; ok && !keep[name] {
+			keep[name] = true
+			work = append(work, name)
+		}
+	}
+	var visitAttr func(v *tfpb.AttrValue)
+	visitAttr = func(v *tfpb.AttrValue) {
+		if f := v.GetFunc(); f != nil {
+			use(f.GetName())
+			for _, a := range f.GetAttr() {
+				visitAttr(a)
+			}
+		}
+		for _, f := range v.GetList().GetFunc() {
+			use(f.GetName())
+			for _, a := range f.GetAttr() {
+				visitAttr(a)
+			}
+		}
+	}
+	visitNode := func(n *tfpb.NodeDef) {
+		use(n.GetOp())
+		for _, a := range n.GetAttr() {
+			visitAttr(a)
+		}
+	}
+	for _, n := range nodes {
+		visitNode(n)
+	}
+	for len(work) > 0 {
+		f := fns[work[0]]
+		work = work[1:]
+		for _, n := range f.GetNodeDef() {
+			visitNode(n)
+		}
+		for _, a := range f.GetAttr() {
+			visitAttr(a)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	out := &tfpb.FunctionDefLibrary{}
+	for _, f := range lib.GetFunction() {
+		if keep[f.GetSignature().GetName()] {
+			out.Function = append(out.Function, proto.CloneOf(f))
+		}
+	}
+	for _, gd := range lib.GetGradient() {
+		if keep[gd.GetFunctionName()] && keep[gd.GetGradientFunc()] {
+			out.Gradient = append(out.Gradient, proto.CloneOf(gd))
+		}
+	}
+	return out
+}
