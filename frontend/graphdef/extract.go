@@ -86,8 +86,8 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		ph   *tfpb.NodeDef // nil: the producer is a Placeholder kept as is
 	}
 	cutTensor := map[TensorRef]string{} // (node, idx) -> replacement tensor name
-	cutsOf := map[string][]*cut{}        // producer -> its cuts, by idx
-	replaced := map[string]bool{}        // producers wholly replaced by a same-named placeholder
+	cutsOf := map[string][]*cut{}       // producer -> its cuts, by idx
+	replaced := map[string]bool{}       // producers wholly replaced by a same-named placeholder
 	newNames := map[string]bool{}
 	for _, in := range inputs {
 		r, err := ParseInput(in)

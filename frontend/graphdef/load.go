@@ -450,21 +450,21 @@ func checkField(fd protoreflect.FieldDescriptor, typ protowire.Type, val []byte,
 		if typ != protowire.BytesType {
 			return -1, ""
 		}
-		_, n := protowire.ConsumeBytes(val)
-		return findMalformed(val[n:], fd.Message(), base+n, depth+1)
+		v, n := protowire.ConsumeBytes(val)
+		return findMalformed(v, fd.Message(), base+n-len(v), depth+1)
 	case protoreflect.StringKind:
 		if typ != protowire.BytesType {
 			return -1, ""
 		}
 		s, n := protowire.ConsumeBytes(val)
 		if !utf8.Valid(s) {
-			return base + n, fmt.Sprintf("field %s of %s is not valid UTF-8", fd.Name(), fd.ContainingMessage().FullName())
+			return base + n - len(s), fmt.Sprintf("field %s of %s is not valid UTF-8", fd.Name(), fd.ContainingMessage().FullName())
 		}
 	}
 	if fd.IsList() && typ == protowire.BytesType && fd.Kind() != protoreflect.BytesKind && fd.Kind() != protoreflect.StringKind {
 		// A packed list: its elements must decode exactly.
 		p, n := protowire.ConsumeBytes(val)
-		off := n
+		off := n - len(p)
 		for len(p) > 0 {
 			var k int
 			switch fd.Kind() {

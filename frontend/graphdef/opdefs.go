@@ -96,7 +96,7 @@ var opSpecs = []opSpec{
 	{name: "UnsortedSegmentSum", in: "data: T, segment_ids: Tindices, num_segments: Tnumsegments", out: "output: T",
 		attrs: "T: type; Tindices: {int16, int32, int64}; Tnumsegments: {int32, int64} = DT_INT32"},
 	{name: "SparseCross", in: "indices: N * int64, values: sparse_types, shapes: N * int64, dense_inputs: dense_types",
-		out: "output_indices: int64, output_values: out_type, output_shape: int64",
+		out:   "output_indices: int64, output_values: out_type, output_shape: int64",
 		attrs: "N: int >= 0; hashed_output: bool; num_buckets: int >= 0; hash_key: int; sparse_types: list(type) >= 0; dense_types: list(type) >= 0; out_type: {int64, string}; internal_type: {int64, string}"},
 	{name: "Bucketize", in: "input: T", out: "output: int32", attrs: "T: {int32, int64, float, double}; boundaries: list(float)"},
 
@@ -281,10 +281,10 @@ var opSpecs = []opSpec{
 
 	// --- parsing serialized examples (serving inputs) ---
 	{name: "ParseExample", in: "serialized: string, names: string, sparse_keys: Nsparse * string, dense_keys: Ndense * string, dense_defaults: Tdense",
-		out: "sparse_indices: Nsparse * int64, sparse_values: sparse_types, sparse_shapes: Nsparse * int64, dense_values: Tdense",
+		out:   "sparse_indices: Nsparse * int64, sparse_values: sparse_types, sparse_shapes: Nsparse * int64, dense_values: Tdense",
 		attrs: "Nsparse: int >= 0; Ndense: int >= 0; sparse_types: list(type) >= 0; Tdense: list(type) >= 0; dense_shapes: list(shape) >= 0"},
 	{name: "ParseExampleV2", in: "serialized: string, names: string, sparse_keys: string, dense_keys: string, ragged_keys: string, dense_defaults: Tdense",
-		out: "sparse_indices: num_sparse * int64, sparse_values: sparse_types, sparse_shapes: num_sparse * int64, dense_values: Tdense, ragged_values: ragged_value_types, ragged_row_splits: ragged_split_types",
+		out:   "sparse_indices: num_sparse * int64, sparse_values: sparse_types, sparse_shapes: num_sparse * int64, dense_values: Tdense, ragged_values: ragged_value_types, ragged_row_splits: ragged_split_types",
 		attrs: "Tdense: list(type) >= 0; num_sparse: int >= 0; sparse_types: list(type) >= 0; ragged_value_types: list(type) >= 0; ragged_split_types: list(type) >= 0; dense_shapes: list(shape) >= 0"},
 
 	// --- checkpoints ---
