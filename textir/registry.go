@@ -204,6 +204,10 @@ type Dialect struct {
 	MaterializeConstant func(b *Builder, attr Attribute, t Type, loc Location) *Operation
 	// ParseType parses a dialect type !name<params> into a Type, or nil to keep it opaque.
 	ParseType func(name, params string) (Type, error)
+	// OpenOps accepts ops of this dialect that are not registered (as
+	// TensorFlow's TFG dialect accepts every TensorFlow op): the verifier
+	// lets them through without --allow-unregistered-dialect.
+	OpenOps bool
 }
 
 // Context holds the registered dialects and op infos. It is safe for
@@ -291,6 +295,16 @@ func (c *Context) LookupOp(name string) *OpDef {
 		return info.Def
 	}
 	return nil
+}
+
+// AllowsUnregisteredOp reports whether an unregistered op named name is
+// acceptable: the context allows unregistered ops, or its dialect is open.
+func (c *Context) AllowsUnregisteredOp(info *OpInfo) bool {
+	if c.AllowUnregistered {
+		return true
+	}
+	d := c.Dialect(info.Dialect)
+	return d != nil && d.OpenOps
 }
 
 // IsRegisteredDialect reports whether a dialect namespace is registered.
