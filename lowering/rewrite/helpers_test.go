@@ -1,0 +1,233 @@
+package rewrite
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/recom-compiler/recom/textir"
+)
+
+// The test dialect "tst": i64 arithmetic with folders.
+//
+//	tst.const {value = N}        ConstantLike, Pure
+//	tst.add(a, b)                Pure, Commutative; folds c1+c2, x+0 -> x
+//	tst.neg(a)                   Pure; folds -c, neg(neg(x)) -> x
+//	tst.mul(a, b)                Pure; folds in place: mul(c, x) -> mul(x, c)
+//	tst.func {region}            IsolatedFromAbove
+//	tst.scope {region}           not isolated (constants hoist out of it)
+func testDialect() *textir.Dialect {
+	i64 := textir.I64()
+	intOf := func(a textir.Attribute) (int64, bool) {
+		ia, ok := a.(textir.IntegerAttr)
+		return ia.Value, ok
+	}
+	d := &textir.Dialect{Name: "tst"}
+	d.Ops = []*textir.OpDef{
+		{Name: "tst.const", Results: textir.Exactly(1), Traits: textir.ConstantLike | textir.Pure,
+			Attrs: []textir.AttrSpec{{Name: "value", Kind: textir.IntegerAttrKind}},
+			Fold: func(op *textir.Operation, _ []textir.Attribute) []textir.FoldResult {
+				return []textir.FoldResult{{Attr: op.Attr("value")}}
+			}},
+		{Name: "tst.add", Operands: textir.Exactly(2), Results: textir.Exactly(1), Traits: textir.Pure | textir.Commutative,
+			Fold: func(op *textir.Operation, cs []textir.Attribute) []textir.FoldResult {
+				a, aok := intOf(cs[0])
+				b, bok := intOf(cs[1])
+				switch {
+				case aok && bok:
+					return []textir.FoldResult{{Attr: textir.IntegerAttr{Value: a + b, Type: i64}}}
+				case bok && b == 0:
+					return []textir.FoldResult{{Value: op.Operand(0)}}
+				}
+				return nil
+			}},
+		{Name: "tst.neg", Operands: textir.Exactly(1), Results: textir.Exactly(1), Traits: textir.Pure,
+			Fold: func(op *textir.Operation, cs []textir.Attribute) []textir.FoldResult {
+				if a, ok := intOf(cs[0]); ok {
+					return []textir.FoldResult{{Attr: textir.IntegerAttr{Value: -a, Type: i64}}}
+				}
+				if p := op.Operand(0).DefiningOp(); p != nil && p.Name() == "tst.neg" {
+					return []textir.FoldResult{{Value: p.Operand(0)}}
+				}
+				return nil
+			}},
+		{Name: "tst.mul", Operands: textir.Exactly(2), Results: textir.Exactly(1), Traits: textir.Pure,
+			Fold: func(op *textir.Operation, cs []textir.Attribute) []textir.FoldResult {
+				if cs[0] != nil && cs[1] == nil {
+					a, b := op.Operand(0), op.Operand(1)
+					op.SetOperand(0, b)
+					op.SetOperand(1, a)
+					return []textir.FoldResult{{Value: op.Result(0)}}
+				}
+				return nil
+			}},
+		{Name: "tst.func", Regions: textir.Exactly(1), Traits: textir.IsolatedFromAbove},
+		{Name: "tst.scope", Regions: textir.Exactly(1)},
+	}
+	d.MaterializeConstant = func(b *textir.Builder, a textir.Attribute, t textir.Type, loc textir.Location) *textir.Operation {
+		if _, ok := a.(textir.IntegerAttr); !ok {
+			return nil
+		}
+		st := &textir.OperationState{Name: "tst.const", Loc: loc, ResultTypes: []textir.Type{t}}
+		st.AddAttr("value", a)
+		return b.Create(st)
+	}
+	return d
+}
+
+func newCtx() *textir.Context {
+	ctx := textir.NewContext(testDialect())
+	ctx.AllowUnregistered = true
+	return ctx
+}
+
+// irb builds test IR tersely.
+type irb struct {
+	ctx *textir.Context
+	b   *textir.Builder
+}
+
+func newIRB(ctx *textir.Context) *irb { return &irb{ctx: ctx, b: textir.NewBuilder(ctx)} }
+
+// module returns a top-level unregistered test.module with one block, the
+// builder positioned inside it.
+func (x *irb) module() *textir.Operation {
+	m := x.ctx.Create(&textir.OperationState{Name: "test.module", NumRegions: 1})
+	x.b.CreateBlock(m.Region(0))
+	return m
+}
+
+// region creates an op with one region holding one block (with args), runs
+// body inside it and restores the insertion point.
+func (x *irb) region(name string, argTypes []textir.Type, body func(args []*textir.Value)) *textir.Operation {
+	op := x.b.Create(&textir.OperationState{Name: name, NumRegions: 1})
+	blk, pos := x.b.Block, x.b.Pos
+	nb := x.b.CreateBlock(op.Region(0), argTypes...)
+	body(nb.Args())
+	x.b.Block, x.b.Pos = blk, pos
+	return op
+}
+
+func (x *irb) c(v int64) *textir.Value {
+	st := &textir.OperationState{Name: "tst.const", ResultTypes: []textir.Type{textir.I64()}}
+	st.AddAttr("value", textir.I64Attr(v))
+	return x.b.Create(st).Result(0)
+}
+
+func (x *irb) op(name string, nres int, operands ...*textir.Value) *textir.Operation {
+	ts := make([]textir.Type, nres)
+	for i := range ts {
+		ts[i] = textir.I64()
+	}
+	return x.b.Create(&textir.OperationState{Name: name, Operands: operands, ResultTypes: ts})
+}
+
+func (x *irb) v(name string, operands ...*textir.Value) *textir.Value {
+	return x.op(name, 1, operands...).Result(0)
+}
+
+// dump prints op in a compact generic-like form, naming values in order.
+func dump(op *textir.Operation) string {
+	var sb strings.Builder
+	names := map[*textir.Value]string{}
+	nv, na := 0, 0
+	name := func(v *textir.Value) string {
+		if n, ok := names[v]; ok {
+			return n
+		}
+		return "%<undef>"
+	}
+	var pr func(o *textir.Operation, indent string)
+	pr = func(o *textir.Operation, indent string) {
+		sb.WriteString(indent)
+		if o.NumResults() > 0 {
+			var rs []string
+			for _, r := range o.Results() {
+				names[r] = fmt.Sprintf("%%%d", nv)
+				nv++
+				rs = append(rs, names[r])
+			}
+			sb.WriteString(strings.Join(rs, ", ") + " = ")
+		}
+		sb.WriteString(o.Name())
+		if o.NumOperands() > 0 {
+			var os []string
+			for _, v := range o.Operands() {
+				os = append(os, name(v))
+			}
+			sb.WriteString("(" + strings.Join(os, ", ") + ")")
+		}
+		if as := o.Attrs(); len(as) > 0 {
+			var parts []string
+			for _, a := range as {
+				parts = append(parts, a.Name+" = "+attrStr(a.Value))
+			}
+			sort.Strings(parts)
+			sb.WriteString(" {" + strings.Join(parts, ", ") + "}")
+		}
+		for _, r := range o.Regions() {
+			sb.WriteString(" {\n")
+			for _, b := range r.Blocks() {
+				if b.NumArgs() > 0 {
+					var args []string
+					for _, a := range b.Args() {
+						names[a] = fmt.Sprintf("%%arg%d", na)
+						na++
+						args = append(args, names[a]+": "+a.Type().String())
+					}
+					sb.WriteString(indent + "^(" + strings.Join(args, ", ") + "):\n")
+				}
+				for c := b.First(); c != nil; c = c.Next() {
+					pr(c, indent+"  ")
+				}
+			}
+			sb.WriteString(indent + "}")
+		}
+		if o.NumResults() > 0 && o.Result(0).Type() != textir.I64() {
+			var ts []string
+			for _, t := range o.ResultTypes() {
+				ts = append(ts, t.String())
+			}
+			sb.WriteString(" : " + strings.Join(ts, ", "))
+		}
+		sb.WriteString("\n")
+	}
+	pr(op, "")
+	return sb.String()
+}
+
+func attrStr(a textir.Attribute) string {
+	switch a := a.(type) {
+	case textir.IntegerAttr:
+		return fmt.Sprint(a.Value)
+	case textir.StringAttr:
+		return fmt.Sprintf("%q", a.Value)
+	case textir.TypeAttr:
+		return a.Type.String()
+	}
+	return fmt.Sprintf("%v", a)
+}
+
+// trim removes the common leading tabs of an expected IR literal.
+func trim(s string) string {
+	lines := strings.Split(strings.Trim(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(strings.TrimLeft(l, "\t"), "|")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// pat makes a pattern from a function.
+func pat(root, name string, benefit int, fn func(op *textir.Operation, rw textir.PatternRewriter) bool) textir.RewritePattern {
+	return &textir.Pattern{RootName: root, PatternName: name, Weight: benefit, Fn: fn}
+}
+
+// renameTo is a pattern rewriting op into an op named to (same operands,
+// results and attributes).
+func renameTo(root, to string, benefit int) textir.RewritePattern {
+	return pat(root, root+"->"+to, benefit, func(op *textir.Operation, rw textir.PatternRewriter) bool {
+		n := rw.Create(&textir.OperationState{Name: to, Operands: op.Operands(), ResultTypes: op.ResultTypes(), Attrs: op.Attrs(), Loc: op.Loc()})
+		rw.ReplaceOp(op, n.Results())
+		return true
+	})
+}
