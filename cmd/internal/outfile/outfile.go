@@ -19,7 +19,8 @@ import (
 // is the usual pattern).
 type File struct {
 	w      *bufio.Writer
-	tmp    *os.File // nil for standard output
+	tmp    *os.File // the temporary file; nil for stdout and devices
+	dev    *os.File // a device or pipe written directly
 	path   string
 	mode   fs.FileMode
 	closed bool
@@ -36,8 +37,17 @@ func Create(path string, stdout io.Writer) (*File, error) {
 	}
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return nil, &fs.PathError{Op: "write", Path: path, Err: errors.New("not a regular file")}
+		switch {
+		case st.IsDir():
+			return nil, &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
+		case !st.Mode().IsRegular():
+			// A device or a pipe (/dev/null, /dev/stdout): nothing to
+			// replace atomically, so write to it directly.
+			dev, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &File{w: bufio.NewWriter(dev), dev: dev, path: path}, nil
 		}
 		mode = st.Mode().Perm()
 	}
@@ -65,7 +75,13 @@ func (f *File) Commit() error {
 	}
 	if f.tmp == nil {
 		f.closed = true
-		return f.w.Flush()
+		err := f.w.Flush()
+		if f.dev != nil {
+			if cerr := f.dev.Close(); err == nil {
+				err = cerr
+			}
+		}
+		return err
 	}
 	err := f.w.Flush()
 	if err == nil {
@@ -99,6 +115,9 @@ func (f *File) Abort() {
 	if f.tmp != nil {
 		f.tmp.Close()
 		os.Remove(f.tmp.Name())
+	}
+	if f.dev != nil {
+		f.dev.Close()
 	}
 }
 

@@ -111,3 +111,17 @@ func TestCreateErrors(t *testing.T) {
 		t.Error("no error for a directory target")
 	}
 }
+
+func TestDevice(t *testing.T) {
+	f, err := Create(os.DevNull, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("discarded")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(os.DevNull); err != nil {
+		t.Fatalf("%s is gone: %v", os.DevNull, err)
+	}
+}

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Until the parser, printer and dialect registry land, these stand in for
+// textir.Parse, textir.Print and all.NewContext.
+
+func newContext() *textir.Context { return textir.NewContext() }
+
+func parseSource(ctx *textir.Context, file, src string) (*textir.Operation, error) {
+	return nil, errors.New("recom-opt: the parser is not available yet")
+}
+
+func printOp(w io.Writer, op *textir.Operation, generic, debugInfo bool) error {
+	return textir.Print(w, op, textir.PrintOptions{Generic: generic, DebugInfo: debugInfo})
+}
