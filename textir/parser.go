@@ -1,0 +1,1054 @@
+package textir
+
+// The parser of MLIR's textual format.
+//
+// Design and measurements (2-core machine, Go 1.26, BenchmarkParse1M: a
+// generated module of 1,000,000 generic-form ops, 1–3 operands, attributes,
+// tensor types, some regions; ~76 MB of text):
+//
+//   - Lexing is hand-written (lexer.go): an on-demand lexer over the source
+//     string, one token of lookahead, no token slice, tokens are spans of the
+//     source (no allocation per token). participle's regex lexer was measured
+//     by STYLE.md at ~20k ops in 3 s, i.e. ~150 s for 1M ops: 15x over budget.
+//   - The op/region/block structure, value scoping and forward references are
+//     hand-written recursive descent: participle builds a grammar AST that we
+//     would then have to walk again, cannot express custom op forms (each
+//     dialect's OpDef.Parse hook drives the parser through OpParser), and its
+//     backtracking lookahead allocates per node.
+//   - Types, attributes and locations are hand-written too, after measuring a
+//     participle grammar for types driven through ParseFromLexer over our own
+//     lexer (parser_participle_test.go, BenchmarkParticipleTensorType vs
+//     BenchmarkHandTensorType): see the numbers below. Repeated type text is
+//     memoized by its source spelling (typeCache), so the type grammar runs
+//     once per distinct spelling in either design; attributes (integers, dense
+//     literals, dictionaries) differ per op and are not memoizable, and the
+//     participle attribute path alone would exceed the budget.
+//
+// Measured numbers are in the report and kept up to date here:
+//
+//	BenchmarkParse1M:   see measureNotes below
+//	BenchmarkParse100k: see measureNotes below
+//
+// measureNotes is filled in from the last measurement.
+
+import (
+	"strconv"
+	"strings"
+)
+
+// maxNesting bounds nested regions, attributes, types and locations.
+const maxNesting = 512
+
+// Parse parses a file in MLIR's textual format. If the file holds exactly
+// one builtin.module op, that op is returned; otherwise the top-level ops are
+// wrapped in a new builtin.module (as mlir-opt does). Errors are
+// *Diagnostic values at the offending token.
+func Parse(ctx *Context, filename string, src []byte) (*Operation, error) {
+	p := newParser(ctx, filename, string(src))
+	return p.parseFile()
+}
+
+// ParseType parses a type.
+func ParseType(ctx *Context, src string) (Type, error) {
+	p := newParser(ctx, "<type>", src)
+	t, err := p.parseType()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectEOF(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ParseAttribute parses an attribute.
+func ParseAttribute(ctx *Context, src string) (Attribute, error) {
+	p := newParser(ctx, "<attribute>", src)
+	a, err := p.parseAttribute()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectEOF(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ParseLocation parses a location, with or without the loc(...) wrapper.
+func ParseLocation(ctx *Context, src string) (Location, error) {
+	p := newParser(ctx, "<location>", src)
+	var l Location
+	var err error
+	if p.isKeyword("loc") {
+		l, _, err = p.parseOptionalLoc()
+	} else {
+		l, err = p.parseLocInner()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectEOF(); err != nil {
+		return nil, err
+	}
+	if _, bad := l.(locAliasRef); bad || p.deferredLocs {
+		return nil, p.errAt(0, "undefined location alias")
+	}
+	return l, nil
+}
+
+type parser struct {
+	ctx     *Context
+	file    string
+	src     string
+	lx      lexer
+	tok     token
+	prevEnd int
+	depth   int
+
+	typeAliases  map[string]Type
+	attrAliases  map[string]Attribute
+	locAliases   map[string]Location
+	deferredLocs bool
+
+	typeCache map[string]Type
+
+	iso     []*isoScope
+	regions []*regionScope
+
+	lineNo, linePos int
+
+	// Stacks of scratch space shared by nested ops (each op uses the part
+	// above the length it found and truncates back when done).
+	useBuf  []useRef
+	typeBuf []Type
+	valBuf  []*Value
+	succBuf []*Block
+	attrBuf []NamedAttribute
+}
+
+func newParser(ctx *Context, file, src string) *parser {
+	p := &parser{ctx: ctx, file: file, src: src, lineNo: 1}
+	p.lx.src = src
+	p.typeCache = map[string]Type{}
+	p.tok = p.lx.next()
+	return p
+}
+
+// ---- tokens and errors ----
+
+func (p *parser) advance() {
+	p.prevEnd = p.tok.end
+	p.tok = p.lx.next()
+}
+
+// resetTo re-lexes from byte offset pos.
+func (p *parser) resetTo(pos int) {
+	p.lx.pos = pos
+	p.tok = p.lx.next()
+}
+
+func (p *parser) spell() string { return p.src[p.tok.start:p.tok.end] }
+
+func (p *parser) is(k tokKind) bool { return p.tok.kind == k }
+
+func (p *parser) isKeyword(kw string) bool { return p.tok.kind == tBare && p.spell() == kw }
+
+func (p *parser) consume(k tokKind) bool {
+	if p.tok.kind == k {
+		p.advance()
+		return true
+	}
+	return false
+}
+
+func (p *parser) lineCol(pos int) (int, int) {
+	if pos < p.linePos {
+		p.lineNo, p.linePos = 1, 0
+	}
+	for {
+		i := strings.IndexByte(p.src[p.linePos:pos], '\n')
+		if i < 0 {
+			break
+		}
+		p.lineNo++
+		p.linePos += i + 1
+	}
+	return p.lineNo, pos - p.linePos + 1
+}
+
+func (p *parser) locAt(pos int) FileLineColLoc {
+	l, c := p.lineCol(pos)
+	return FileLineColLoc{File: p.file, Line: l, Col: c}
+}
+
+func (p *parser) errAt(pos int, format string, args ...any) *Diagnostic {
+	return Errorf(p.locAt(pos), format, args...)
+}
+
+// errorf reports an error at the current token (or the lexer's error).
+func (p *parser) errorf(format string, args ...any) *Diagnostic {
+	if p.tok.kind == tError {
+		return p.errAt(p.lx.errPos, "%s", p.lx.errMsg)
+	}
+	return p.errAt(p.tok.start, format, args...)
+}
+
+// expected reports "expected WHAT, got TOKEN".
+func (p *parser) expected(what string) *Diagnostic {
+	if p.tok.kind == tError {
+		return p.errAt(p.lx.errPos, "%s", p.lx.errMsg)
+	}
+	return p.errAt(p.tok.start, "expected %s, got %s", what, p.lx.describe(p.tok))
+}
+
+func (p *parser) expect(k tokKind, what string) error {
+	if p.tok.kind != k {
+		return p.expected(what)
+	}
+	p.advance()
+	return nil
+}
+
+func (p *parser) expectEOF() error {
+	if p.tok.kind != tEOF {
+		return p.expected("end of input")
+	}
+	return nil
+}
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return p.errorf("nesting too deep: more than %d nested regions, attributes or types", maxNesting)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// ---- value scopes ----
+
+// useRef is an operand use read before its type is known.
+type useRef struct {
+	name string
+	num  int
+	pos  int
+}
+
+// fwdUse is a use of a value before its definition, through a placeholder.
+type fwdUse struct {
+	num int
+	val *Value
+	pos int
+}
+
+// ssaEntry is what a name denotes in an isolated scope: a group of op
+// results, a block argument, or (not yet defined) forward uses.
+type ssaEntry struct {
+	op       *Operation
+	arg      *Value
+	first, n int
+	pos      int
+	fwd      []fwdUse
+}
+
+func (e *ssaEntry) defined() bool { return e.op != nil || e.arg != nil }
+
+func (e *ssaEntry) value(i int) *Value {
+	if e.arg != nil {
+		return e.arg
+	}
+	return &e.op.results[e.first+i]
+}
+
+// isoScope is the name scope of an op that is isolated from above (and of
+// the file's top level): names from outside are not visible inside.
+type isoScope struct {
+	values map[string]ssaEntry
+	nfwd   int
+}
+
+// regionScope tracks the names and block labels of one region.
+type regionScope struct {
+	region *Region
+	blocks map[string]*blockRef
+	defs   []string // names to forget when the region ends
+	isoTop bool     // the region opened an isolated scope (names die with it)
+}
+
+type blockRef struct {
+	b       *Block
+	defined bool
+	pos     int // first use or definition
+}
+
+func (p *parser) pushRegion(r *Region, isolated bool) {
+	if isolated || len(p.iso) == 0 {
+		p.iso = append(p.iso, &isoScope{values: map[string]ssaEntry{}})
+	}
+	p.regions = append(p.regions, &regionScope{region: r, isoTop: isolated || len(p.regions) == 0})
+}
+
+func (p *parser) popRegion() error {
+	rs := p.regions[len(p.regions)-1]
+	p.regions = p.regions[:len(p.regions)-1]
+	var err error
+	if rs.blocks != nil {
+		first := -1
+		for _, br := range rs.blocks {
+			if !br.defined && (first < 0 || br.pos < first) {
+				first = br.pos
+			}
+		}
+		if first >= 0 {
+			err = p.errAt(first, "reference to an undefined block")
+		}
+	}
+	sc := p.iso[len(p.iso)-1]
+	if rs.isoTop {
+		p.iso = p.iso[:len(p.iso)-1]
+		if sc.nfwd > 0 && err == nil {
+			first, name := -1, ""
+			for n, e := range sc.values {
+				if !e.defined() {
+					for _, u := range e.fwd {
+						if first < 0 || u.pos < first {
+							first, name = u.pos, n
+						}
+					}
+				}
+			}
+			err = p.errAt(first, "use of undeclared SSA value name '%s'", name)
+		}
+		return err
+	}
+	for _, n := range rs.defs {
+		delete(sc.values, n)
+	}
+	return err
+}
+
+func (p *parser) curRegion() *regionScope { return p.regions[len(p.regions)-1] }
+
+// define binds name to n values (op results from first, or a block argument).
+func (p *parser) define(name string, pos int, op *Operation, first, n int, arg *Value) error {
+	sc := p.iso[len(p.iso)-1]
+	e, ok := sc.values[name]
+	if ok && e.defined() {
+		return p.errAt(pos, "redefinition of SSA value '%s'", name).
+			AttachNote(p.locAt(e.pos), "previously defined here")
+	}
+	ne := ssaEntry{op: op, arg: arg, first: first, n: n, pos: pos}
+	if ok {
+		sc.nfwd--
+		for _, u := range e.fwd {
+			if u.num >= n {
+				return p.errAt(u.pos, "reference to invalid result number")
+			}
+			real := ne.value(u.num)
+			if real.typ != u.val.typ {
+				return p.errAt(u.pos, "use of value '%s' expects type %s, but its definition has type %s",
+					name, quoteType(u.val.typ), quoteType(real.typ)).AttachNote(p.locAt(pos), "defined here")
+			}
+			u.val.ReplaceAllUsesWith(real)
+		}
+	}
+	sc.values[name] = ne
+	if rs := p.curRegion(); !rs.isoTop {
+		rs.defs = append(rs.defs, name)
+	}
+	return nil
+}
+
+func quoteType(t Type) string { return "'" + t.String() + "'" }
+
+// resolve returns the value of a use with the type it is used with. A use
+// before the definition gets a placeholder replaced when the name is defined.
+func (p *parser) resolve(u useRef, t Type) (*Value, error) {
+	sc := p.iso[len(p.iso)-1]
+	e, ok := sc.values[u.name]
+	if ok && e.defined() {
+		if u.num >= e.n {
+			return nil, p.errAt(u.pos, "reference to invalid result number")
+		}
+		v := e.value(u.num)
+		if v.typ != t {
+			return nil, p.errAt(u.pos, "use of value '%s' expects different type than prior uses: %s vs %s",
+				u.name, quoteType(t), quoteType(v.typ)).AttachNote(p.locAt(e.pos), "prior use here")
+		}
+		return v, nil
+	}
+	for _, f := range e.fwd {
+		if f.num == u.num {
+			if f.val.typ != t {
+				return nil, p.errAt(u.pos, "use of value '%s' expects different type than prior uses: %s vs %s",
+					u.name, quoteType(t), quoteType(f.val.typ)).AttachNote(p.locAt(f.pos), "prior use here")
+			}
+			return f.val, nil
+		}
+	}
+	if !ok {
+		sc.nfwd++
+	}
+	v := &Value{typ: t}
+	e.fwd = append(e.fwd, fwdUse{num: u.num, val: v, pos: u.pos})
+	sc.values[u.name] = e
+	return v, nil
+}
+
+// parseUse reads %name or %name#n.
+func (p *parser) parseUse() (useRef, error) {
+	if p.tok.kind != tPercent {
+		return useRef{}, p.expected("SSA operand")
+	}
+	u := useRef{name: p.spell(), pos: p.tok.start}
+	p.advance()
+	if p.tok.kind == tHash && p.tok.start == p.prevEnd && isDigit(p.src[p.tok.start+1]) {
+		n, err := strconv.Atoi(p.src[p.tok.start+1 : p.tok.end])
+		if err != nil || n < 0 {
+			return useRef{}, p.errorf("invalid SSA value result number")
+		}
+		u.num = n
+		p.advance()
+	}
+	return u, nil
+}
+
+// ---- blocks ----
+
+// blockFor returns the block labelled name in the current region, creating
+// a forward reference if it is not defined yet.
+func (p *parser) blockFor(name string, pos int) *Block {
+	rs := p.curRegion()
+	if rs.blocks == nil {
+		rs.blocks = map[string]*blockRef{}
+	}
+	if br, ok := rs.blocks[name]; ok {
+		return br.b
+	}
+	br := &blockRef{b: &Block{}, pos: pos}
+	rs.blocks[name] = br
+	return br.b
+}
+
+func (p *parser) parseSuccessor() (*Block, error) {
+	if p.tok.kind != tCaret {
+		return nil, p.expected("block name")
+	}
+	b := p.blockFor(p.spell(), p.tok.start)
+	p.advance()
+	return b, nil
+}
+
+// parseSuccessorOperands reads the optional "(%a, %b : t1, t2)" after a
+// successor and appends the values to p.valBuf.
+func (p *parser) parseSuccessorOperands() error {
+	if p.tok.kind != tLParen {
+		return nil
+	}
+	p.advance()
+	base := len(p.useBuf)
+	defer func() { p.useBuf = p.useBuf[:base] }()
+	for p.tok.kind != tColon {
+		u, err := p.parseUse()
+		if err != nil {
+			return err
+		}
+		p.useBuf = append(p.useBuf, u)
+		if !p.consume(tComma) {
+			break
+		}
+	}
+	n := len(p.useBuf) - base
+	if n > 0 {
+		if err := p.expect(tColon, "':'"); err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				if err := p.expect(tComma, "','"); err != nil {
+					return err
+				}
+			}
+			t, err := p.parseType()
+			if err != nil {
+				return err
+			}
+			v, err := p.resolve(p.useBuf[base+i], t)
+			if err != nil {
+				return err
+			}
+			p.valBuf = append(p.valBuf, v)
+		}
+	}
+	return p.expect(tRParen, "')'")
+}
+
+// parseRegion reads "{ blocks }" into r. args, when non-nil, are the entry
+// block's arguments declared by a custom form.
+func (p *parser) parseRegion(r *Region, args []Argument, isolated bool) error {
+	if p.tok.kind != tLBrace {
+		return p.expected("'{' to begin a region")
+	}
+	if err := p.enter(); err != nil {
+		return err
+	}
+	defer p.leave()
+	p.advance()
+	p.pushRegion(r, isolated)
+	err := p.parseRegionBody(r, args)
+	if perr := p.popRegion(); err == nil {
+		err = perr
+	}
+	return err
+}
+
+func (p *parser) parseRegionBody(r *Region, args []Argument) error {
+	if p.tok.kind == tRBrace && args == nil {
+		p.advance()
+		return nil
+	}
+	if p.tok.kind != tCaret {
+		entry := &Block{}
+		r.AppendBlock(entry)
+		for _, a := range args {
+			v := entry.AddArgument(a.Type)
+			if a.Name != "" {
+				pos := p.tok.start
+				if a.srcPos > 0 {
+					pos = a.srcPos - 1
+				}
+				if err := p.define(a.Name, pos, nil, 0, 1, v); err != nil {
+					return err
+				}
+			}
+		}
+		if err := p.parseOps(entry); err != nil {
+			return err
+		}
+	} else if args != nil {
+		return p.errorf("invalid block name in region with named arguments")
+	}
+	for p.tok.kind == tCaret {
+		if err := p.parseBlock(r); err != nil {
+			return err
+		}
+	}
+	return p.expect(tRBrace, "'}' to end a region")
+}
+
+// parseBlock reads "^bb(%a: t, ...):" and the block's ops.
+func (p *parser) parseBlock(r *Region) error {
+	name, pos := p.spell(), p.tok.start
+	rs := p.curRegion()
+	if rs.blocks == nil {
+		rs.blocks = map[string]*blockRef{}
+	}
+	br, ok := rs.blocks[name]
+	if ok && br.defined {
+		return p.errAt(pos, "redefinition of block '%s'", name)
+	}
+	if !ok {
+		br = &blockRef{b: &Block{}}
+		rs.blocks[name] = br
+	}
+	br.defined, br.pos = true, pos
+	b := br.b
+	r.AppendBlock(b)
+	p.advance()
+	if p.consume(tLParen) {
+		if p.tok.kind != tRParen {
+			for {
+				if p.tok.kind != tPercent {
+					return p.expected("block argument name")
+				}
+				an, apos := p.spell(), p.tok.start
+				p.advance()
+				if err := p.expect(tColon, "':' and type for block argument"); err != nil {
+					return err
+				}
+				t, err := p.parseType()
+				if err != nil {
+					return err
+				}
+				if _, _, err := p.parseOptionalLoc(); err != nil {
+					return err
+				}
+				if err := p.define(an, apos, nil, 0, 1, b.AddArgument(t)); err != nil {
+					return err
+				}
+				if !p.consume(tComma) {
+					break
+				}
+			}
+		}
+		if err := p.expect(tRParen, "')' to end block argument list"); err != nil {
+			return err
+		}
+	}
+	if err := p.expect(tColon, "':' after block name"); err != nil {
+		return err
+	}
+	return p.parseOps(b)
+}
+
+func (p *parser) parseOps(b *Block) error {
+	for {
+		switch p.tok.kind {
+		case tRBrace, tCaret, tEOF:
+			return nil
+		}
+		if err := p.parseOperation(b); err != nil {
+			return err
+		}
+	}
+}
+
+// ---- operations ----
+
+type resultGroup struct {
+	name string
+	n    int
+	pos  int
+}
+
+// parseOperation reads one op (generic or custom form) and appends it to b.
+func (p *parser) parseOperation(b *Block) error {
+	start := p.tok.start
+	var groupsBuf [2]resultGroup
+	groups := groupsBuf[:0]
+	total := 0
+	if p.tok.kind == tPercent {
+		for {
+			if p.tok.kind != tPercent {
+				return p.expected("SSA result name")
+			}
+			g := resultGroup{name: p.spell(), n: 1, pos: p.tok.start}
+			p.advance()
+			if p.tok.kind == tColon {
+				p.advance()
+				if p.tok.kind != tInt {
+					return p.expected("integer number of results")
+				}
+				n, err := strconv.Atoi(p.spell())
+				if err != nil || n < 1 || strings.HasPrefix(p.spell(), "0x") {
+					return p.errorf("expected named operation to have at least 1 result")
+				}
+				g.n = n
+				p.advance()
+			}
+			if total+g.n < total {
+				return p.errAt(g.pos, "too many results")
+			}
+			total += g.n
+			groups = append(groups, g)
+			if !p.consume(tComma) {
+				break
+			}
+		}
+		if err := p.expect(tEqual, "'='"); err != nil {
+			return err
+		}
+	}
+	var op *Operation
+	var err error
+	explicitLoc := false
+	switch p.tok.kind {
+	case tString:
+		op, explicitLoc, err = p.parseGenericOp()
+	case tBare:
+		op, explicitLoc, err = p.parseCustomOp()
+	default:
+		return p.expected("operation name in quotes")
+	}
+	if err != nil {
+		return err
+	}
+	if !explicitLoc {
+		l, ok, err := p.parseOptionalLoc()
+		if err != nil {
+			return err
+		}
+		if ok {
+			op.loc, explicitLoc = l, true
+		}
+	}
+	src := Location(p.locAt(start))
+	op.srcLoc = src
+	if !explicitLoc {
+		op.loc = src
+	}
+	b.Append(op)
+	if total != len(op.results) {
+		if len(groups) == 0 {
+			return nil // results without names are fine
+		}
+		return p.errAt(start, "operation defines %d results but was provided %d to bind", len(op.results), total)
+	}
+	first := 0
+	for _, g := range groups {
+		if err := p.define(g.name, g.pos, op, first, g.n, nil); err != nil {
+			return err
+		}
+		first += g.n
+	}
+	return nil
+}
+
+// parseGenericOp reads "name"(operands) [succs] <props> (regions) {attrs} : type loc.
+func (p *parser) parseGenericOp() (*Operation, bool, error) {
+	name := unquote(p.spell())
+	if name == "" {
+		return nil, false, p.errorf("empty operation name is invalid")
+	}
+	p.advance()
+	info := p.ctx.OpInfo(name)
+	isolated := info.Def != nil && info.Def.Traits&IsolatedFromAbove != 0
+
+	useBase, typeBase, valBase, succBase, attrBase := len(p.useBuf), len(p.typeBuf), len(p.valBuf), len(p.succBuf), len(p.attrBuf)
+	defer func() {
+		p.useBuf, p.typeBuf, p.valBuf = p.useBuf[:useBase], p.typeBuf[:typeBase], p.valBuf[:valBase]
+		p.succBuf, p.attrBuf = p.succBuf[:succBase], p.attrBuf[:attrBase]
+	}()
+
+	if err := p.expect(tLParen, "'(' to start operand list"); err != nil {
+		return nil, false, err
+	}
+	if p.tok.kind != tRParen {
+		for {
+			u, err := p.parseUse()
+			if err != nil {
+				return nil, false, err
+			}
+			p.useBuf = append(p.useBuf, u)
+			if !p.consume(tComma) {
+				break
+			}
+		}
+	}
+	if err := p.expect(tRParen, "')' to end operand list"); err != nil {
+		return nil, false, err
+	}
+	nOperands := len(p.useBuf) - useBase
+
+	// Successors; their operands are resolved at once and kept in succVals.
+	var succVals []*Value
+	if p.tok.kind == tLBracket {
+		p.advance()
+		vb := len(p.valBuf)
+		for {
+			b, err := p.parseSuccessor()
+			if err != nil {
+				return nil, false, err
+			}
+			p.succBuf = append(p.succBuf, b)
+			if err := p.parseSuccessorOperands(); err != nil {
+				return nil, false, err
+			}
+			if !p.consume(tComma) {
+				break
+			}
+		}
+		if err := p.expect(tRBracket, "']' to end successor list"); err != nil {
+			return nil, false, err
+		}
+		succVals = append(succVals, p.valBuf[vb:]...)
+		p.valBuf = p.valBuf[:vb]
+	}
+	nSucc := len(p.succBuf) - succBase
+
+	var props Attribute
+	if p.tok.kind == tLess {
+		p.advance()
+		a, err := p.parseAttribute()
+		if err != nil {
+			return nil, false, err
+		}
+		props = a
+		if err := p.expect(tGreater, "'>' to close properties"); err != nil {
+			return nil, false, err
+		}
+	}
+
+	var regions []*Region
+	if p.tok.kind == tLParen {
+		p.advance()
+		for {
+			r := &Region{}
+			if err := p.parseRegion(r, nil, isolated); err != nil {
+				return nil, false, err
+			}
+			regions = append(regions, r)
+			if !p.consume(tComma) {
+				break
+			}
+		}
+		if err := p.expect(tRParen, "')' to end region list"); err != nil {
+			return nil, false, err
+		}
+	}
+
+	if p.tok.kind == tLBrace {
+		if err := p.parseAttrDictInto(); err != nil {
+			return nil, false, err
+		}
+	}
+	nAttrs := len(p.attrBuf) - attrBase
+
+	if err := p.expect(tColon, "':' followed by operation type"); err != nil {
+		return nil, false, err
+	}
+	typePos := p.tok.start
+	if p.tok.kind != tLParen {
+		return nil, false, p.expected("function type")
+	}
+	if err := p.parseTypeListParens(); err != nil {
+		return nil, false, err
+	}
+	nIn := len(p.typeBuf) - typeBase
+	if err := p.expect(tArrow, "'->' in function type"); err != nil {
+		return nil, false, err
+	}
+	if p.tok.kind == tLParen {
+		if err := p.parseTypeListParens(); err != nil {
+			return nil, false, err
+		}
+	} else {
+		t, err := p.parseType()
+		if err != nil {
+			return nil, false, err
+		}
+		p.typeBuf = append(p.typeBuf, t)
+	}
+	if nIn != nOperands {
+		return nil, false, p.errAt(typePos, "expected %d operand type%s but had %d", nOperands, pluralS(nOperands), nIn)
+	}
+	for i := 0; i < nOperands; i++ {
+		v, err := p.resolve(p.useBuf[useBase+i], p.typeBuf[typeBase+i])
+		if err != nil {
+			return nil, false, err
+		}
+		p.valBuf = append(p.valBuf, v)
+	}
+	p.valBuf = append(p.valBuf, succVals...)
+
+	l, hasLoc, err := p.parseOptionalLoc()
+	if err != nil {
+		return nil, false, err
+	}
+	st := OperationState{
+		Name:        name,
+		Loc:         l,
+		Operands:    p.valBuf[valBase:],
+		ResultTypes: p.typeBuf[typeBase+nIn:],
+		Props:       props,
+		Regions:     regions,
+	}
+	if nSucc > 0 {
+		st.Successors = p.succBuf[succBase:]
+	}
+	if nAttrs > 0 {
+		st.Attrs = p.attrBuf[attrBase:]
+	}
+	return p.ctx.Create(&st), hasLoc, nil
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// parseTypeListParens reads "(t1, t2)" and appends the types to p.typeBuf.
+func (p *parser) parseTypeListParens() error {
+	p.advance() // (
+	if p.tok.kind != tRParen {
+		for {
+			t, err := p.parseType()
+			if err != nil {
+				return err
+			}
+			p.typeBuf = append(p.typeBuf, t)
+			if !p.consume(tComma) {
+				break
+			}
+		}
+	}
+	return p.expect(tRParen, "')' in type list")
+}
+
+// parseCustomOp reads an op in its custom form through its OpDef.Parse hook.
+func (p *parser) parseCustomOp() (*Operation, bool, error) {
+	name, pos := p.spell(), p.tok.start
+	def := p.ctx.LookupOp(name)
+	if def == nil && !strings.Contains(name, ".") {
+		def = p.ctx.LookupOp("builtin." + name)
+	}
+	if def == nil || def.Parse == nil {
+		if name == "module" || name == "builtin.module" {
+			p.advance()
+			op, err := p.parseModuleFallback()
+			return op, false, err
+		}
+		return nil, false, p.errAt(pos, "custom op '%s' is unknown", name)
+	}
+	p.advance()
+	st := &OperationState{Name: def.Name}
+	op := &OpParser{impl: p, isolated: def.Traits&IsolatedFromAbove != 0}
+	if err := def.Parse(op, st); err != nil {
+		if _, ok := err.(*Diagnostic); ok {
+			return nil, false, err
+		}
+		return nil, false, p.errorf("%s", err.Error())
+	}
+	return p.ctx.Create(st), st.Loc != nil, nil
+}
+
+// parseModuleFallback parses "module @name? attributes {..}? {region}" when
+// no builtin dialect with a custom parser is registered.
+func (p *parser) parseModuleFallback() (*Operation, error) {
+	st := &OperationState{Name: "builtin.module"}
+	if p.tok.kind == tAt {
+		st.AddAttr("sym_name", StringAttr{Value: p.symName()})
+		p.advance()
+	}
+	if p.isKeyword("attributes") {
+		p.advance()
+		base := len(p.attrBuf)
+		if err := p.parseAttrDictInto(); err != nil {
+			return nil, err
+		}
+		st.Attrs = append(st.Attrs, p.attrBuf[base:]...)
+		p.attrBuf = p.attrBuf[:base]
+	}
+	r := &Region{}
+	if err := p.parseRegion(r, nil, true); err != nil {
+		return nil, err
+	}
+	if r.Empty() {
+		r.AppendBlock(&Block{})
+	}
+	st.Regions = []*Region{r}
+	return p.ctx.Create(st), nil
+}
+
+// symName returns the name of the current @symbol token, unquoted.
+func (p *parser) symName() string {
+	s := p.src[p.tok.start+1 : p.tok.end]
+	if strings.HasPrefix(s, `"`) {
+		return unquote(s)
+	}
+	return s
+}
+
+// ---- file ----
+
+func (p *parser) parseFile() (*Operation, error) {
+	mod := p.ctx.Create(&OperationState{Name: "builtin.module", NumRegions: 1})
+	body := &Block{}
+	mod.regions[0].AppendBlock(body)
+	top := Location(FileLineColLoc{File: p.file, Line: 1, Col: 1})
+	mod.loc, mod.srcLoc = top, top
+	p.pushRegion(mod.regions[0], true)
+	for p.tok.kind != tEOF {
+		var err error
+		switch p.tok.kind {
+		case tHash:
+			err = p.parseAttrAliasDef()
+		case tBang:
+			err = p.parseTypeAliasDef()
+		case tFileMetaOpen:
+			i := strings.Index(p.src[p.tok.end:], "#-}")
+			if i < 0 {
+				return nil, p.errorf("unterminated file metadata dictionary, expected '#-}'")
+			}
+			p.resetTo(p.tok.end + i + 3)
+		default:
+			err = p.parseOperation(body)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := p.popRegion(); err != nil {
+		return nil, err
+	}
+	if p.deferredLocs {
+		var err error
+		mod.Walk(func(op *Operation) bool {
+			if err == nil {
+				op.loc, err = p.resolveDeferredLoc(op.loc)
+			}
+			return err == nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if body.numOps == 1 && body.first.Name() == "builtin.module" {
+		m := body.first
+		m.Remove()
+		return m, nil
+	}
+	return mod, nil
+}
+
+func (p *parser) parseAttrAliasDef() error {
+	name, pos := p.src[p.tok.start+1:p.tok.end], p.tok.start
+	if isDigit(name[0]) {
+		return p.expected("attribute alias definition or operation")
+	}
+	if strings.Contains(name, ".") {
+		return p.errorf("attribute names with a '.' are reserved for dialect-defined names")
+	}
+	p.advance()
+	if err := p.expect(tEqual, "'=' in attribute alias definition"); err != nil {
+		return err
+	}
+	if p.attrAliases == nil {
+		p.attrAliases, p.locAliases = map[string]Attribute{}, map[string]Location{}
+	}
+	_, dupA := p.attrAliases[name]
+	_, dupL := p.locAliases[name]
+	if dupA || dupL {
+		return p.errAt(pos, "redefinition of attribute alias id '%s'", name)
+	}
+	if p.isKeyword("loc") {
+		l, _, err := p.parseOptionalLoc()
+		if err != nil {
+			return err
+		}
+		p.locAliases[name] = l
+		return nil
+	}
+	a, err := p.parseAttribute()
+	if err != nil {
+		return err
+	}
+	p.attrAliases[name] = a
+	return nil
+}
+
+func (p *parser) parseTypeAliasDef() error {
+	name, pos := p.src[p.tok.start+1:p.tok.end], p.tok.start
+	if strings.Contains(name, ".") {
+		return p.errorf("type names with a '.' are reserved for dialect-defined names")
+	}
+	p.advance()
+	if err := p.expect(tEqual, "'=' in type alias definition"); err != nil {
+		return err
+	}
+	if p.typeAliases == nil {
+		p.typeAliases = map[string]Type{}
+	}
+	if _, dup := p.typeAliases[name]; dup {
+		return p.errAt(pos, "redefinition of type alias id '%s'", name)
+	}
+	t, err := p.parseType()
+	if err != nil {
+		return err
+	}
+	p.typeAliases[name] = t
+	return nil
+}
