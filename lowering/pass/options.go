@@ -97,7 +97,11 @@ func (o *Option) set(v string, bare bool) error {
 	case StringOption:
 		*o.s = unquoteOptionValue(v)
 	case IntListOption:
-		var out []int
+		out := []int{}
+		if strings.TrimSpace(v) == "" {
+			*o.il = out
+			return nil
+		}
 		for _, p := range splitTopLevel(v, ',') {
 			p = strings.TrimSpace(p)
 			n, err := strconv.Atoi(p)
@@ -108,7 +112,11 @@ func (o *Option) set(v string, bare bool) error {
 		}
 		*o.il = out
 	case StringListOption:
-		var out []string
+		out := []string{}
+		if strings.TrimSpace(v) == "" {
+			*o.sl = out
+			return nil
+		}
 		for _, p := range splitTopLevel(v, ',') {
 			out = append(out, unquoteOptionValue(strings.TrimSpace(p)))
 		}

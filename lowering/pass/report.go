@@ -77,7 +77,7 @@ const reportRule = "===---------------------------------------------------------
 
 func reportHeader(b *strings.Builder, title string) {
 	b.WriteString(reportRule)
-	pad := (len(reportRule) - 1 - len(title)) / 2
+	pad := (80 - len(title)) / 2
 	b.WriteString(strings.Repeat(" ", pad) + title + "\n")
 	b.WriteString(reportRule)
 }

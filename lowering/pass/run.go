@@ -22,8 +22,8 @@ type Config struct {
 	// preserved). Nil means textir.Verify.
 	Verify func(ctx *textir.Context, op *textir.Operation) error
 
-	// Print prints an op for IR dumps (textir.Print with the driver's
-	// printing flags). Nil disables IR dumps.
+	// Print prints an op for IR dumps (the driver passes textir.Print with
+	// its printing flags). Nil means textir.Print with default options.
 	Print func(w io.Writer, op *textir.Operation) error
 	// IROut receives IR dumps (MLIR prints them to stderr); nil: os.Stderr.
 	IROut io.Writer
@@ -81,10 +81,16 @@ func (pm *PassManager) Run(ctx *textir.Context, op *textir.Operation) error {
 	if pm.anchor != "" && op.Name() != pm.anchor {
 		return op.Errorf("can't run '%s' pass manager on '%s' op", pm.anchor, op.Name())
 	}
-	r := &runner{ctx: ctx, cfg: &pm.Config, top: op}
-	if r.cfg.IROut == nil {
-		r.cfg.IROut = os.Stderr
+	cfg := pm.Config
+	if cfg.IROut == nil {
+		cfg.IROut = os.Stderr
 	}
+	if cfg.Print == nil {
+		cfg.Print = func(w io.Writer, op *textir.Operation) error {
+			return textir.Print(w, op, textir.PrintOptions{})
+		}
+	}
+	r := &runner{ctx: ctx, cfg: &cfg, top: op}
 	var t *Timer
 	if pm.Config.Timing != nil {
 		t = pm.Config.Timing
@@ -136,10 +142,10 @@ func (r *runner) runPass(e *element, op *textir.Operation, t *Timer) error {
 	}
 	cfg := r.cfg
 	flag := p.Flag()
-	if cfg.Print != nil && (cfg.PrintBeforeAll || slices.Contains(cfg.PrintBefore, flag)) {
+	if cfg.PrintBeforeAll || slices.Contains(cfg.PrintBefore, flag) {
 		r.dump("Before", p, op)
 	}
-	printAfter := cfg.Print != nil && (cfg.PrintAfterAll || slices.Contains(cfg.PrintAfter, flag))
+	printAfter := cfg.PrintAfterAll || slices.Contains(cfg.PrintAfter, flag)
 	var before []byte
 	if printAfter && cfg.PrintAfterChange {
 		before = r.printed(op)
@@ -150,7 +156,7 @@ func (r *runner) runPass(e *element, op *textir.Operation, t *Timer) error {
 	err := p.Run(op, st)
 	t.add(time.Since(start))
 	if err != nil {
-		if cfg.PrintAfterFailure && cfg.Print != nil {
+		if cfg.PrintAfterFailure {
 			r.dump("Failed", p, op)
 		}
 		return &PassError{Pass: p, Op: op, Err: asDiag(op, err)}
@@ -161,7 +167,7 @@ func (r *runner) runPass(e *element, op *textir.Operation, t *Timer) error {
 			verify = textir.Verify
 		}
 		if verr := verify(r.ctx, op); verr != nil {
-			if cfg.PrintAfterFailure && cfg.Print != nil {
+			if cfg.PrintAfterFailure {
 				r.dump("Failed", p, op)
 			}
 			return &PassError{Pass: p, Op: op, Verify: true, Err: asDiag(op, verr)}
