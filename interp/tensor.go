@@ -90,25 +90,22 @@ func NumElements(shape []int64) (int64, error) {
 	if len(shape) > MaxRank {
 		return 0, fmt.Errorf("rank %d exceeds the maximum %d", len(shape), MaxRank)
 	}
-	n := int64(1)
 	zero := false
 	for i, d := range shape {
 		if d < 0 {
 			return 0, fmt.Errorf("dimension %d of shape %s is negative", i, ShapeString(shape))
 		}
-		if d == 0 {
-			zero = true
-			continue
-		}
-		if !zero {
-			if d > MaxElements || n > MaxElements/d {
-				return 0, fmt.Errorf("shape %s has more than %d elements", ShapeString(shape), MaxElements)
-			}
-			n *= d
-		}
+		zero = zero || d == 0
 	}
 	if zero {
 		return 0, nil
+	}
+	n := int64(1)
+	for _, d := range shape {
+		if d > MaxElements || n > MaxElements/d {
+			return 0, fmt.Errorf("shape %s has more than %d elements", ShapeString(shape), MaxElements)
+		}
+		n *= d
 	}
 	return n, nil
 }
