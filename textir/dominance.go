@@ -1,5 +1,7 @@
 package textir
 
+import "slices"
+
 // This file holds the verifier's dominance checks: block dominator trees
 // (Cooper, Harvey and Kennedy's iterative algorithm on the CFG given by the
 // terminators' successors) and the rule that every use of a value in an SSA
@@ -195,6 +197,9 @@ func (v *verifier) opBefore(a, b *Operation) bool {
 		return false
 	}
 	blk := a.block
+	if !slices.Contains(v.outer, blk) {
+		return a.order < b.order
+	}
 	if !v.numbered[blk] {
 		if v.numbered == nil {
 			v.numbered = map[*Block]bool{}

@@ -191,6 +191,7 @@ type Operation struct {
 	srcLoc     Location // where the parser read it; never printed
 	block      *Block
 	prev, next *Operation
+	order      int32 // position in its block; scratch written by the verifier (verify.go)
 }
 
 // OperationState collects what is needed to create an operation.

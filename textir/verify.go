@@ -18,14 +18,18 @@ import "fmt"
 // Regions of ops with the GraphRegion trait and of unregistered ops are
 // graph regions: they need neither dominance nor terminators.
 //
-// Verification is linear in the size of the IR. It keeps its scratch state
-// in the verifier, so verifying the same IR from several goroutines at once
-// is safe as long as nobody modifies it.
+// Verification is linear in the size of the IR. It writes scratch
+// positions into the ops inside op (not into op's siblings or ancestors), so
+// disjoint subtrees, such as the functions of a module, may be verified
+// concurrently, but one op must not be verified by two goroutines at once.
 func Verify(ctx *Context, op *Operation) error {
 	if op == nil {
 		return Errorf(UnknownLoc{}, "cannot verify a nil operation")
 	}
 	v := &verifier{ctx: ctx, root: op}
+	for p := op; p != nil && p.block != nil; p = p.ParentOp() {
+		v.outer = append(v.outer, p.block)
+	}
 	if d := v.verifyOp(op); d != nil {
 		return d
 	}
@@ -35,8 +39,11 @@ func Verify(ctx *Context, op *Operation) error {
 type verifier struct {
 	ctx  *Context
 	root *Operation
-	// order numbers the ops of SSA blocks, lazily, block by block, for
-	// "defined before used" checks within a block.
+	// Ops of the SSA blocks inside root are numbered (Operation.order)
+	// when the walk enters their block. The blocks enclosing root (outer)
+	// are shared with whoever else may be verifying a sibling subtree, so
+	// they are numbered lazily in the verifier's own map instead.
+	outer    []*Block
 	order    map[*Operation]int32
 	numbered map[*Block]bool
 	// doms holds dominator trees of multi-block SSA regions, built lazily.
@@ -133,8 +140,16 @@ func (v *verifier) verifyOp(op *Operation) *Diagnostic {
 			return d
 		}
 	}
+	ssa := isSSARegionOwner(op)
 	for _, r := range op.regions {
 		for _, b := range r.blocks {
+			if ssa {
+				i := int32(0)
+				for o := b.first; o != nil; o = o.next {
+					o.order = i
+					i++
+				}
+			}
 			for o := b.first; o != nil; o = o.next {
 				if d := v.verifyOp(o); d != nil {
 					return d
