@@ -151,9 +151,11 @@ func (p *printer) numberTop(op *Operation) {
 	n := countValues(op)
 	p.names = make(map[*Value]valName, n)
 	p.blocks = make(map[*Block]int32)
+	// The top op's results come first (MLIR numbers its regions from %0
+	// too, which makes an inner %0 shadow the op's own %0).
 	var st nameState
 	p.numberOp(op, &st)
-	p.numberNested(op, nameState{})
+	p.numberNested(op, st)
 }
 
 func countValues(op *Operation) int {
@@ -823,9 +825,8 @@ func (p *printer) appendInt(v int64, t Type) {
 // appendFloat writes v as a value of float type t (f64 when t is not a
 // float type) so that it reads back to the same bits: MLIR's "%e" form with
 // six digits after the point when that is exact (1.000000e+00), else the
-// shortest exact decimal in exponent form (3.3333333333333331e-01 is never
-// needed: 3.333333333333333e-01), and NaN and infinities as the hex bit
-// pattern of the type (0x7FC00000).
+// shortest exact decimal in exponent form (3.333333333333333e-01), and NaN
+// and infinities as the hex bit pattern of the type (0x7FC00000).
 func (p *printer) appendFloat(v float64, t Type) {
 	kind := KindF64
 	if ft, ok := t.(*FloatType); ok {
