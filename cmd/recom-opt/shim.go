@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 
 	"github.com/recom-compiler/recom/textir"
@@ -13,7 +12,7 @@ import (
 func newContext() *textir.Context { return textir.NewContext() }
 
 func parseSource(ctx *textir.Context, file, src string) (*textir.Operation, error) {
-	return nil, errors.New("recom-opt: the parser is not available yet")
+	return textir.Parse(ctx, file, []byte(src))
 }
 
 func printOp(w io.Writer, op *textir.Operation, generic, debugInfo bool) error {
