@@ -1,6 +1,8 @@
 package rewrite
 
 import (
+	"slices"
+
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -54,9 +56,16 @@ type driver struct {
 	rw     *Rewriter
 	folder *folder
 
+	// The worklist is a stack. Ops seeded at the start of a sweep are not
+	// indexed (a map entry per op would dominate the cost of a sweep over a
+	// large module); ops pushed later are, so that they are not pushed twice
+	// while waiting. A seeded op pushed again is visited early and then
+	// again at its seeded position, which is harmless. Erased ops are
+	// skipped when popped.
 	wl     []*textir.Operation
 	index  map[*textir.Operation]int
 	erased map[*textir.Operation]struct{}
+	consts []textir.Attribute // scratch for fold operands
 
 	patterns map[*textir.OpInfo][]textir.RewritePattern
 
@@ -81,6 +90,7 @@ func ApplyPatternsGreedily(root *textir.Operation, ps *PatternSet, cfg GreedyCon
 		ps:       ps,
 		cfg:      cfg,
 		folder:   newFolder(root),
+		index:    map[*textir.Operation]int{},
 		erased:   map[*textir.Operation]struct{}{},
 		patterns: map[*textir.OpInfo][]textir.RewritePattern{},
 		res:      Result{Applied: map[string]int{}},
@@ -138,12 +148,12 @@ func (d *driver) seed() {
 			d.limit = -1
 		}
 	}
-	d.wl = make([]*textir.Operation, 0, n)
-	d.index = make(map[*textir.Operation]int, n)
-	visit := func(o *textir.Operation) {
-		d.index[o] = len(d.wl)
-		d.wl = append(d.wl, o)
+	if cap(d.wl) < n {
+		d.wl = make([]*textir.Operation, 0, n)
 	}
+	d.wl = d.wl[:0]
+	clear(d.index)
+	visit := func(o *textir.Operation) { d.wl = append(d.wl, o) }
 	if d.cfg.UseTopDownTraversal {
 		for _, r := range d.root.Regions() {
 			for _, b := range r.Blocks() {
@@ -153,12 +163,7 @@ func (d *driver) seed() {
 			}
 		}
 		// Reverse, so that popping from the back visits in pre-order.
-		for i, j := 0, len(d.wl)-1; i < j; i, j = i+1, j-1 {
-			d.wl[i], d.wl[j] = d.wl[j], d.wl[i]
-		}
-		for i, o := range d.wl {
-			d.index[o] = i
-		}
+		slices.Reverse(d.wl)
 		return
 	}
 	for _, r := range d.root.Regions() {
@@ -211,12 +216,23 @@ func (d *driver) remove(op *textir.Operation) {
 
 func (d *driver) pop() *textir.Operation {
 	for len(d.wl) > 0 {
-		op := d.wl[len(d.wl)-1]
-		d.wl = d.wl[:len(d.wl)-1]
-		if op != nil {
-			delete(d.index, op)
-			return op
+		i := len(d.wl) - 1
+		op := d.wl[i]
+		d.wl = d.wl[:i]
+		if op == nil || op.Block() == nil {
+			continue
 		}
+		if len(d.index) > 0 {
+			if j, ok := d.index[op]; ok && j == i {
+				delete(d.index, op)
+			}
+		}
+		if len(d.erased) > 0 {
+			if _, ok := d.erased[op]; ok {
+				continue
+			}
+		}
+		return op
 	}
 	return nil
 }
@@ -385,11 +401,13 @@ func (d *driver) tryFold(op *textir.Operation) bool {
 	if def == nil || def.Fold == nil || op.NumResults() == 0 {
 		return false
 	}
-	consts := make([]textir.Attribute, op.NumOperands())
-	for i := range consts {
-		consts[i] = constantOf(op.Operand(i))
+	consts := d.consts[:0]
+	for i := 0; i < op.NumOperands(); i++ {
+		consts = append(consts, constantOf(op.Operand(i)))
 	}
+	d.consts = consts
 	frs := def.Fold(op, consts)
+	clear(consts)
 	if len(frs) != op.NumResults() {
 		return false
 	}
