@@ -82,7 +82,7 @@ func ptDialect() *Dialect {
 		p.PrintType(op.Result(0).Type())
 	}
 	return &Dialect{Name: "pt", Ops: []*OpDef{
-		{Name: "pt.add", Traits: Pure | Commutative, Print: binary},
+		{Name: "pt.add", Traits: Pure | Commutative, Print: binary, Parse: parseBinary},
 		{Name: "pt.func", Traits: IsolatedFromAbove | Symbol,
 			Print: func(p *OpPrinter, op *Operation) {
 				p.Print(" ")
@@ -105,6 +105,35 @@ func ptDialect() *Dialect {
 				p.PrintOptionalAttrDictWithKeyword(op.Attrs(), "sym_name", "function_type")
 				p.Print(" ")
 				p.PrintRegion(r, false, false)
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				name, err := p.ParseSymbolName()
+				if err != nil {
+					return err
+				}
+				args, err := p.ParseArgumentList(false)
+				if err != nil {
+					return err
+				}
+				results, err := p.ParseOptionalArrowTypeList()
+				if err != nil {
+					return err
+				}
+				if err := p.ParseOptionalAttrDictWithKeyword(st); err != nil {
+					return err
+				}
+				r := &Region{}
+				if err := p.ParseRegion(r, args); err != nil {
+					return err
+				}
+				var argTypes []Type
+				for _, a := range args {
+					argTypes = append(argTypes, a.Type)
+				}
+				st.AddAttr("sym_name", Str(name))
+				st.AddAttr("function_type", TypeAttr{FunctionTypeOf(argTypes, results)})
+				st.Regions = append(st.Regions, r)
+				return nil
 			}},
 		{Name: "pt.return", Traits: Terminator | ReturnLike,
 			Print: func(p *OpPrinter, op *Operation) {
@@ -115,11 +144,28 @@ func ptDialect() *Dialect {
 				p.PrintOperands(op.Operands())
 				p.Print(" : ")
 				p.PrintTypes(op.OperandTypes())
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				ops, err := p.ParseOperandList()
+				if err != nil || len(ops) == 0 {
+					return err
+				}
+				ts, err := p.ParseColonTypeList()
+				if err != nil {
+					return err
+				}
+				return p.ResolveOperands(ops, ts, &st.Operands)
 			}},
 		{Name: "pt.br", Traits: Terminator,
 			Print: func(p *OpPrinter, op *Operation) {
 				p.Print(" ")
 				p.PrintSuccessorAndOperands(op.Successors()[0], op.Operands())
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				b, args, err := p.ParseSuccessorAndOperands()
+				st.Successors = append(st.Successors, b)
+				st.Operands = append(st.Operands, args...)
+				return err
 			}},
 		{Name: "pt.cond_br", Traits: Terminator,
 			Print: func(p *OpPrinter, op *Operation) {
@@ -129,12 +175,51 @@ func ptDialect() *Dialect {
 				p.PrintSuccessor(op.Successors()[0])
 				p.Print(", ")
 				p.PrintSuccessor(op.Successors()[1])
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				c, err := p.ParseOperand()
+				if err != nil {
+					return err
+				}
+				if err := p.ResolveOperands([]UnresolvedOperand{c}, []Type{I1()}, &st.Operands); err != nil {
+					return err
+				}
+				for i := 0; i < 2; i++ {
+					if err := p.ParsePunct(","); err != nil {
+						return err
+					}
+					b, err := p.ParseSuccessor()
+					if err != nil {
+						return err
+					}
+					st.Successors = append(st.Successors, b)
+				}
+				return nil
 			}},
 		{Name: "pt.const", Traits: Pure | ConstantLike,
 			Print: func(p *OpPrinter, op *Operation) {
 				p.PrintOptionalAttrDict(op.Attrs(), "value")
 				p.Print(" ")
 				p.PrintAttr(op.Attr("value"))
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				if err := p.ParseOptionalAttrDict(st); err != nil {
+					return err
+				}
+				a, err := p.ParseAttribute()
+				if err != nil {
+					return err
+				}
+				st.AddAttr("value", a)
+				switch a := a.(type) {
+				case IntegerAttr:
+					st.ResultTypes = []Type{a.Type}
+				case FloatAttr:
+					st.ResultTypes = []Type{a.Type}
+				default:
+					return p.Errorf("expected a number")
+				}
+				return nil
 			},
 			ResultNames: func(op *Operation) []string {
 				if _, ok := op.Attr("value").(IntegerAttr); ok {
@@ -154,8 +239,27 @@ func ptDialect() *Dialect {
 					p.Print(" ")
 					p.PrintOperands(op.Operands())
 				}
+				p.PrintOptionalAttrDict(op.Attrs())
 				p.Print(" : ")
 				p.PrintFunctionalType(op)
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				ops, err := p.ParseOperandList()
+				if err != nil {
+					return err
+				}
+				if err := p.ParseOptionalAttrDict(st); err != nil {
+					return err
+				}
+				if err := p.ParsePunct(":"); err != nil {
+					return err
+				}
+				ins, outs, err := p.ParseFunctionalType()
+				if err != nil {
+					return err
+				}
+				st.ResultTypes = outs
+				return p.ResolveOperands(ops, ins, &st.Operands)
 			},
 			ResultNames: func(op *Operation) []string {
 				if s, ok := op.Attr("names").(StringAttr); ok {
@@ -167,12 +271,25 @@ func ptDialect() *Dialect {
 			Print: func(p *OpPrinter, op *Operation) {
 				p.Print(" ")
 				p.PrintRegion(op.Region(0), false, false)
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				r := &Region{}
+				st.Regions = append(st.Regions, r)
+				return p.ParseRegion(r, nil)
 			}},
 		{Name: "pt.wrap", // a region op whose custom form prints its entry block header
 			Print: func(p *OpPrinter, op *Operation) {
 				p.PrintOptionalAttrDictWithKeyword(op.Attrs())
 				p.Print(" ")
 				p.PrintRegion(op.Region(0), true, true)
+			},
+			Parse: func(p *OpParser, st *OperationState) error {
+				if err := p.ParseOptionalAttrDictWithKeyword(st); err != nil {
+					return err
+				}
+				r := &Region{}
+				st.Regions = append(st.Regions, r)
+				return p.ParseRegion(r, nil)
 			}},
 		{Name: "pt.panics", // a broken custom printer: the op falls back to the generic form
 			Print: func(p *OpPrinter, op *Operation) {
@@ -180,6 +297,22 @@ func ptDialect() *Dialect {
 				p.PrintOperand(op.Operand(5))
 			}},
 	}}
+}
+
+func parseBinary(p *OpParser, st *OperationState) error {
+	ops, err := p.ParseOperandList()
+	if err != nil {
+		return err
+	}
+	if err := p.ParseOptionalAttrDict(st); err != nil {
+		return err
+	}
+	t, err := p.ParseColonType()
+	if err != nil {
+		return err
+	}
+	st.ResultTypes = []Type{t}
+	return p.ResolveOperands(ops, []Type{t, t}, &st.Operands)
 }
 
 // ptBuiltin is a stand-in for the builtin dialect's module.
@@ -260,6 +393,16 @@ type printCase struct {
 	name  string
 	opts  PrintOptions
 	build func(ctx *Context) *Operation
+}
+
+// notReparsable lists the print cases whose output is not valid input on
+// purpose (null values, malformed dense data).
+var notReparsable = map[string]bool{"generic_basic": true, "dense": true}
+
+// parserGaps lists cases whose reparse differs because of a known gap in
+// the parser (reported, not the printer's): the check is only logged.
+var parserGaps = map[string]string{
+	"debuginfo_block_args": "the parser drops block argument locations (Value.SetLoc)",
 }
 
 var printCases = []printCase{
@@ -527,6 +670,13 @@ var printCases = []printCase{
 		b.opState(&OperationState{Name: "test.e", Loc: FusedLoc{Metadata: Str("CSE"), Locs: []Location{UnknownLoc{}, NameLoc{Name: "y"}}}})
 		b.opState(&OperationState{Name: "test.f"}) // unknown
 		b.opState(&OperationState{Name: "test.g", Loc: FileLineColLoc{"dir/quote\"d é.mlir", 7, 0}})
+		r := b.opState(&OperationState{Name: "test.region", NumRegions: 1, Loc: NameLoc{Name: "r"}})
+		r.Region(0).AppendBlock(NewBlock())
+		return m
+	}},
+	{"debuginfo_block_args", PrintOptions{DebugInfo: true}, func(ctx *Context) *Operation {
+		m, b := irb{ctx: ctx}.module("")
+		m.SetLoc(FileLineColLoc{"model.mlir", 1, 1})
 		f, fb := b.fn("f", tys(I32(), F32()), nil)
 		f.SetLoc(NameLoc{Name: "fn"})
 		fb.blk.Arg(0).SetLoc(FileLineColLoc{"f.mlir", 2, 9})
@@ -588,6 +738,13 @@ func TestPrintGolden(t *testing.T) {
 				t.Errorf("second print differs")
 			}
 			checkGolden(t, "print", tc.name, got)
+			if gap, ok := parserGaps[tc.name]; ok {
+				t.Logf("reparse check relaxed: %s", gap)
+				return
+			}
+			if !notReparsable[tc.name] {
+				checkReparse(t, tc.name, got, tc.opts, op.Name() != "builtin.module")
+			}
 		})
 	}
 }
@@ -645,5 +802,44 @@ func TestFloatsReadBack(t *testing.T) {
 				t.Errorf("%v as %s: %q reprints as %q", v, ft, s, s2)
 			}
 		}
+	}
+}
+
+// checkReparse parses text (printed with opts) and checks that printing it
+// again gives the same text, in both forms: text is a fixed point, and the
+// generic form of the parsed IR parses back to the same text too.
+func checkReparse(t *testing.T, name, text string, opts PrintOptions, unwrap bool) {
+	t.Helper()
+	parse := func(src string) *Operation {
+		t.Helper()
+		op, err := Parse(ptCtx(), name+".mlir", []byte(src))
+		if err != nil {
+			t.Fatalf("reparse: %v\n%s", err, src)
+		}
+		if unwrap { // the parser wrapped a non-module top-level op in a module
+			op = op.Region(0).Front().First()
+		}
+		return op
+	}
+	print := func(op *Operation, o PrintOptions) string {
+		var b bytes.Buffer
+		if err := Print(&b, op, o); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	op := parse(text)
+	if again := print(op, opts); again != text {
+		t.Fatalf("print(parse(text)) differs:\n%s", lineDiff(text, again))
+	}
+	gen := opts
+	gen.Generic = true
+	g := print(op, gen)
+	op2 := parse(g)
+	if g2 := print(op2, gen); g2 != g {
+		t.Fatalf("generic form is not a fixed point:\n%s", lineDiff(g, g2))
+	}
+	if back := print(op2, opts); back != text {
+		t.Fatalf("generic form parses back to different text:\n%s", lineDiff(text, back))
 	}
 }
