@@ -370,4 +370,3 @@ func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassMan
 	}
 	return ok
 }
-

@@ -4,6 +4,9 @@ import (
 	"io"
 
 	"github.com/recom-compiler/recom/textir"
+
+	// The generic passes register their flags.
+	_ "github.com/recom-compiler/recom/lowering/transforms"
 )
 
 // Until the parser, printer and dialect registry land, these stand in for
