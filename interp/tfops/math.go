@@ -940,11 +940,17 @@ func rangeT[T number](start, limit, delta T) (*interp.Tensor, error) {
 	if isFloat[T]() {
 		size = math.Ceil(math.Abs((float64(limit) - float64(start)) / float64(delta)))
 	} else {
-		s, l, d := int64(start), int64(limit), int64(delta)
-		if d < 0 {
-			s, l, d = -s, -l, -d
+		// Unsigned arithmetic: |limit-start| and |delta| may not fit int64.
+		diff := uint64(int64(limit) - int64(start))
+		d := uint64(int64(delta))
+		if delta < 0 {
+			diff, d = -diff, -d
 		}
-		size = float64((l - s + d - 1) / d)
+		q := diff / d
+		if diff%d != 0 {
+			q++
+		}
+		size = float64(q)
 	}
 	if size > float64(interp.MaxElements) || size != size {
 		return nil, errorf(op, "requires the output size to be at most %d, got %v", interp.MaxElements, size)
