@@ -1,0 +1,61 @@
+// Command recom is the end-to-end tool: generate models and feeds (gen),
+// interpret programs on the CPU (interp), compare outputs (compare), and
+// later compile, run and benchmark them on the GPU.
+//
+// Each subcommand lives in its own file and adds itself to the root command
+// from an init function.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError ends a run with a status after its message was printed.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// subcommands holds the constructors registered by init functions; each
+// builds its command for one run with the run's streams.
+var subcommands []func(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// run is the whole tool, callable in-process by tests; it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "recom: error: internal error: %v\n%s", r, debug.Stack())
+			status = 2
+		}
+	}()
+	root := &cobra.Command{
+		Use:           "recom",
+		Short:         "recom compiles the embedding layers of recommendation models into one GPU kernel",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, mk := range subcommands {
+		root.AddCommand(mk(stdin, stdout, stderr))
+	}
+	err := root.Execute()
+	var code exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	}
+	fmt.Fprintf(stderr, "recom: error: %v\n", err)
+	return 1
+}
