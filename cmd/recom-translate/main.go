@@ -1,0 +1,207 @@
+// Command recom-translate converts between TensorFlow graphs and recom's
+// textual IR, as mlir-translate does for MLIR:
+//
+//	recom-translate --import-graphdef [--inputs=a:0,b] [--outputs=x,y:1] [--tags=serve] [--signature=NAME] FILE -o out.mlir
+//	recom-translate --export-graphdef [--binary] FILE.mlir -o out.pbtxt
+//
+// FILE is a binary or text GraphDef or a SavedModel (saved_model.pb); the
+// format is read from the content. With --inputs/--outputs only the
+// inference subgraph that computes the outputs from the inputs is imported.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/frontend/importer"
+	"github.com/recom-compiler/recom/textir"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+type options struct {
+	importGraphDef bool
+	exportGraphDef bool
+	inputs         []string
+	outputs        []string
+	tags           []string
+	signature      string
+	binary         bool
+	output         string
+	generic        bool
+	debugInfo      bool
+	allowUnreg     bool
+}
+
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "recom-translate: error: internal error: %v\n%s", r, debug.Stack())
+			status = 2
+		}
+	}()
+	var o options
+	cmd := &cobra.Command{
+		Use:           "recom-translate (--import-graphdef | --export-graphdef) [flags] FILE",
+		Short:         "convert between TensorFlow graphs and recom's textual IR",
+		Args:          cobra.MaximumNArgs(1),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input := "-"
+			if len(args) == 1 {
+				input = args[0]
+			}
+			if err := o.run(input, stdin, stdout); err != nil {
+				fmt.Fprintln(stderr, err)
+				return exitError(1)
+			}
+			return nil
+		},
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	f := cmd.Flags()
+	f.BoolVar(&o.importGraphDef, "import-graphdef", false, "import a GraphDef or SavedModel into the tfg dialect")
+	f.BoolVar(&o.exportGraphDef, "export-graphdef", false, "export the tfg dialect back to a GraphDef")
+	f.StringSliceVar(&o.inputs, "inputs", nil, "with --import-graphdef: tensors fed at inference (`node:idx,...`), made placeholders")
+	f.StringSliceVar(&o.outputs, "outputs", nil, "with --import-graphdef: tensors to compute (`node:idx,...`); the rest is pruned")
+	f.StringSliceVar(&o.tags, "tags", []string{"serve"}, "SavedModel: the MetaGraph's `tags`")
+	f.StringVar(&o.signature, "signature", "", "SavedModel: the SignatureDef whose inputs/outputs to use (default serving_default if present)")
+	f.BoolVar(&o.binary, "binary", false, "with --export-graphdef: write the binary protobuf instead of text")
+	f.StringVarP(&o.output, "output", "o", "-", "write the output to `FILE` (atomically; - is stdout)")
+	f.BoolVar(&o.generic, "mlir-print-op-generic", false, "print every op in the generic form")
+	f.BoolVar(&o.debugInfo, "mlir-print-debuginfo", false, "print locations")
+	f.BoolVar(&o.allowUnreg, "allow-unregistered-dialect", false, "accept ops of dialects that are not registered")
+	err := cmd.Execute()
+	var code exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	}
+	fmt.Fprintf(stderr, "recom-translate: error: %v\nSee 'recom-translate --help'.\n", err)
+	return 1
+}
+
+func (o *options) run(input string, stdin io.Reader, stdout io.Writer) error {
+	if o.importGraphDef == o.exportGraphDef {
+		return errors.New("recom-translate: error: give exactly one of --import-graphdef and --export-graphdef")
+	}
+	data, err := readInput(input, stdin)
+	if err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	ctx := all.NewContext()
+	ctx.AllowUnregistered = o.allowUnreg
+	if o.importGraphDef {
+		return o.importGraph(ctx, input, data, stdout)
+	}
+	return o.exportGraph(ctx, input, data, stdout)
+}
+
+func readInput(input string, stdin io.Reader) ([]byte, error) {
+	if input == "-" {
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(input)
+}
+
+func (o *options) importGraph(ctx *textir.Context, input string, data []byte, stdout io.Writer) error {
+	var opts []graphdef.Option
+	if len(o.tags) > 0 {
+		opts = append(opts, graphdef.WithTags(o.tags...))
+	}
+	if o.signature != "" {
+		opts = append(opts, graphdef.WithSignature(o.signature))
+	}
+	file, err := graphdef.Parse(data, input, opts...)
+	if err != nil {
+		return fmt.Errorf("%s: error: %v", input, err)
+	}
+	g := file.Graph
+	inputs, outputs := o.inputs, o.outputs
+	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 {
+		inputs, outputs = sig.InputNames(), sig.OutputNames()
+	}
+	if len(inputs) > 0 && len(outputs) == 0 {
+		return fmt.Errorf("%s: error: --inputs needs --outputs (what to compute from them)", input)
+	}
+	if len(outputs) > 0 {
+		if g, err = graphdef.Extract(g, inputs, outputs); err != nil {
+			return fmt.Errorf("%s: error: %s", input, indentErr(err))
+		}
+	}
+	if err := graphdef.Validate(g); err != nil {
+		return fmt.Errorf("%s: error: %s", input, indentErr(err))
+	}
+	module, err := importer.Import(ctx, g)
+	if err != nil {
+		return fmt.Errorf("%s: error: %v", input, err)
+	}
+	if err := textir.Verify(ctx, module); err != nil {
+		return err
+	}
+	out, err := outfile.Create(o.output, stdout)
+	if err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	defer out.Abort()
+	if err := textir.Print(out, module, textir.PrintOptions{Generic: o.generic, DebugInfo: o.debugInfo}); err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	return out.Commit()
+}
+
+func (o *options) exportGraph(ctx *textir.Context, input string, data []byte, stdout io.Writer) error {
+	module, err := textir.Parse(ctx, input, data)
+	if err != nil {
+		return err
+	}
+	if err := textir.Verify(ctx, module); err != nil {
+		return err
+	}
+	g, err := importer.Export(ctx, module)
+	if err != nil {
+		return err
+	}
+	var raw []byte
+	if o.binary {
+		raw, err = proto.MarshalOptions{Deterministic: true}.Marshal(g)
+		if err != nil {
+			return fmt.Errorf("recom-translate: error: %v", err)
+		}
+	} else {
+		raw = graphdef.MarshalText(g)
+	}
+	out, err := outfile.Create(o.output, stdout)
+	if err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	defer out.Abort()
+	if _, err := out.Write(raw); err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	return out.Commit()
+}
+
+// indentErr puts each of a joined error's lines on its own indented line.
+func indentErr(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "\n  ")
+}
