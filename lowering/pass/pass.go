@@ -7,7 +7,9 @@ package pass
 
 import (
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/recom-compiler/recom/textir"
@@ -179,4 +181,31 @@ func NewPass(flag, optText string) (Pass, error) {
 		}
 	}
 	return p, nil
+}
+
+// WriteHelp lists the registered passes and their options for --help, in
+// the manner of mlir-opt's "Compiler passes to run" section:
+//
+//	  --canonicalize   - Canonicalize operations
+//	      max-iterations=<int>   - Max. iterations between applying patterns (default: 10)
+func WriteHelp(w io.Writer) error {
+	infos := Registered()
+	width := 0
+	for _, pi := range infos {
+		width = max(width, len(pi.Flag)+2)
+	}
+	var b strings.Builder
+	for _, pi := range infos {
+		fmt.Fprintf(&b, "  %-*s - %s\n", width, "--"+pi.Flag, pi.Summary)
+		opts := pi.OptionList()
+		ow := 0
+		for _, o := range opts {
+			ow = max(ow, len(o.Name)+len(o.Kind.String())+3)
+		}
+		for _, o := range opts {
+			fmt.Fprintf(&b, "      %-*s - %s (default: %s)\n", ow, o.Name+"=<"+o.Kind.String()+">", o.Desc, o.Default())
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

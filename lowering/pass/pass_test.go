@@ -182,6 +182,22 @@ func TestRegistered(t *testing.T) {
 	}
 }
 
+func TestWriteHelp(t *testing.T) {
+	var b strings.Builder
+	if err := WriteHelp(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  --test-any-pass    - test pass test-any-pass\n",
+		"  --test-module-pass - test pass test-module-pass\n      flag=<bool>          - a boolean (default: false)\n",
+		"      names=<list<string>> - strings (default: )\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 func TestRegisterDuplicatePanics(t *testing.T) {
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `"test-any-pass" registered twice`) {
