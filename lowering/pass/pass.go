@@ -186,8 +186,8 @@ func NewPass(flag, optText string) (Pass, error) {
 // WriteHelp lists the registered passes and their options for --help, in
 // the manner of mlir-opt's "Compiler passes to run" section:
 //
-//	  --canonicalize   - Canonicalize operations
-//	      max-iterations=<int>   - Max. iterations between applying patterns (default: 10)
+//	--canonicalize   - Canonicalize operations
+//	    max-iterations=<int>   - Max. iterations between applying patterns (default: 10)
 func WriteHelp(w io.Writer) error {
 	infos := Registered()
 	width := 0
