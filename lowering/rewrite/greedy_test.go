@@ -556,3 +556,27 @@ func TestCanonicalizationPatterns(t *testing.T) {
 		t.Errorf("got %q want %q", got, want)
 	}
 }
+
+func TestConstantsStayInsideRoot(t *testing.T) {
+	ctx := newCtx()
+	x := newIRB(ctx)
+	m := x.module()
+	x.op("test.side", 0)
+	var scope *textir.Operation
+	scope = x.region("tst.scope", nil, func([]*textir.Value) {
+		x.op("test.side", 0)
+		x.op("test.use", 0, x.v("tst.add", x.c(2), x.c(3)))
+	})
+	run(t, ctx, scope, nil, DefaultGreedyConfig())
+	if got, want := dump(m), trim(`
+		|test.module {
+		|  test.side
+		|  tst.scope {
+		|    %0 = tst.const {value = 5}
+		|    test.side
+		|    test.use(%0)
+		|  }
+		|}`); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
