@@ -3,16 +3,15 @@ package main
 import (
 	"io"
 
+	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/textir"
 
 	// The generic passes register their flags.
 	_ "github.com/recom-compiler/recom/lowering/transforms"
 )
 
-// Until the parser, printer and dialect registry land, these stand in for
-// textir.Parse, textir.Print and all.NewContext.
-
-func newContext() *textir.Context { return textir.NewContext() }
+// newContext returns a context with every dialect of the project.
+func newContext() *textir.Context { return all.NewContext() }
 
 func parseSource(ctx *textir.Context, file, src string) (*textir.Operation, error) {
 	return textir.Parse(ctx, file, []byte(src))
