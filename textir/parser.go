@@ -111,6 +111,7 @@ type parser struct {
 	deferredLocs bool
 
 	typeCache map[string]Type
+	infoCache map[string]*OpInfo
 
 	iso     []*isoScope
 	regions []*regionScope
@@ -132,6 +133,21 @@ func newParser(ctx *Context, file, src string) *parser {
 	p.typeCache = map[string]Type{}
 	p.tok = p.lx.next()
 	return p
+}
+
+// opInfo returns the context's info for an op name read from the source;
+// names are copied so that the context does not keep the source alive.
+func (p *parser) opInfo(name string) *OpInfo {
+	if info, ok := p.infoCache[name]; ok {
+		return info
+	}
+	if p.infoCache == nil {
+		p.infoCache = map[string]*OpInfo{}
+	}
+	name = strings.Clone(name)
+	info := p.ctx.OpInfo(name)
+	p.infoCache[name] = info
+	return info
 }
 
 // ---- tokens and errors ----
@@ -162,8 +178,9 @@ func (p *parser) consume(k tokKind) bool {
 }
 
 func (p *parser) lineCol(pos int) (int, int) {
-	if pos < p.linePos {
-		p.lineNo, p.linePos = 1, 0
+	if pos < p.linePos { // move back: count the newlines in between
+		p.lineNo -= strings.Count(p.src[pos:p.linePos], "\n")
+		p.linePos = strings.LastIndexByte(p.src[:pos], '\n') + 1
 	}
 	for {
 		i := strings.IndexByte(p.src[p.linePos:pos], '\n')
@@ -247,25 +264,87 @@ type fwdUse struct {
 type ssaEntry struct {
 	op       *Operation
 	arg      *Value
-	first, n int
-	pos      int
+	first, n int32
+	pos      int32
 	fwd      []fwdUse
 }
 
 func (e *ssaEntry) defined() bool { return e.op != nil || e.arg != nil }
+func (e *ssaEntry) used() bool    { return e.op != nil || e.arg != nil || e.fwd != nil }
 
 func (e *ssaEntry) value(i int) *Value {
 	if e.arg != nil {
 		return e.arg
 	}
-	return &e.op.results[e.first+i]
+	return &e.op.results[int(e.first)+i]
 }
 
 // isoScope is the name scope of an op that is isolated from above (and of
-// the file's top level): names from outside are not visible inside.
+// the file's top level): names from outside are not visible inside. Names
+// %N (as printers number values) live in a slice indexed by N; other names
+// in a map.
 type isoScope struct {
 	values map[string]ssaEntry
+	nums   []ssaEntry
 	nfwd   int
+}
+
+// numericName returns N for a name %N written without leading zeros.
+func numericName(name string) (int, bool) {
+	if len(name) < 2 || len(name) > 9 || (name[1] == '0' && len(name) > 2) {
+		return 0, false
+	}
+	n := 0
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func (sc *isoScope) get(name string) (ssaEntry, bool) {
+	if n, ok := numericName(name); ok && n < len(sc.nums) && sc.nums[n].used() {
+		return sc.nums[n], true
+	}
+	if len(sc.values) == 0 {
+		return ssaEntry{}, false
+	}
+	e, ok := sc.values[name]
+	return e, ok
+}
+
+func (sc *isoScope) set(name string, e ssaEntry) {
+	if n, ok := numericName(name); ok {
+		if n < len(sc.nums) {
+			if _, inMap := sc.values[name]; !inMap {
+				sc.nums[n] = e
+				return
+			}
+		} else if n <= 2*len(sc.nums)+1024 {
+			if _, inMap := sc.values[name]; !inMap {
+				for len(sc.nums) < n {
+					sc.nums = append(sc.nums, ssaEntry{})
+				}
+				sc.nums = append(sc.nums, e)
+				return
+			}
+		}
+	}
+	if sc.values == nil {
+		sc.values = map[string]ssaEntry{}
+	}
+	sc.values[name] = e
+}
+
+func (sc *isoScope) del(name string) {
+	if n, ok := numericName(name); ok && n < len(sc.nums) && sc.nums[n].used() {
+		sc.nums[n] = ssaEntry{}
+		return
+	}
+	delete(sc.values, name)
 }
 
 // regionScope tracks the names and block labels of one region.
@@ -284,7 +363,7 @@ type blockRef struct {
 
 func (p *parser) pushRegion(r *Region, isolated bool) {
 	if isolated || len(p.iso) == 0 {
-		p.iso = append(p.iso, &isoScope{values: map[string]ssaEntry{}})
+		p.iso = append(p.iso, &isoScope{})
 	}
 	p.regions = append(p.regions, &regionScope{region: r, isoTop: isolated || len(p.regions) == 0})
 }
@@ -309,7 +388,7 @@ func (p *parser) popRegion() error {
 		p.iso = p.iso[:len(p.iso)-1]
 		if sc.nfwd > 0 && err == nil {
 			first, name := -1, ""
-			for n, e := range sc.values {
+			check := func(n string, e ssaEntry) {
 				if !e.defined() {
 					for _, u := range e.fwd {
 						if first < 0 || u.pos < first {
@@ -318,12 +397,18 @@ func (p *parser) popRegion() error {
 					}
 				}
 			}
+			for n, e := range sc.values {
+				check(n, e)
+			}
+			for i, e := range sc.nums {
+				check("%"+strconv.Itoa(i), e)
+			}
 			err = p.errAt(first, "use of undeclared SSA value name '%s'", name)
 		}
 		return err
 	}
 	for _, n := range rs.defs {
-		delete(sc.values, n)
+		sc.del(n)
 	}
 	return err
 }
@@ -333,12 +418,12 @@ func (p *parser) curRegion() *regionScope { return p.regions[len(p.regions)-1] }
 // define binds name to n values (op results from first, or a block argument).
 func (p *parser) define(name string, pos int, op *Operation, first, n int, arg *Value) error {
 	sc := p.iso[len(p.iso)-1]
-	e, ok := sc.values[name]
+	e, ok := sc.get(name)
 	if ok && e.defined() {
 		return p.errAt(pos, "redefinition of SSA value '%s'", name).
-			AttachNote(p.locAt(e.pos), "previously defined here")
+			AttachNote(p.locAt(int(e.pos)), "previously defined here")
 	}
-	ne := ssaEntry{op: op, arg: arg, first: first, n: n, pos: pos}
+	ne := ssaEntry{op: op, arg: arg, first: int32(first), n: int32(n), pos: int32(pos)}
 	if ok {
 		sc.nfwd--
 		for _, u := range e.fwd {
@@ -353,7 +438,7 @@ func (p *parser) define(name string, pos int, op *Operation, first, n int, arg *
 			u.val.ReplaceAllUsesWith(real)
 		}
 	}
-	sc.values[name] = ne
+	sc.set(name, ne)
 	if rs := p.curRegion(); !rs.isoTop {
 		rs.defs = append(rs.defs, name)
 	}
@@ -366,15 +451,15 @@ func quoteType(t Type) string { return "'" + t.String() + "'" }
 // before the definition gets a placeholder replaced when the name is defined.
 func (p *parser) resolve(u useRef, t Type) (*Value, error) {
 	sc := p.iso[len(p.iso)-1]
-	e, ok := sc.values[u.name]
+	e, ok := sc.get(u.name)
 	if ok && e.defined() {
-		if u.num >= e.n {
+		if u.num >= int(e.n) {
 			return nil, p.errAt(u.pos, "reference to invalid result number")
 		}
 		v := e.value(u.num)
 		if v.typ != t {
 			return nil, p.errAt(u.pos, "use of value '%s' expects different type than prior uses: %s vs %s",
-				u.name, quoteType(t), quoteType(v.typ)).AttachNote(p.locAt(e.pos), "prior use here")
+				u.name, quoteType(t), quoteType(v.typ)).AttachNote(p.locAt(int(e.pos)), "prior use here")
 		}
 		return v, nil
 	}
@@ -392,7 +477,7 @@ func (p *parser) resolve(u useRef, t Type) (*Value, error) {
 	}
 	v := &Value{typ: t}
 	e.fwd = append(e.fwd, fwdUse{num: u.num, val: v, pos: u.pos})
-	sc.values[u.name] = e
+	sc.set(u.name, e)
 	return v, nil
 }
 
@@ -615,6 +700,7 @@ type resultGroup struct {
 // parseOperation reads one op (generic or custom form) and appends it to b.
 func (p *parser) parseOperation(b *Block) error {
 	start := p.tok.start
+	src := Location(p.locAt(start))
 	var groupsBuf [2]resultGroup
 	groups := groupsBuf[:0]
 	total := 0
@@ -673,7 +759,6 @@ func (p *parser) parseOperation(b *Block) error {
 			op.loc, explicitLoc = l, true
 		}
 	}
-	src := Location(p.locAt(start))
 	op.srcLoc = src
 	if !explicitLoc {
 		op.loc = src
@@ -702,7 +787,8 @@ func (p *parser) parseGenericOp() (*Operation, bool, error) {
 		return nil, false, p.errorf("empty operation name is invalid")
 	}
 	p.advance()
-	info := p.ctx.OpInfo(name)
+	info := p.opInfo(name)
+	name = info.Name
 	isolated := info.Def != nil && info.Def.Traits&IsolatedFromAbove != 0
 
 	useBase, typeBase, valBase, succBase, attrBase := len(p.useBuf), len(p.typeBuf), len(p.valBuf), len(p.succBuf), len(p.attrBuf)
