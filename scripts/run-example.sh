@@ -21,6 +21,6 @@ input=${1:-examples/ir/shape-arith.mlir}
 mkdir -p bin
 go build -o bin/ ./cmd/recom-opt
 
-echo "== recom-opt $input --canonicalize --cse --symbol-dce" >&2
-bin/recom-opt "$input" --canonicalize --cse --symbol-dce \
+echo "== recom-opt $input --cse --canonicalize --symbol-dce" >&2
+bin/recom-opt "$input" --cse --canonicalize --symbol-dce \
   --mlir-print-ir-after-change --mlir-pass-statistics --mlir-timing

@@ -324,6 +324,9 @@ func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassMan
 	var text []byte
 	if err == nil {
 		err = pm.Run(ctx, op)
+		if o.statistics {
+			pm.WriteStatistics(stderr, o.statisticsDisplay)
+		}
 		if err == nil {
 			stop := timer.Start("Output")
 			var b bytes.Buffer
@@ -334,9 +337,6 @@ func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassMan
 			text = b.Bytes()
 			stop()
 		}
-	}
-	if o.statistics {
-		pm.WriteStatistics(stderr, o.statisticsDisplay)
 	}
 	diags = append(diags, textir.DiagnosticsOf(err)...)
 
