@@ -7,9 +7,13 @@ import "slices"
 // terminators' successors) and the rule that every use of a value in an SSA
 // region is dominated by its definition.
 
-// DomTree is the dominator tree of the blocks of one region.
+// DomTree is the dominator tree of the blocks of one region. Its queries
+// memoize the last block looked up, so one DomTree must not be queried from
+// several goroutines at once.
 type DomTree struct {
 	index     map[*Block]int32
+	memoB     *Block // the last block looked up, and its index
+	memoI     int32
 	blocks    []*Block
 	idom      []int32 // immediate dominator (by block index); -1: unreachable; entry: itself
 	pre, post []int32 // dominator-tree DFS interval; -1: unreachable
@@ -32,34 +36,42 @@ func NewDomTree(r *Region) *DomTree {
 	if n == 0 {
 		return t
 	}
-	succs := func(i int32) []*Block {
-		if last := r.blocks[i].last; last != nil {
-			return last.successors
+	// Successor and predecessor lists in compressed form (CSR), one map
+	// lookup per edge and no allocation per block.
+	succStart := make([]int32, n+1)
+	var succ []int32
+	for i, b := range r.blocks {
+		succStart[i] = int32(len(succ))
+		if last := b.last; last != nil {
+			for _, s := range last.successors {
+				if si, ok := t.index[s]; ok {
+					succ = append(succ, si)
+				}
+			}
 		}
-		return nil
 	}
+	succStart[n] = int32(len(succ))
 	// Post-order numbering of the blocks reachable from the entry.
 	po := make([]int32, n) // block -> post-order number, -1 unvisited
 	for i := range po {
 		po[i] = -1
 	}
 	visited := make([]bool, n)
-	var order []int32 // blocks in post-order
+	order := make([]int32, 0, n) // blocks in post-order
 	type frame struct {
 		b    int32
-		next int
+		next int32
 	}
-	stack := []frame{{0, 0}}
+	stack := []frame{{0, succStart[0]}}
 	visited[0] = true
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		ss := succs(f.b)
-		if f.next < len(ss) {
-			s, ok := t.index[ss[f.next]]
+		if f.next < succStart[f.b+1] {
+			s := succ[f.next]
 			f.next++
-			if ok && !visited[s] {
+			if !visited[s] {
 				visited[s] = true
-				stack = append(stack, frame{s, 0})
+				stack = append(stack, frame{s, succStart[s]})
 			}
 			continue
 		}
@@ -68,12 +80,21 @@ func NewDomTree(r *Region) *DomTree {
 		stack = stack[:len(stack)-1]
 	}
 	// Predecessors among reachable blocks.
-	preds := make([][]int32, n)
+	predStart := make([]int32, n+1)
 	for _, b := range order {
-		for _, s := range succs(b) {
-			if si, ok := t.index[s]; ok {
-				preds[si] = append(preds[si], b)
-			}
+		for _, s := range succ[succStart[b]:succStart[b+1]] {
+			predStart[s+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		predStart[i+1] += predStart[i]
+	}
+	pred := make([]int32, predStart[n])
+	fill := slices.Clone(predStart[:n])
+	for _, b := range order {
+		for _, s := range succ[succStart[b]:succStart[b+1]] {
+			pred[fill[s]] = b
+			fill[s]++
 		}
 	}
 	intersect := func(a, b int32) int32 {
@@ -96,7 +117,7 @@ func NewDomTree(r *Region) *DomTree {
 				continue
 			}
 			nd := int32(-1)
-			for _, p := range preds[b] {
+			for _, p := range pred[predStart[b]:predStart[b+1]] {
 				if t.idom[p] < 0 {
 					continue
 				}
@@ -146,9 +167,20 @@ func NewDomTree(r *Region) *DomTree {
 	return t
 }
 
+func (t *DomTree) lookup(b *Block) (int32, bool) {
+	if b == t.memoB && b != nil {
+		return t.memoI, true
+	}
+	i, ok := t.index[b]
+	if ok {
+		t.memoB, t.memoI = b, i
+	}
+	return i, ok
+}
+
 // Reachable reports whether b is reachable from the region's entry.
 func (t *DomTree) Reachable(b *Block) bool {
-	i, ok := t.index[b]
+	i, ok := t.lookup(b)
 	return ok && t.pre[i] >= 0
 }
 
@@ -156,8 +188,8 @@ func (t *DomTree) Reachable(b *Block) bool {
 // itself). Blocks unreachable from the entry dominate nothing and are
 // dominated by nothing.
 func (t *DomTree) Dominates(a, b *Block) bool {
-	i, ok1 := t.index[a]
-	j, ok2 := t.index[b]
+	i, ok1 := t.lookup(a)
+	j, ok2 := t.lookup(b)
 	if !ok1 || !ok2 || t.pre[i] < 0 || t.pre[j] < 0 {
 		return false
 	}

@@ -600,6 +600,23 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+func TestVerifyOpenDialect(t *testing.T) {
+	// Unregistered ops of an open dialect pass without AllowUnregistered;
+	// other unregistered ops do not.
+	b := newVB()
+	b.ctx.Register(&Dialect{Name: "open", OpenOps: true})
+	m, _, body := b.fn()
+	b.add(body, "open.anything")
+	b.add(body, "v.ret")
+	if err := Verify(b.ctx, m); err != nil {
+		t.Fatalf("open dialect op rejected: %v", err)
+	}
+	b.add(body, "closed.thing").MoveBefore(body.First())
+	if err := Verify(b.ctx, m); err == nil || !strings.Contains(err.Error(), "'closed.thing' op is unregistered") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestVerifyNilIsValidError(t *testing.T) {
 	b := newVB()
 	m, _, body := b.fn()
@@ -751,5 +768,29 @@ func TestVerifyMessagesNameTheOp(t *testing.T) {
 	err := Verify(b.ctx, root)
 	if err == nil || !strings.Contains(err.Error(), "'x.y' op") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// BenchmarkVerifyManyBlocks verifies a function of 100,000 blocks in a
+// chain, each using a value of the entry block (cross-block dominance).
+func BenchmarkVerifyManyBlocks(b *testing.B) {
+	vb := newVB()
+	m, _, entry := vb.fn(I1())
+	r := entry.Parent()
+	c := vb.cst(entry, 1)
+	prev := entry
+	for i := 0; i < 100000; i++ {
+		blk := NewBlock()
+		r.AppendBlock(blk)
+		vb.add(prev, "v.condbr", operands(entry.Arg(0)), succ(blk, blk))
+		vb.add(blk, "v.add", operands(c, c), results(I32()))
+		prev = blk
+	}
+	vb.add(prev, "v.ret")
+	b.ResetTimer()
+	for b.Loop() {
+		if err := Verify(vb.ctx, m); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
