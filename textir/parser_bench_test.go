@@ -2,6 +2,7 @@ package textir
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"testing"
 )
@@ -82,5 +83,28 @@ func TestBenchModuleParses(t *testing.T) {
 	m.Walk(func(*Operation) bool { count++; return true })
 	if count < 2000 {
 		t.Fatalf("parsed %d ops, want at least 2000", count)
+	}
+}
+
+// BenchmarkParseVerifyPrint1M is the budget the project set: parse, verify
+// and print a generated module of 1,000,000 ops (under 10 s and 4 GiB).
+func BenchmarkParseVerifyPrint1M(b *testing.B) {
+	src := genBenchModule(1_000_000)
+	ctx := NewContext()
+	ctx.AllowUnregistered = true
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, err := Parse(ctx, "bench.mlir", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Verify(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		if err := Print(io.Discard, m, PrintOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
