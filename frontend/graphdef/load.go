@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -330,28 +328,22 @@ func isSavedModelBinary(data []byte) bool {
 	return len(sm.GetMetaGraphs()) > 0
 }
 
-var textPos = regexp.MustCompile(`\(line (\d+):(\d+)\)`)
-
-// unmarshalText parses text format; errors are reported as name:line:col,
-// naming the enclosing node when there is one.
+// unmarshalText parses text format (see UnmarshalText); errors are reported
+// as name:line:col, naming the enclosing node when there is one.
 func unmarshalText(data []byte, name string, m proto.Message) error {
-	err := prototext.Unmarshal(data, m)
+	err := UnmarshalText(data, m)
 	if err == nil {
 		return nil
 	}
-	msg := strings.TrimPrefix(err.Error(), "proto: ")
-	sub := textPos.FindStringSubmatch(msg)
-	if sub == nil {
-		return fmt.Errorf("%s: text format: %s", name, msg)
+	var te *TextError
+	if !errors.As(err, &te) {
+		return fmt.Errorf("%s: text format: %v", name, err)
 	}
-	msg = strings.TrimSpace(strings.Replace(msg, sub[0], "", 1))
-	msg = strings.ReplaceAll(msg, "  ", " ")
-	line, _ := strconv.Atoi(sub[1])
-	loc := fmt.Sprintf("%s:%s:%s", name, sub[1], sub[2])
-	if node := enclosingNode(data, line); node != "" {
-		return fmt.Errorf("%s: text format: in node %q: %s", loc, node, msg)
+	loc := fmt.Sprintf("%s:%d:%d", name, te.Line, te.Col)
+	if node := enclosingNode(data, te.Line); node != "" {
+		return fmt.Errorf("%s: text format: in node %q: %s", loc, node, te.Msg)
 	}
-	return fmt.Errorf("%s: text format: %s", loc, msg)
+	return fmt.Errorf("%s: text format: %s", loc, te.Msg)
 }
 
 // enclosingNode finds the name of the top-level node block that contains
