@@ -1,0 +1,269 @@
+package tfg_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/recom-compiler/recom/dialects/builtin"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
+	"github.com/recom-compiler/recom/frontend/importer"
+	"github.com/recom-compiler/recom/internal/realgraphs"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/textir"
+)
+
+func newCtx() *textir.Context { return textir.NewContext(builtin.Dialect(), tfg.Dialect()) }
+
+// realCase is an inference extraction of a real graph, as in
+// frontend/graphdef's tests.
+type realCase struct {
+	file     string
+	iterator string   // every output of this node is an input
+	inputs   []string // or these
+	outputs  []string
+	// wantCols are the expected widths (dim 1) of the outputs.
+	wantCols []int64
+}
+
+var realCases = []realCase{
+	{file: "census_wide_deep_tf1.pbtxt", iterator: "IteratorGetNext",
+		outputs:  []string{"dnn/input_from_feature_columns/input_layer/concat", "dnn/logits/BiasAdd", "head/predictions/logistic"},
+		wantCols: []int64{-1, 1, 1}},
+	{file: "census_wide_deep_tf2_resource.pbtxt", inputs: fifoInputs(), outputs: []string{"head/predictions/logistic"}, wantCols: []int64{1}},
+	{file: "criteo_bucketized_tiles.pbtxt", iterator: "IteratorGetNext", outputs: []string{"input_layer/concat", "dense/BiasAdd"},
+		wantCols: []int64{-1, -1}},
+}
+
+func fifoInputs() []string {
+	var ins []string
+	for i := 1; i <= 16; i++ {
+		ins = append(ins, fmt.Sprintf("fifo_queue_DequeueMany:%d", i))
+	}
+	return ins
+}
+
+// realProgram is an extracted, imported real graph with the contents of
+// the tables its original initialized.
+type realProgram struct {
+	module *textir.Operation
+	tables map[string]exec.TableData
+	vocab  []string
+}
+
+func loadRealProgram(tb testing.TB, c realCase) *realProgram {
+	tb.Helper()
+	f, err := graphdef.Load(filepath.Join(realgraphs.Dir(tb), c.file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ins := c.inputs
+	if c.iterator != "" {
+		for _, n := range f.Graph.GetNode() {
+			if n.GetName() == c.iterator {
+				k, err := graphdef.NumOutputs(n)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				for i := range k {
+					ins = append(ins, fmt.Sprintf("%s:%d", c.iterator, i))
+				}
+			}
+		}
+	}
+	x, err := graphdef.Extract(f.Graph, ins, c.outputs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := newCtx()
+	full, err := importer.Import(ctx, f.Graph)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tables, err := tfg.TableInitData(context.Background(), full, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := importer.Import(ctx, x)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// A small vocabulary: a few keys of every table, and some misses.
+	vocab := []string{"", "a", "b", "unknown", "x y"}
+	names := make([]string, 0, len(tables))
+	for k := range tables {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if ks := tables[k].Keys.Strings(); ks != nil {
+			vocab = append(vocab, ks[:min(4, len(ks))]...)
+		}
+	}
+	return &realProgram{module: m, tables: tables, vocab: vocab}
+}
+
+// randomFeeds makes a feed for every placeholder: its dtype, its shape
+// with unknown dims set to batch; strings from vocab, ints in [0, 100),
+// floats in [-10, 10).
+func randomFeeds(tb testing.TB, m *textir.Operation, batch int64, vocab []string, seed uint64) map[string]*interp.Tensor {
+	tb.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	feeds := map[string]*interp.Tensor{}
+	m.Walk(func(op *textir.Operation) bool {
+		if op.Name() != "tfg.Placeholder" {
+			return true
+		}
+		dt, ok := exec.DTypeOf(op.Attr("dtype").(textir.TypeAttr).Type)
+		if !ok {
+			tb.Fatalf("placeholder %s: unsupported dtype", tfg.NodeName(op))
+		}
+		s, _ := tfg.ShapeOf(op.Attr("shape"))
+		shape := []int64{batch}
+		if !s.UnknownRank {
+			shape = append([]int64{}, s.Dims...)
+			for i, d := range shape {
+				if d < 0 {
+					shape[i] = batch
+				}
+			}
+		}
+		n, _ := interp.NumElements(shape)
+		buf, _ := interp.MakeSlice(dt, int(n))
+		switch b := buf.(type) {
+		case []string:
+			for i := range b {
+				b[i] = vocab[r.IntN(len(vocab))]
+			}
+		case []int32:
+			for i := range b {
+				b[i] = int32(r.IntN(100))
+			}
+		case []int64:
+			for i := range b {
+				b[i] = int64(r.IntN(100))
+			}
+		case []float32:
+			for i := range b {
+				b[i] = float32(r.Float64()*20 - 10)
+			}
+		case []float64:
+			for i := range b {
+				b[i] = r.Float64()*20 - 10
+			}
+		default:
+			tb.Fatalf("placeholder %s: no random feed for %v", tfg.NodeName(op), dt)
+		}
+		feeds[tfg.NodeName(op)] = interp.Must(interp.FromSlice(shape, buf))
+		return false
+	})
+	return feeds
+}
+
+func TestRunRealGraphs(t *testing.T) {
+	for _, c := range realCases {
+		t.Run(c.file, func(t *testing.T) {
+			p := loadRealProgram(t, c)
+			prog, err := exec.Compile(p.module)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, batch := range []int64{4, 1} {
+				feeds := randomFeeds(t, p.module, batch, p.vocab, 1)
+				opts := &exec.Options{RandomTables: true, Seed: 42, Tables: p.tables}
+				got, err := prog.Run(context.Background(), feeds, c.outputs, opts)
+				if err != nil {
+					t.Fatalf("batch %d: %v", batch, err)
+				}
+				again, err := prog.Run(context.Background(), feeds, c.outputs, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				other, err := prog.Run(context.Background(), feeds, c.outputs, &exec.Options{RandomTables: true, Seed: 43, Tables: p.tables})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The batch of a placeholder with a static batch dim.
+				wantRows := batch
+				for _, f := range feeds {
+					if f.Rank() > 0 {
+						wantRows = f.Dim(0)
+					}
+				}
+				differs := false
+				for i, o := range c.outputs {
+					v := got[o]
+					if v.DType() != interp.Float32 || v.Rank() != 2 || v.Dim(0) != wantRows || (c.wantCols[i] > 0 && v.Dim(1) != c.wantCols[i]) {
+						t.Errorf("batch %d: %s = %v%s, want float32[%d,%d]", batch, o, v.DType(), interp.ShapeString(v.Shape()), wantRows, c.wantCols[i])
+					}
+					for j := range v.Len() {
+						if f := v.Float64At(j); math.IsNaN(f) || math.IsInf(f, 0) {
+							t.Fatalf("batch %d: %s[%d] = %v", batch, o, j, f)
+						}
+					}
+					if err := v.Equal(again[o]); err != nil {
+						t.Errorf("batch %d: %s is not deterministic: %v", batch, o, err)
+					}
+					if v.Equal(other[o]) != nil {
+						differs = true
+					}
+				}
+				if !differs {
+					t.Errorf("batch %d: another seed gives the same outputs", batch)
+				}
+				t.Logf("batch %d: %s", batch, got[c.outputs[len(c.outputs)-1]])
+			}
+		})
+	}
+}
+
+// Without the tables, a lookup names its table.
+func TestRunRealGraphNeedsTables(t *testing.T) {
+	c := realCases[0]
+	p := loadRealProgram(t, c)
+	feeds := randomFeeds(t, p.module, 2, p.vocab, 1)
+	_, err := exec.Run(context.Background(), p.module, feeds, c.outputs, &exec.Options{RandomTables: true})
+	if err == nil || !contains(err.Error(), "is not initialized") || !contains(err.Error(), "hash_table") {
+		t.Errorf("got %v, want an uninitialized table error", err)
+	}
+	// Without random tables, variables need values.
+	_, err = exec.Run(context.Background(), p.module, feeds, c.outputs, &exec.Options{Tables: p.tables})
+	if err == nil || !contains(err.Error(), "no value for variable") {
+		t.Errorf("got %v, want a missing variable error", err)
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
+}
+
+func BenchmarkRunRealGraph(b *testing.B) {
+	for _, c := range realCases {
+		for _, batch := range []int64{1, 256} {
+			b.Run(fmt.Sprintf("%s/batch%d", c.file, batch), func(b *testing.B) {
+				p := loadRealProgram(b, c)
+				prog, err := exec.Compile(p.module)
+				if err != nil {
+					b.Fatal(err)
+				}
+				feeds := randomFeeds(b, p.module, batch, p.vocab, 1)
+				opts := &exec.Options{RandomTables: true, Seed: 1, Tables: p.tables}
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := prog.Run(context.Background(), feeds, c.outputs, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+var _ = tfpb.DataType_DT_FLOAT

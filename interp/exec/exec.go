@@ -1,0 +1,593 @@
+// Package exec is recom's CPU reference interpreter: it evaluates an IR
+// program on tensors, so that every lowering can be checked by running the
+// program before and after it on the same feeds and comparing the outputs.
+//
+// The engine knows no dialect. Dialect packages register a Kernel per op
+// name (Register) and, where needed, which types are control (unit) values
+// (RegisterUnitType), which element types map to which dtypes
+// (RegisterElemType), and which ops initialize a resource made by another op
+// (RegisterInitializer). Importing a dialect package registers its
+// semantics; dialects/tfg registers TensorFlow's.
+//
+// Evaluation: every op under the root that has a kernel is a node; an op
+// without a kernel that holds regions (builtin.module, tfg.graph) is a
+// container whose ops are nodes. Only the backward closure of the requested
+// outputs is evaluated, each node after the producers of its operands
+// (topological order; in SSA regions this is program order restricted to
+// what is needed); a cycle is an error. Values are numbered once when the
+// program is compiled, so evaluation uses slices, not maps.
+//
+// Tensor names: an op's name is its "_mlir_name" attribute, or else the name
+// of its NameLoc location. Result i of op "n" is the tensor "n:i"; "n" alone
+// is "n:0". Feeds and outputs use these names; an output "^n" runs node n
+// for its effect only. A fed tensor replaces the tensor its op would make:
+// the op is not run for it.
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Kernel evaluates one op. in holds the op's operand values in order
+// (control operands are Unit). It returns the op's results without those of
+// a unit type (the engine adds Unit for them), in order.
+type Kernel func(op *textir.Operation, in []*interp.Tensor, st *State) ([]*interp.Tensor, error)
+
+// Unit is the value of control (unit-typed) results.
+var Unit = interp.Must(interp.New[bool]([]int64{0}, nil))
+
+var (
+	regMu        sync.RWMutex
+	kernels      = map[string]Kernel{}
+	initializers = map[string]int{}
+	unitTypes    = map[textir.Type]bool{}
+	elemTypes    = map[textir.Type]interp.DType{}
+)
+
+// Register sets the kernel of ops named opName ("dialect.op"), replacing any
+// earlier one.
+func Register(opName string, k Kernel) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	kernels[opName] = k
+}
+
+// Lookup returns the kernel registered for opName.
+func Lookup(opName string) (Kernel, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	k, ok := kernels[opName]
+	return k, ok
+}
+
+// RegisterInitializer declares that ops named opName initialize the
+// resource made by the op defining their operand #operand (a hash table
+// filled by its initializer). Whenever that resource's op is evaluated, its
+// initializers present in the program are evaluated before any other user
+// of the resource, even when no edge or only control edges connect them, as
+// TensorFlow runs its table initializers before the first lookup.
+func RegisterInitializer(opName string, operand int) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	initializers[opName] = operand
+}
+
+// RegisterUnitType declares t a control type: values of type t carry no
+// data (they are Unit) and kernels do not return them.
+func RegisterUnitType(t textir.Type) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	unitTypes[t] = true
+}
+
+// RegisterElemType maps a dialect element type (such as !tfg.string) to a
+// dtype, for the checks of kernel results and feeds.
+func RegisterElemType(t textir.Type, dt interp.DType) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	elemTypes[t] = dt
+}
+
+// IsUnitType reports whether t was registered as a control type.
+func IsUnitType(t textir.Type) bool {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return unitTypes[t]
+}
+
+// DTypeOf returns the dtype of the elements of t (a tensor type or an
+// element type): builtin f32, f64, i1, i8, i16, i32, i64, ui8 and
+// registered dialect types. ok is false for types without one (resources,
+// refs of unknown types, ...), which are not checked.
+func DTypeOf(t textir.Type) (interp.DType, bool) {
+	e := textir.ElementType(t)
+	switch e := e.(type) {
+	case *textir.FloatType:
+		switch e.Kind {
+		case textir.KindF32:
+			return interp.Float32, true
+		case textir.KindF64:
+			return interp.Float64, true
+		}
+		return interp.Invalid, false
+	case *textir.IntType:
+		if e.Signedness == textir.Unsigned {
+			if e.Width == 8 {
+				return interp.Uint8, true
+			}
+			return interp.Invalid, false
+		}
+		switch e.Width {
+		case 1:
+			return interp.Bool, true
+		case 8:
+			return interp.Int8, true
+		case 16:
+			return interp.Int16, true
+		case 32:
+			return interp.Int32, true
+		case 64:
+			return interp.Int64, true
+		}
+		return interp.Invalid, false
+	}
+	regMu.RLock()
+	defer regMu.RUnlock()
+	dt, ok := elemTypes[e]
+	return dt, ok
+}
+
+// TableData is the content of a hash table given from outside the program
+// (its initializer was cut away by subgraph extraction).
+type TableData struct {
+	Keys, Values *interp.Tensor
+}
+
+// Options tunes a run.
+type Options struct {
+	// Variables holds variable values by node name (VariableV2,
+	// VarHandleOp).
+	Variables map[string]*interp.Tensor
+	// Tables holds hash-table contents by table node name, for tables
+	// the program does not initialize itself.
+	Tables map[string]TableData
+	// RandomTables gives variables absent from Variables deterministic
+	// random values drawn from Seed and the variable's name (see
+	// RandomTensor); without it, such a variable is an error.
+	RandomTables bool
+	// Seed seeds RandomTables.
+	Seed uint64
+	// DataOnly follows data edges only: the producers of control
+	// operands are not run for them (their value is Unit), as subgraph
+	// extraction cuts them. Resource initializers still run.
+	DataOnly bool
+}
+
+// node is one op with a kernel.
+type node struct {
+	op     *textir.Operation
+	kernel Kernel
+	in     []int32        // value ids of the operands
+	unitIn []bool         // which operands are unit-typed; nil when none
+	out    int32          // value id of result 0; results are consecutive
+	data   []int32        // result numbers of the non-unit results
+	want   []interp.DType // dtype expected of each data result; Invalid: unchecked
+	inits  []int32        // initializer nodes of the resource this node makes
+	isInit int32          // node whose resource this node initializes, or -1
+	name   string
+}
+
+// Program is a compiled program: ops numbered, operands resolved. Compile
+// once and Run many times; Runs may proceed concurrently.
+type Program struct {
+	root     *textir.Operation
+	nodes    []node
+	producer []int32 // value id -> node index; -1: not produced by a node
+	numVals  int
+	byName   map[string]int32 // op name -> node index
+
+	memoMu sync.Mutex
+	memo   []any
+}
+
+// Compile numbers the ops of root and resolves their operands.
+func Compile(root *textir.Operation) (*Program, error) {
+	p := &Program{root: root, byName: map[string]int32{}}
+	ids := map[*textir.Value]int32{}
+	var ops []*textir.Operation
+	root.Walk(func(op *textir.Operation) bool {
+		k, ok := Lookup(op.Name())
+		if !ok {
+			if op.NumRegions() > 0 {
+				for _, r := range op.Regions() {
+					for _, b := range r.Blocks() {
+						for _, a := range b.Args() {
+							ids[a] = -1 // block arguments have no value
+						}
+					}
+				}
+				return true // a container: its ops are nodes
+			}
+			k = nil // no semantics: an error only if it must run
+		}
+		ops = append(ops, op)
+		idx := int32(len(p.nodes))
+		n := node{op: op, kernel: k, out: int32(p.numVals), isInit: -1, name: OpName(op)}
+		for i := range op.NumResults() {
+			r := op.Result(i)
+			ids[r] = int32(p.numVals)
+			p.numVals++
+			p.producer = append(p.producer, idx)
+			if IsUnitType(r.Type()) {
+				continue
+			}
+			n.data = append(n.data, int32(i))
+			dt, ok := DTypeOf(r.Type())
+			if !ok {
+				dt = interp.Invalid
+			}
+			n.want = append(n.want, dt)
+		}
+		if n.name != "" {
+			if _, dup := p.byName[n.name]; !dup {
+				p.byName[n.name] = idx
+			}
+		}
+		p.nodes = append(p.nodes, n)
+		return false // a kernel handles the op's regions, if any
+	})
+	regMu.RLock()
+	inits := make(map[string]int, len(initializers))
+	for k, v := range initializers {
+		inits[k] = v
+	}
+	regMu.RUnlock()
+	for i := range p.nodes {
+		n := &p.nodes[i]
+		n.in = make([]int32, n.op.NumOperands())
+		for j := range n.in {
+			v := n.op.Operand(j)
+			id, ok := ids[v]
+			if !ok {
+				return nil, n.op.Errorf("operand #%d is not defined inside the program", j)
+			}
+			n.in[j] = id
+			if IsUnitType(v.Type()) {
+				if n.unitIn == nil {
+					n.unitIn = make([]bool, len(n.in))
+				}
+				n.unitIn[j] = true
+			}
+		}
+		if k, ok := inits[n.op.Name()]; ok && k < len(n.in) && n.in[k] >= 0 {
+			target := p.producer[n.in[k]]
+			n.isInit = target
+			p.nodes[target].inits = append(p.nodes[target].inits, int32(i))
+		}
+	}
+	p.memo = make([]any, len(p.nodes))
+	return p, nil
+}
+
+// OpName returns the name tensors of op are named after: its "_mlir_name"
+// attribute, or the name of its NameLoc location, or "".
+func OpName(op *textir.Operation) string {
+	if s, ok := op.Attr("_mlir_name").(textir.StringAttr); ok {
+		return s.Value
+	}
+	if n, ok := textir.LocName(op.Loc()); ok {
+		return n
+	}
+	return ""
+}
+
+// parseTensorName splits "node", "node:idx" and "node__idx" (for file
+// formats whose names cannot hold ':'); control reports a leading '^'.
+func parseTensorName(s string) (name string, idx int, control bool) {
+	if strings.HasPrefix(s, "^") {
+		return s[1:], 0, true
+	}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		if k, err := strconv.Atoi(s[i+1:]); err == nil && k >= 0 {
+			return s[:i], k, false
+		}
+	}
+	return s, 0, false
+}
+
+// resolve finds the value id of a tensor name.
+func (p *Program) resolve(s string) (id int32, nodeIdx int32, control bool, err error) {
+	name, idx, control := parseTensorName(s)
+	ni, ok := p.byName[name]
+	if !ok {
+		// node__idx, as written by tools whose array names avoid ':'.
+		if i := strings.LastIndex(s, "__"); i > 0 {
+			if k, err2 := strconv.Atoi(s[i+2:]); err2 == nil && k >= 0 {
+				if nj, ok2 := p.byName[s[:i]]; ok2 {
+					ni, ok, idx, name = nj, true, k, s[:i]
+				}
+			}
+		}
+	}
+	if !ok {
+		return -1, -1, false, fmt.Errorf("no op named %q in the program", name)
+	}
+	n := &p.nodes[ni]
+	if control {
+		return -1, ni, true, nil
+	}
+	if idx >= len(n.data) {
+		return -1, -1, false, n.op.Errorf("has %d data results; tensor %q does not exist", len(n.data), s)
+	}
+	return n.out + n.data[idx], ni, false, nil
+}
+
+// State is the per-run state kernels see: options, resources (variables,
+// hash tables) and the op being evaluated.
+type State struct {
+	ctx       context.Context
+	prog      *Program
+	opts      *Options
+	cur       int32
+	resources map[string]any
+}
+
+// Context returns the run's context.
+func (s *State) Context() context.Context { return s.ctx }
+
+// Options returns the run's options (never nil).
+func (s *State) Options() *Options { return s.opts }
+
+// Resource returns the per-run resource stored under key, or nil.
+func (s *State) Resource(key string) any { return s.resources[key] }
+
+// SetResource stores a per-run resource (a variable's value, a hash table).
+func (s *State) SetResource(key string, v any) { s.resources[key] = v }
+
+// Memo returns a value computed once per op of the Program and kept across
+// runs (a decoded constant, parsed attributes): build runs on the first
+// call for the current op.
+func (s *State) Memo(build func() (any, error)) (any, error) {
+	p := s.prog
+	p.memoMu.Lock()
+	v := p.memo[s.cur]
+	p.memoMu.Unlock()
+	if v != nil {
+		return v, nil
+	}
+	v, err := build()
+	if err != nil {
+		return nil, err
+	}
+	p.memoMu.Lock()
+	p.memo[s.cur] = v
+	p.memoMu.Unlock()
+	return v, nil
+}
+
+// Run compiles root and runs it: see Program.Run.
+func Run(ctx context.Context, root *textir.Operation, feeds map[string]*interp.Tensor, outputs []string, opts *Options) (map[string]*interp.Tensor, error) {
+	p, err := Compile(root)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, feeds, outputs, opts)
+}
+
+// Run evaluates the outputs (tensor names, or "^node" for a node run for
+// its effect) given the feeds, and returns them keyed by the names as
+// given. opts may be nil.
+func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outputs []string, opts *Options) (map[string]*interp.Tensor, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if len(outputs) == 0 {
+		return nil, errors.New("exec: no outputs requested")
+	}
+	vals := make([]*interp.Tensor, p.numVals)
+	fed := make([]bool, p.numVals)
+	for name, t := range feeds {
+		id, ni, control, err := p.resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		if control {
+			return nil, fmt.Errorf("feed %q: a control input cannot be fed", name)
+		}
+		if t == nil {
+			return nil, fmt.Errorf("feed %q: nil tensor", name)
+		}
+		n := &p.nodes[ni]
+		ri := int(id - n.out)
+		if want, ok := DTypeOf(n.op.Result(ri).Type()); ok && want != t.DType() {
+			return nil, n.op.Errorf("feed %q has dtype %v, but the tensor is %v", name, t.DType(), want)
+		}
+		if err := checkShape(n.op.Result(ri).Type(), t); err != nil {
+			return nil, n.op.Errorf("feed %q: %v", name, err)
+		}
+		vals[id] = t
+		fed[id] = true
+	}
+	var roots []int32
+	outIDs := make([]int32, len(outputs))
+	for i, o := range outputs {
+		id, ni, control, err := p.resolve(o)
+		if err != nil {
+			return nil, fmt.Errorf("output %q: %w", o, err)
+		}
+		outIDs[i] = id
+		if control || !fed[id] {
+			roots = append(roots, ni)
+		}
+	}
+	order, err := p.schedule(roots, fed, opts.DataOnly)
+	if err != nil {
+		return nil, err
+	}
+	st := &State{ctx: ctx, prog: p, opts: opts, resources: map[string]any{}}
+	var in []*interp.Tensor
+	for k, ni := range order {
+		if k&255 == 0 && ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		n := &p.nodes[ni]
+		if n.kernel == nil {
+			return nil, n.op.Errorf("has no semantics registered in the interpreter")
+		}
+		in = in[:0]
+		for _, id := range n.in {
+			if id < 0 {
+				return nil, n.op.Errorf("operand #%d is a block argument, which the interpreter cannot bind", len(in))
+			}
+			v := vals[id]
+			if v == nil {
+				if n.unitIn != nil && n.unitIn[len(in)] {
+					v = Unit
+				} else {
+					return nil, n.op.Errorf("operand #%d has no value", len(in))
+				}
+			}
+			in = append(in, v)
+		}
+		st.cur = ni
+		outs, err := n.kernel(n.op, in, st)
+		if err != nil {
+			var d *textir.Diagnostic
+			if errors.As(err, &d) {
+				return nil, err
+			}
+			return nil, n.op.Errorf("%v", err)
+		}
+		if len(outs) != len(n.data) {
+			return nil, n.op.Errorf("kernel returned %d results, want %d", len(outs), len(n.data))
+		}
+		for i, r := range n.data {
+			id := n.out + r
+			if fed[id] {
+				continue
+			}
+			t := outs[i]
+			if t == nil {
+				return nil, n.op.Errorf("kernel returned no value for result #%d", r)
+			}
+			if w := n.want[i]; w != interp.Invalid && t.DType() != w {
+				return nil, n.op.Errorf("result #%d has dtype %v, but the op's result type %s wants %v", r, t.DType(), n.op.Result(int(r)).Type(), w)
+			}
+			vals[id] = t
+		}
+		for r := range n.op.NumResults() {
+			if id := n.out + int32(r); vals[id] == nil {
+				vals[id] = Unit
+			}
+		}
+	}
+	res := make(map[string]*interp.Tensor, len(outputs))
+	for i, o := range outputs {
+		if outIDs[i] >= 0 {
+			res[o] = vals[outIDs[i]]
+		}
+	}
+	return res, nil
+}
+
+// checkShape rejects a fed tensor whose rank or static dims contradict the
+// value's ranked tensor type.
+func checkShape(t textir.Type, v *interp.Tensor) error {
+	tt, ok := t.(*textir.TensorType)
+	if !ok {
+		return nil
+	}
+	if len(tt.Shape) != v.Rank() {
+		return fmt.Errorf("shape %s is incompatible with the tensor type %s", interp.ShapeString(v.Shape()), t)
+	}
+	for i, d := range tt.Shape {
+		if d >= 0 && d != v.Dim(i) {
+			return fmt.Errorf("shape %s is incompatible with the tensor type %s", interp.ShapeString(v.Shape()), t)
+		}
+	}
+	return nil
+}
+
+// schedule returns the nodes the roots need, each after its dependencies:
+// the producers of its unfed operands and, for a user of a resource, the
+// resource's initializers. A cycle is an error naming an op on it.
+func (p *Program) schedule(roots []int32, fed []bool, dataOnly bool) ([]int32, error) {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(p.nodes))
+	var order []int32
+	type frame struct {
+		n    int32
+		next int // next operand (then initializer) to visit
+	}
+	var stack []frame
+	// deps yields dependency k of node n, or -2 when done, -1 to skip.
+	dep := func(n *node, self int32, k int) int32 {
+		if k < len(n.in) {
+			id := n.in[k]
+			if id < 0 || fed[id] || (dataOnly && n.unitIn != nil && n.unitIn[k]) {
+				return -1
+			}
+			return p.producer[id]
+		}
+		// Initializers of the resources n's operands come from.
+		k -= len(n.in)
+		for _, id := range n.in {
+			if id < 0 || fed[id] {
+				continue
+			}
+			pr := &p.nodes[p.producer[id]]
+			if k < len(pr.inits) {
+				if in := pr.inits[k]; in != self && n.isInit < 0 {
+					return in
+				}
+				return -1
+			}
+			k -= len(pr.inits)
+		}
+		return -2
+	}
+	for _, r := range roots {
+		if color[r] != white {
+			continue
+		}
+		color[r] = grey
+		stack = append(stack[:0], frame{n: r})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			n := &p.nodes[f.n]
+			d := dep(n, f.n, f.next)
+			if d == -2 {
+				color[f.n] = black
+				order = append(order, f.n)
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			f.next++
+			if d < 0 {
+				continue
+			}
+			switch color[d] {
+			case white:
+				color[d] = grey
+				stack = append(stack, frame{n: d})
+			case grey:
+				return nil, p.nodes[d].op.Errorf("is on a dependency cycle (through %q)", n.name)
+			}
+		}
+	}
+	return order, nil
+}
