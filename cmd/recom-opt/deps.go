@@ -13,7 +13,9 @@ import (
 // newContext returns a context with every dialect of the project.
 func newContext() *textir.Context { return all.NewContext() }
 
-func parseSource(ctx *textir.Context, file, src string) (*textir.Operation, error) {
+// parseSource parses one chunk of input (a variable so that a test can make
+// it panic).
+var parseSource = func(ctx *textir.Context, file, src string) (*textir.Operation, error) {
 	return textir.Parse(ctx, file, []byte(src))
 }
 

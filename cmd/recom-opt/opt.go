@@ -119,7 +119,7 @@ absent), verifies it, runs the passes given as flags in command-line order
 	f.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after each pass (--verify-each=false to skip)")
 
 	passFlags := pflag.NewFlagSet("passes", pflag.ContinueOnError)
-	o.passes.Define(passFlags, registeredPasses())
+	o.passes.Define(passFlags, pass.Registered())
 
 	cmd.Flags().AddFlagSet(general)
 	cmd.Flags().AddFlagSet(passFlags)
@@ -129,20 +129,6 @@ absent), verifies it, runs the passes given as flags in command-line order
 		o.passes.PrintHelp(w)
 	})
 	return cmd
-}
-
-// registeredPasses documents every registered pass for the pass flags and
-// --help.
-func registeredPasses() []passflag.Pass {
-	var out []passflag.Pass
-	for _, pi := range pass.Registered() {
-		p := passflag.Pass{Flag: pi.Flag, Summary: pi.Summary}
-		for _, opt := range pi.OptionList() {
-			p.Options = append(p.Options, passflag.Option{Name: opt.Name, Kind: opt.Kind.String(), Desc: opt.Desc, Default: opt.Default()})
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // run processes one input file.
@@ -188,7 +174,7 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 		if i > 0 {
 			io.WriteString(out, splitinput.Marker+"\n")
 		}
-		if i > 0 || pm == nil {
+		if i > 0 {
 			// A fresh pipeline per chunk, as mlir-opt makes, so that
 			// statistics are per chunk.
 			if pm, err = o.pipeline(); err != nil {
@@ -219,7 +205,7 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 }
 
 func (o *options) checkFlags() error {
-	if o.passPipeline != "" && len(o.passes.Args) > 0 {
+	if o.passPipeline != "" && len(o.passes.Specs) > 0 {
 		return errors.New("'--pass-pipeline' can't be used with individual pass flags")
 	}
 	if o.statisticsDisplay != "pipeline" && o.statisticsDisplay != "list" {
@@ -244,12 +230,8 @@ func (o *options) pipeline() (*pass.PassManager, error) {
 			return nil, err
 		}
 	} else {
-		specs := make([]pass.PassSpec, len(o.passes.Args))
-		for i, a := range o.passes.Args {
-			specs[i] = pass.PassSpec{Flag: a.Flag, Options: a.Options}
-		}
 		var err error
-		if pm, err = pass.FromSpecs("builtin.module", specs); err != nil {
+		if pm, err = pass.FromSpecs("builtin.module", o.passes.Specs); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/recom-compiler/recom/textir"
 )
 
 // runOpt runs recom-opt in-process.
@@ -290,5 +292,23 @@ func TestOutputFile(t *testing.T) {
 	out, _, code = runOpt(t, "", good, "-o", "-")
 	if code != 0 || out != string(written) {
 		t.Errorf("-o - printed %q (exit %d)", out, code)
+	}
+}
+
+func TestInternalError(t *testing.T) {
+	saved := parseSource
+	defer func() { parseSource = saved }()
+	parseSource = func(*textir.Context, string, string) (*textir.Operation, error) { panic("boom") }
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.mlir")
+	out, errs, code := runOpt(t, okIR, "-o", target)
+	if code != 2 || out != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+	}
+	if !strings.HasPrefix(errs, "recom-opt: error: internal error: boom\n") {
+		t.Errorf("stderr = %q", errs)
+	}
+	if names := listDir(t, dir); len(names) != 0 {
+		t.Errorf("a crashed run left %v", names)
 	}
 }

@@ -11,37 +11,16 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/recom-compiler/recom/lowering/pass"
 )
-
-// Arg is one pass flag as given: the pass's flag name and its option text
-// ("" for a bare --flag).
-type Arg struct {
-	Flag    string
-	Options string
-}
-
-func (a Arg) String() string {
-	if a.Options == "" {
-		return a.Flag
-	}
-	return a.Flag + "{" + a.Options + "}"
-}
-
-// Option documents one pass option for --help.
-type Option struct {
-	Name, Kind, Desc, Default string
-}
-
-// Pass documents one pass for --help.
-type Pass struct {
-	Flag, Summary string
-	Options       []Option
-}
 
 // List is the ordered list of pass flags seen on a command line.
 type List struct {
-	Args   []Arg
-	passes []Pass
+	// Specs are the pass flags in command-line order, ready for
+	// pass.FromSpecs.
+	Specs  []pass.PassSpec
+	passes []pass.PassInfo
 }
 
 // bare is the value pflag passes for a flag given without "=": a string no
@@ -59,12 +38,12 @@ func (v *value) Set(s string) error {
 	if s == bare {
 		s = ""
 	}
-	v.list.Args = append(v.list.Args, Arg{Flag: v.flag, Options: strings.TrimSpace(s)})
+	v.list.Specs = append(v.list.Specs, pass.PassSpec{Flag: v.flag, Options: strings.TrimSpace(s)})
 	return nil
 }
 
-// Define adds one flag per pass to fs; their occurrences append to l.Args.
-func (l *List) Define(fs *pflag.FlagSet, passes []Pass) {
+// Define adds one flag per pass to fs; their occurrences append to l.Specs.
+func (l *List) Define(fs *pflag.FlagSet, passes []pass.PassInfo) {
 	for _, p := range passes {
 		fs.Var(&value{flag: p.Flag, list: l}, p.Flag, p.Summary)
 		fs.Lookup(p.Flag).NoOptDefVal = bare
@@ -80,17 +59,17 @@ func (l *List) PrintHelp(w io.Writer) {
 	}
 	width := 0
 	for _, p := range l.passes {
-		width = max(width, len(p.Flag)+2)
+		width = max(width, len(p.Flag))
 	}
 	fmt.Fprintln(w, "Passes:")
 	for _, p := range l.passes {
-		fmt.Fprintf(w, "  --%-*s  %s\n", width-2, p.Flag, p.Summary)
-		for _, o := range p.Options {
+		fmt.Fprintf(w, "  --%-*s  %s\n", width, p.Flag, p.Summary)
+		for _, o := range p.OptionList() {
 			def := ""
-			if o.Default != "" {
-				def = " (default " + o.Default + ")"
+			if d := o.Default(); d != "" {
+				def = " (default " + d + ")"
 			}
-			fmt.Fprintf(w, "  %*s    %s=<%s>  %s%s\n", width, "", o.Name, o.Kind, o.Desc, def)
+			fmt.Fprintf(w, "  %*s      %s=<%s>  %s%s\n", width, "", o.Name, o.Kind, o.Desc, def)
 		}
 	}
 }

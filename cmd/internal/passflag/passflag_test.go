@@ -6,32 +6,57 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/recom-compiler/recom/lowering/pass"
+	"github.com/recom-compiler/recom/textir"
 )
+
+// fakePass is a pass for flag tests; it is never run.
+type fakePass struct {
+	flag string
+	opts *pass.Options
+}
+
+func (p *fakePass) Flag() string                             { return p.flag }
+func (p *fakePass) Summary() string                          { return "summary of " + p.flag }
+func (p *fakePass) Anchor() string                           { return "" }
+func (p *fakePass) Options() *pass.Options                   { return p.opts }
+func (p *fakePass) Run(*textir.Operation, *pass.State) error { return nil }
+
+func info(flag string) pass.PassInfo {
+	return pass.PassInfo{Flag: flag, Summary: "summary of " + flag, New: func() pass.Pass {
+		p := &fakePass{flag: flag, opts: &pass.Options{}}
+		if flag == "canonicalize" {
+			p.opts.Int("max-iterations", "Rounds", 10)
+		}
+		return p
+	}}
+}
 
 func TestOrder(t *testing.T) {
 	tests := []struct {
 		args []string
-		want []Arg
+		want []pass.PassSpec
 		pos  []string
 	}{
-		{[]string{"--cse", "--canonicalize", "--cse"}, []Arg{{"cse", ""}, {"canonicalize", ""}, {"cse", ""}}, nil},
-		{[]string{"in.mlir", "--lower-emb=opt=1 flag", "--cse"}, []Arg{{"lower-emb", "opt=1 flag"}, {"cse", ""}}, []string{"in.mlir"}},
-		{[]string{"--cse=", "-"}, []Arg{{"cse", ""}}, []string{"-"}},
-		{[]string{"--verbose", "--canonicalize=max-iterations=3"}, []Arg{{"canonicalize", "max-iterations=3"}}, nil},
+		{[]string{"--cse", "--canonicalize", "--cse"}, []pass.PassSpec{{Flag: "cse"}, {Flag: "canonicalize"}, {Flag: "cse"}}, nil},
+		{[]string{"in.mlir", "--lower-emb=opt=1 flag", "--cse"}, []pass.PassSpec{{Flag: "lower-emb", Options: "opt=1 flag"}, {Flag: "cse"}}, []string{"in.mlir"}},
+		{[]string{"--cse=", "-"}, []pass.PassSpec{{Flag: "cse"}}, []string{"-"}},
+		{[]string{"--verbose", "--canonicalize=max-iterations=3"}, []pass.PassSpec{{Flag: "canonicalize", Options: "max-iterations=3"}}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 			fs.Bool("verbose", false, "")
 			var l List
-			l.Define(fs, []Pass{{Flag: "cse"}, {Flag: "canonicalize"}, {Flag: "lower-emb"}})
+			l.Define(fs, []pass.PassInfo{info("cse"), info("canonicalize"), info("lower-emb")})
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(l.Args, tc.want) {
-				t.Errorf("args = %v, want %v", l.Args, tc.want)
+			if !reflect.DeepEqual(l.Specs, tc.want) {
+				t.Errorf("specs = %v, want %v", l.Specs, tc.want)
 			}
-			if !reflect.DeepEqual(fs.Args(), tc.pos) && !(len(fs.Args()) == 0 && tc.pos == nil) {
+			if len(fs.Args()) != len(tc.pos) || (len(tc.pos) > 0 && !reflect.DeepEqual(fs.Args(), tc.pos)) {
 				t.Errorf("positional = %q, want %q", fs.Args(), tc.pos)
 			}
 		})
@@ -40,13 +65,10 @@ func TestOrder(t *testing.T) {
 
 func TestPrintHelp(t *testing.T) {
 	var l List
-	l.Define(pflag.NewFlagSet("t", pflag.ContinueOnError), []Pass{
-		{Flag: "cse", Summary: "Eliminate common sub-expressions"},
-		{Flag: "canonicalize", Summary: "Canonicalize operations", Options: []Option{{Name: "max-iterations", Kind: "int", Desc: "Rounds", Default: "10"}}},
-	})
+	l.Define(pflag.NewFlagSet("t", pflag.ContinueOnError), []pass.PassInfo{info("cse"), info("canonicalize")})
 	var b strings.Builder
 	l.PrintHelp(&b)
-	for _, want := range []string{"Passes:\n", "  --cse           Eliminate common sub-expressions\n", "max-iterations=<int>  Rounds (default 10)"} {
+	for _, want := range []string{"Passes:\n", "  --cse           summary of cse\n", "max-iterations=<int>  Rounds (default 10)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, b.String())
 		}
