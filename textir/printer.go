@@ -75,15 +75,6 @@ func LocString(l Location) string {
 	return string(p.buf)
 }
 
-// valName is the printed name of one value: %num or %name, plus #resNo
-// when the value is a member of a result group of more than one value.
-type valName struct {
-	num     int32  // numeric id when name == ""
-	resNo   int32  // -1: no #n suffix
-	grouped bool   // on result 0: the op has several result groups
-	name    string // a named value (%arg0, %ctl), without the %
-}
-
 // nameState is the numbering context of one region (MLIR's SSANameState
 // naming context): the next ids, carried from the parent region.
 type nameState struct {
@@ -98,8 +89,10 @@ type printer struct {
 	opts    PrintOptions
 	indent  int
 
-	names  map[*Value]valName
+	vals   valTable               // value -> name (printer_names.go)
+	names  []string               // named values' names, without the %
 	groups map[*Operation][]int32 // starts of result groups, for ops with several
+	starts []int32                // scratch for numberOp
 	blocks map[*Block]int32
 	used   map[string]struct{} // names in scope (hints and argN)
 	scoped []string            // names added to used, in order, for scope pops
@@ -149,7 +142,7 @@ func (p *printer) printTop(op *Operation) {
 
 func (p *printer) numberTop(op *Operation) {
 	n := countValues(op)
-	p.names = make(map[*Value]valName, n)
+	p.vals.init(n)
 	p.blocks = make(map[*Block]int32)
 	// The top op's results come first (MLIR numbers its regions from %0
 	// too, which makes an inner %0 shadow the op's own %0).
@@ -212,9 +205,9 @@ func (p *printer) numberRegion(r *Region, s *nameState) {
 			if bi == 0 {
 				name := p.uniqueName("arg"+strconv.Itoa(int(s.nextArg)), s)
 				s.nextArg++
-				p.names[a] = valName{resNo: -1, name: name}
+				p.vals.put(a, p.addName(name), -1, false)
 			} else {
-				p.names[a] = valName{num: s.nextValue, resNo: -1}
+				p.vals.put(a, s.nextValue, -1, false)
 				s.nextValue++
 			}
 		}
@@ -237,49 +230,47 @@ func (p *printer) numberOp(o *Operation, s *nameState) {
 		id := s.nextValue
 		s.nextValue++
 		if n == 1 {
-			p.names[&o.results[0]] = valName{num: id, resNo: -1}
+			p.vals.put(&o.results[0], id, -1, false)
 			return
 		}
 		for i := range o.results {
-			p.names[&o.results[i]] = valName{num: id, resNo: int32(i)}
+			p.vals.put(&o.results[i], id, int32(i), false)
 		}
 		return
 	}
 	// Result groups: one starts at result 0 and at every hinted result.
-	starts := []int32{0}
+	starts := append(p.starts[:0], 0)
 	for i := 1; i < n && i < len(hints); i++ {
 		if hints[i] != "" {
 			starts = append(starts, int32(i))
 		}
 	}
+	p.starts = starts
 	for g, start := range starts {
 		end := int32(n)
 		if g+1 < len(starts) {
 			end = starts[g+1]
 		}
-		rec := valName{resNo: -1}
+		var num int32
 		if h := hints[start]; h != "" {
-			rec.name = p.uniqueName(sanitizeName(h), s)
+			num = p.addName(p.uniqueName(sanitizeName(h), s))
 		} else {
-			rec.num = s.nextValue
+			num = s.nextValue
 			s.nextValue++
 		}
 		for i := start; i < end; i++ {
-			r := rec
+			resNo := int32(-1)
 			if end-start > 1 {
-				r.resNo = i - start
+				resNo = i - start
 			}
-			if i == 0 && len(starts) > 1 {
-				r.grouped = true
-			}
-			p.names[&o.results[i]] = r
+			p.vals.put(&o.results[i], num, resNo, i == 0 && len(starts) > 1)
 		}
 	}
 	if len(starts) > 1 {
 		if p.groups == nil {
 			p.groups = map[*Operation][]int32{}
 		}
-		p.groups[o] = starts
+		p.groups[o] = append([]int32(nil), starts...)
 	}
 }
 
@@ -290,6 +281,12 @@ func hasHint(hints []string) bool {
 		}
 	}
 	return false
+}
+
+// addName records a value name and returns its entry number (negative).
+func (p *printer) addName(name string) int32 {
+	p.names = append(p.names, name)
+	return -int32(len(p.names))
 }
 
 // uniqueName returns name, or name_N with the next conflict number when
@@ -411,8 +408,7 @@ func (p *printer) printResults(o *Operation) {
 	if n == 0 {
 		return
 	}
-	rec := p.names[&o.results[0]]
-	if !rec.grouped {
+	if rec, _ := p.vals.get(&o.results[0]); !rec.grouped() {
 		p.appendValue(&o.results[0], false)
 		if n > 1 {
 			p.buf = append(p.buf, ':')
@@ -605,20 +601,20 @@ func (p *printer) appendValue(v *Value, withResNo bool) {
 		p.buf = append(p.buf, "<<NULL VALUE>>"...)
 		return
 	}
-	rec, ok := p.names[v]
+	rec, ok := p.vals.get(v)
 	if !ok {
 		p.buf = append(p.buf, "<<UNKNOWN SSA VALUE>>"...)
 		return
 	}
 	p.buf = append(p.buf, '%')
-	if rec.name != "" {
-		p.buf = append(p.buf, rec.name...)
+	if rec.num < 0 {
+		p.buf = append(p.buf, p.names[-rec.num-1]...)
 	} else {
 		p.buf = strconv.AppendInt(p.buf, int64(rec.num), 10)
 	}
-	if withResNo && rec.resNo >= 0 {
+	if r := rec.resNo(); withResNo && r >= 0 {
 		p.buf = append(p.buf, '#')
-		p.buf = strconv.AppendInt(p.buf, int64(rec.resNo), 10)
+		p.buf = strconv.AppendInt(p.buf, int64(r), 10)
 	}
 }
 
