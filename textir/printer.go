@@ -863,6 +863,16 @@ func (p *printer) appendFloat(v float64, t Type) {
 		return
 	}
 	p.buf = strconv.AppendFloat(p.buf[:start], x, 'e', -1, bitSize)
+	// MLIR's float literals need a '.': 1e+10 becomes 1.0e+10.
+	for i := start; i < len(p.buf); i++ {
+		if p.buf[i] == '.' {
+			return
+		}
+		if p.buf[i] == 'e' {
+			p.buf = append(p.buf[:i], append([]byte(".0"), p.buf[i:]...)...)
+			return
+		}
+	}
 }
 
 // sameFloat reports whether y, read back, is x in the float kind.
