@@ -17,7 +17,6 @@ func.func @wrong_type(%a: i32) -> i64 {
 
 // -----
 
-// expected-note@+1 {{function @wrong_return_type declared here with type (i32) -> i64}}
 func.func @wrong_return_type(%a: i32) -> i64 {
   // expected-error@+1 {{type of return operand 0 ('i32') doesn't match function result type ('i64')}}
   func.return %a : i32
