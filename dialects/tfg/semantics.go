@@ -262,5 +262,8 @@ func identity(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*int
 	if err != nil {
 		return nil, err
 	}
+	if s, ok := st.Resource("var-stubs").(stubs); ok && s[d[0]] != nil {
+		st.MarkLazy() // forwards a lazy variable
+	}
 	return d, nil
 }

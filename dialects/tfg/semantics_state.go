@@ -142,6 +142,7 @@ func variableV2(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*i
 			return nil, err
 		}
 		stubsOf(st)[stub] = v
+		st.MarkLazy()
 		return []*interp.Tensor{stub}, nil
 	}
 	t, err := v.materialize()

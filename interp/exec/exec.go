@@ -337,8 +337,14 @@ type State struct {
 	prog      *Program
 	opts      *Options
 	cur       int32
+	lazy      bool
 	resources map[string]any
 }
+
+// MarkLazy tells the engine that the current op's results stand for values
+// made lazily by their users (a random table read only by gathers): their
+// shapes are not checked against the result types.
+func (s *State) MarkLazy() { s.lazy = true }
 
 // Context returns the run's context.
 func (s *State) Context() context.Context { return s.ctx }
@@ -459,7 +465,7 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			}
 			in = append(in, v)
 		}
-		st.cur = ni
+		st.cur, st.lazy = ni, false
 		outs, err := n.kernel(n.op, in, st)
 		if err != nil {
 			var d *textir.Diagnostic
@@ -482,6 +488,11 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			}
 			if w := n.want[i]; w != interp.Invalid && t.DType() != w {
 				return nil, n.op.Errorf("result #%d has dtype %v, but the op's result type %s wants %v", r, t.DType(), n.op.Result(int(r)).Type(), w)
+			}
+			if !st.lazy {
+				if err := checkShape(n.op.Result(int(r)).Type(), t); err != nil {
+					return nil, n.op.Errorf("result #%d: %v", r, err)
+				}
 			}
 			vals[id] = t
 		}
