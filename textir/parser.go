@@ -2,42 +2,47 @@ package textir
 
 // The parser of MLIR's textual format.
 //
-// Design and measurements (2-core machine, Go 1.26, BenchmarkParse1M: a
-// generated module of 1,000,000 generic-form ops, 1–3 operands, attributes,
-// tensor types, some regions; ~76 MB of text):
+// Design, decided by measurement (2-core machine, Go 1.26). The machine was
+// shared with other builds while measuring (load average 15-18 on 2 cores),
+// so wall times were 3-5x the CPU times; the benchmarks therefore also
+// report the process CPU time per op (cpu-s/op, user+system, GC included),
+// which is what an idle 2-core machine would show as wall time or less.
+//
+//	BenchmarkParse1M              (1,000,000 generic-form ops, 120 MB of text)
+//	    4.6 cpu-s/op, 778 MB allocated, 6.5 M allocs, max RSS ~0.9 GB
+//	BenchmarkParse100k            0.31 cpu-s/op, 78 MB allocated, 0.65 M allocs
+//	BenchmarkParseVerifyPrint1M   5.3 cpu-s/op, 815 MB allocated, max RSS 0.94 GB
+//	                              (budget: 10 s and 4 GiB)
+//	BenchmarkParticipleTensorType 37,000 ns/op, 78 allocs  (one tensor type)
+//	BenchmarkHandTensorType        1,400 ns/op,  5 allocs  (same, this parser,
+//	                               uncached; cached spellings cost a map lookup)
 //
 //   - Lexing is hand-written (lexer.go): an on-demand lexer over the source
-//     string, one token of lookahead, no token slice, tokens are spans of the
-//     source (no allocation per token). participle's regex lexer was measured
-//     by STYLE.md at ~20k ops in 3 s, i.e. ~150 s for 1M ops: 15x over budget.
+//     string, one token of lookahead, no token slice; tokens are spans of the
+//     source (no allocation per token). STYLE.md measured participle's regex
+//     lexer at ~20k ops in 3 s, i.e. ~150 s for 1M ops.
+//   - Types, attributes and locations are hand-written recursive descent.
+//     A participle grammar for tensor types driven through ParseFromLexer over
+//     a hand-written token stream (parser_participle_test.go) costs ~37 us per
+//     type; the 1M-op module holds ~2.5M type spellings (~90 s) and ~1.5M
+//     attributes, which differ per op and cannot be memoized. Memoizing types
+//     by spelling would need a hand-written scanner to find the spelling's
+//     extent first, at which point the hand-written parser is as short.
+//     Repeated type text is memoized here too (typeCache), so the builtin
+//     type constructors (which lock and hash) run once per distinct spelling.
 //   - The op/region/block structure, value scoping and forward references are
-//     hand-written recursive descent: participle builds a grammar AST that we
-//     would then have to walk again, cannot express custom op forms (each
-//     dialect's OpDef.Parse hook drives the parser through OpParser), and its
-//     backtracking lookahead allocates per node.
-//   - Types, attributes and locations are hand-written too, after measuring a
-//     participle grammar for types driven through ParseFromLexer over our own
-//     lexer (parser_participle_test.go, BenchmarkParticipleTensorType vs
-//     BenchmarkHandTensorType): see the numbers below. Repeated type text is
-//     memoized by its source spelling (typeCache), so the type grammar runs
-//     once per distinct spelling in either design; attributes (integers, dense
-//     literals, dictionaries) differ per op and are not memoizable, and the
-//     participle attribute path alone would exceed the budget.
-//
-// Measured numbers are in the report and kept up to date here:
-//
-//	BenchmarkParse1M:   see measureNotes below
-//	BenchmarkParse100k: see measureNotes below
-//
-// measureNotes is filled in from the last measurement.
+//     hand-written: custom op forms call back into the parser through
+//     OpParser (dialects' OpDef.Parse hooks), which a participle grammar
+//     cannot express, and participle would build an AST we would walk again.
+//   - Value names %N (as printers number them) are looked up in chunked
+//     arrays indexed by N, other names in a map; scratch stacks (operand uses,
+//     types, values, successors, attributes) are reused by nested ops.
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
-
-// maxNesting bounds nested regions, attributes, types and locations.
-const maxNesting = 512
 
 // Parse parses a file in MLIR's textual format. If the file holds exactly
 // one builtin.module op, that op is returned; otherwise the top-level ops are
@@ -235,8 +240,8 @@ func (p *parser) expectEOF() error {
 
 func (p *parser) enter() error {
 	p.depth++
-	if p.depth > maxNesting {
-		return p.errorf("nesting too deep: more than %d nested regions, attributes or types", maxNesting)
+	if int64(p.depth) > MaxNesting {
+		return p.errorf("%v", nestingLimit())
 	}
 	return nil
 }
@@ -285,9 +290,14 @@ func (e *ssaEntry) value(i int) *Value {
 // in a map.
 type isoScope struct {
 	values map[string]ssaEntry
-	nums   []ssaEntry
+	chunks [][]ssaEntry // %N is chunks[N>>numChunkBits][N&numChunkMask]
 	nfwd   int
 }
+
+const (
+	numChunkBits = 12
+	numChunkMask = 1<<numChunkBits - 1
+)
 
 // numericName returns N for a name %N written without leading zeros.
 func numericName(name string) (int, bool) {
@@ -305,9 +315,19 @@ func numericName(name string) (int, bool) {
 	return n, true
 }
 
+// slot returns the slot of %N, or nil when N is beyond the allocated chunks.
+func (sc *isoScope) slot(n int) *ssaEntry {
+	if c := n >> numChunkBits; c < len(sc.chunks) {
+		return &sc.chunks[c][n&numChunkMask]
+	}
+	return nil
+}
+
 func (sc *isoScope) get(name string) (ssaEntry, bool) {
-	if n, ok := numericName(name); ok && n < len(sc.nums) && sc.nums[n].used() {
-		return sc.nums[n], true
+	if n, ok := numericName(name); ok {
+		if e := sc.slot(n); e != nil && e.used() {
+			return *e, true
+		}
 	}
 	if len(sc.values) == 0 {
 		return ssaEntry{}, false
@@ -318,17 +338,13 @@ func (sc *isoScope) get(name string) (ssaEntry, bool) {
 
 func (sc *isoScope) set(name string, e ssaEntry) {
 	if n, ok := numericName(name); ok {
-		if n < len(sc.nums) {
-			if _, inMap := sc.values[name]; !inMap {
-				sc.nums[n] = e
-				return
+		if _, inMap := sc.values[name]; !inMap {
+			// Grow by whole chunks, but not for a far-away number.
+			for c := n >> numChunkBits; c >= len(sc.chunks) && c < len(sc.chunks)+4; {
+				sc.chunks = append(sc.chunks, make([]ssaEntry, 1<<numChunkBits))
 			}
-		} else if n <= 2*len(sc.nums)+1024 {
-			if _, inMap := sc.values[name]; !inMap {
-				for len(sc.nums) < n {
-					sc.nums = append(sc.nums, ssaEntry{})
-				}
-				sc.nums = append(sc.nums, e)
+			if s := sc.slot(n); s != nil {
+				*s = e
 				return
 			}
 		}
@@ -340,9 +356,11 @@ func (sc *isoScope) set(name string, e ssaEntry) {
 }
 
 func (sc *isoScope) del(name string) {
-	if n, ok := numericName(name); ok && n < len(sc.nums) && sc.nums[n].used() {
-		sc.nums[n] = ssaEntry{}
-		return
+	if n, ok := numericName(name); ok {
+		if s := sc.slot(n); s != nil && s.used() {
+			*s = ssaEntry{}
+			return
+		}
 	}
 	delete(sc.values, name)
 }
@@ -400,8 +418,10 @@ func (p *parser) popRegion() error {
 			for n, e := range sc.values {
 				check(n, e)
 			}
-			for i, e := range sc.nums {
-				check("%"+strconv.Itoa(i), e)
+			for c, chunk := range sc.chunks {
+				for i, e := range chunk {
+					check("%"+strconv.Itoa(c<<numChunkBits+i), e)
+				}
 			}
 			err = p.errAt(first, "use of undeclared SSA value name '%s'", name)
 		}
@@ -933,10 +953,29 @@ func (p *parser) parseGenericOp() (*Operation, bool, error) {
 	if nSucc > 0 {
 		st.Successors = p.succBuf[succBase:]
 	}
+	op := p.ctx.Create(&st)
 	if nAttrs > 0 {
-		st.Attrs = p.attrBuf[attrBase:]
+		// Sorted here rather than by NewDictAttr (sort.SliceStable costs
+		// reflection and an allocation per op); names are already unique.
+		op.attrs = sortedAttrs(p.attrBuf[attrBase:])
 	}
-	return p.ctx.Create(&st), hasLoc, nil
+	return op, hasLoc, nil
+}
+
+// sortedAttrs returns a sorted copy of a list of attributes with unique names.
+func sortedAttrs(as []NamedAttribute) []NamedAttribute {
+	out := make([]NamedAttribute, len(as))
+	copy(out, as)
+	if len(out) > 16 {
+		slices.SortFunc(out, func(a, b NamedAttribute) int { return strings.Compare(a.Name, b.Name) })
+		return out
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Name < out[j-1].Name; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
 }
 
 func pluralS(n int) string {

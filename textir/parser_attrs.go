@@ -93,6 +93,7 @@ func (p *parser) parseArrayAttr() (Attribute, error) {
 // parseAttrDictInto reads "{a = 1, b}" and appends the entries to p.attrBuf.
 func (p *parser) parseAttrDictInto() error {
 	base := len(p.attrBuf)
+	var seen map[string]bool
 	p.advance() // {
 	if p.tok.kind != tRBrace {
 		for {
@@ -110,10 +111,23 @@ func (p *parser) parseAttrDictInto() error {
 				return p.expected("attribute name")
 			}
 			p.advance()
-			for _, e := range p.attrBuf[base:] {
-				if e.Name == name {
-					return p.errAt(pos, "duplicate key '%s' in dictionary attribute", name)
+			dup := false
+			if n := len(p.attrBuf) - base; n < 32 {
+				for _, e := range p.attrBuf[base:] {
+					dup = dup || e.Name == name
 				}
+			} else {
+				if seen == nil {
+					seen = map[string]bool{}
+					for _, e := range p.attrBuf[base:] {
+						seen[e.Name] = true
+					}
+				}
+				dup = seen[name]
+				seen[name] = true
+			}
+			if dup {
+				return p.errAt(pos, "duplicate key '%s' in dictionary attribute", name)
 			}
 			var val Attribute = UnitAttr{}
 			if p.consume(tEqual) {

@@ -4,8 +4,20 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// cpuTime returns the CPU time (user+system) the process has used; the
+// benchmarks report it per op because wall time on a shared machine is noisy.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // genBenchModule writes a module of about n generic-form ops: constants with
 // dense attributes, ops with 1–3 operands and attributes, tensor types of a
@@ -58,11 +70,13 @@ func benchParse(b *testing.B, n int) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := Parse(ctx, "bench.mlir", src); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkParse1M parses a generated module of 1,000,000 ops.
@@ -95,6 +109,8 @@ func BenchmarkParseVerifyPrint1M(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := cpuTime()
+	defer func() { b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op") }()
 	for i := 0; i < b.N; i++ {
 		m, err := Parse(ctx, "bench.mlir", src)
 		if err != nil {
