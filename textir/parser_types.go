@@ -226,8 +226,8 @@ func (p *parser) scanBody(start int) (int, error) {
 		switch c {
 		case '<', '(', '[', '{':
 			stack = append(stack, c)
-			if len(stack) > maxNesting {
-				return 0, p.errAt(i, "nesting too deep in dialect body")
+			if int64(len(stack)) > MaxNesting {
+				return 0, p.errAt(i, "%v", nestingLimit())
 			}
 		case '>':
 			if i > start && src[i-1] == '-' { // "->" inside a body

@@ -108,6 +108,11 @@ func Validate(g *tfpb.GraphDef) error {
 			}
 			continue
 		}
+		if n.GetOp() == "" {
+			if !add(n.GetName(), errors.New("node has no op")) {
+				return errors.Join(errs...)
+			}
+		}
 		if _, dup := byName[n.GetName()]; dup {
 			if !add(n.GetName(), fmt.Errorf("%w (op %s)", ErrDuplicateName, n.GetOp())) {
 				return errors.Join(errs...)
