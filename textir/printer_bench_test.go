@@ -2,8 +2,20 @@ package textir
 
 import (
 	"io"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// printCPUTime is the process's user+system CPU time: a steadier measure
+// than wall time on a loaded machine.
+func printCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // buildPrintBench builds, in memory, a module of about n ops: dense
 // constants, generic ops with 1–3 operands and attributes, custom-form ops
@@ -74,11 +86,13 @@ func BenchmarkPrint1M(b *testing.B) {
 	b.SetBytes(cw.n)
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := printCPUTime()
 	for i := 0; i < b.N; i++ {
 		if err := Print(io.Discard, m, PrintOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((printCPUTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkPrint1MGeneric is BenchmarkPrint1M in the generic form.
@@ -89,11 +103,13 @@ func BenchmarkPrint1MGeneric(b *testing.B) {
 	m := printBench1M
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := printCPUTime()
 	for i := 0; i < b.N; i++ {
 		if err := Print(io.Discard, m, PrintOptions{Generic: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((printCPUTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 type countWriter struct{ n int64 }
