@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/builtin"
+	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/funcd"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/textir"
@@ -17,6 +18,7 @@ func Dialects() []*textir.Dialect {
 		funcd.Dialect(),
 		arith.Dialect(),
 		tfg.Dialect(),
+		emb.Dialect(),
 	}
 }
 
