@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/recom-compiler/recom/dialects/tfg"
@@ -175,6 +176,34 @@ func AttrFromProto(v *tfpb.AttrValue) (textir.Attribute, error) {
 	return nil, fmt.Errorf("unsupported attribute value %T", v.GetValue())
 }
 
+// attrNestingMargin is the nesting the printed module puts around an
+// attribute value (module, graph region, op, attribute dictionary, ...).
+const attrNestingMargin = 8
+
+// attrDepth is the nesting depth of v's textual form: one level per list,
+// two per function (#tfg.func<...> and its attribute dictionary).
+func attrDepth(v *tfpb.AttrValue) int64 {
+	var d int64
+	switch x := v.GetValue().(type) {
+	case *tfpb.AttrValue_List:
+		for _, f := range x.List.GetFunc() {
+			d = max(d, funcDepth(f))
+		}
+		return 1 + d
+	case *tfpb.AttrValue_Func:
+		return funcDepth(x.Func)
+	}
+	return 0
+}
+
+func funcDepth(f *tfpb.NameAttrList) int64 {
+	var d int64
+	for _, v := range f.GetAttr() {
+		d = max(d, attrDepth(v))
+	}
+	return 2 + d
+}
+
 func listAttr(l *tfpb.AttrValue_ListValue) (textir.Attribute, error) {
 	var es []textir.Attribute
 	for _, s := range l.S {
@@ -267,6 +296,11 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 		if int64(len(vals)) > n {
 			return nil, fmt.Errorf("tensor of shape %s has %d string values", s, len(vals))
 		}
+		if int64(len(vals)) < n && allEqual(vals) {
+			vals = vals[:min(len(vals), 1)]
+		} else if err := checkExpand(s, int64(len(vals)), n); err != nil {
+			return nil, err
+		}
 		return textir.DenseStrings(ty, expandStrings(vals, n)), nil
 	}
 	eb := int64(textir.ElemBytes(elem))
@@ -319,10 +353,49 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 	if k > n {
 		return nil, fmt.Errorf("tensor of shape %s has %d values", s, k)
 	}
+	// Values all equal make a splat (TensorFlow repeats the last value);
+	// anything else fewer than n is expanded, within the limit.
+	if k < n && allEqual(ints) && allEqualBits(floats) {
+		ints, floats = ints[:min(len(ints), 1)], floats[:min(len(floats), 1)]
+		k = int64(len(ints) + len(floats))
+	} else if err := checkExpand(s, k, n); err != nil {
+		return nil, err
+	}
 	if isFloat && (t.Dtype == tfpb.DataType_DT_FLOAT || t.Dtype == tfpb.DataType_DT_DOUBLE) {
 		return &textir.DenseElementsAttr{Type: ty, Splat: splatOf(k, n), Data: floatBytes(ft, expandFloats(floats, n))}, nil
 	}
 	return &textir.DenseElementsAttr{Type: ty, Splat: splatOf(k, n), Data: intBytes(eb, expandInts(ints, n))}, nil
+}
+
+// allEqual reports whether every value of v equals the first.
+func allEqual[T comparable](v []T) bool {
+	for _, x := range v[min(len(v), 1):] {
+		if x != v[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// allEqualBits is allEqual for floats, comparing bits (NaN equals itself).
+func allEqualBits(v []float64) bool {
+	for _, x := range v[min(len(v), 1):] {
+		if math.Float64bits(x) != math.Float64bits(v[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkExpand refuses to materialise n elements from k < n stored values
+// when n is beyond textir.MaxDenseElements.
+func checkExpand(s tfg.Shape, k, n int64) error {
+	if k >= n || n <= textir.MaxDenseElements {
+		return nil
+	}
+	return &textir.LimitError{
+		What:  fmt.Sprintf("tensor of shape %s with %d values (the last repeated) is too large to materialise", s, k),
+		Limit: textir.MaxDenseElements, Unit: "elements", Env: textir.EnvMaxDenseElements}
 }
 
 // splatOf says whether k stored values for n elements make a splat: one

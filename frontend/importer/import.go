@@ -120,6 +120,10 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 			if isReserved(k) {
 				return nil, nodeErr(n.Name, "attribute name %q is reserved by the importer", k)
 			}
+			if d := attrDepth(n.Attr[k]); d > textir.MaxNesting-attrNestingMargin {
+				return nil, nodeErr(n.Name, "attribute %q: %v", k, &textir.LimitError{What: "functions and lists nested too deeply",
+					Limit: textir.MaxNesting - attrNestingMargin, Unit: "levels of textual IR", Env: textir.EnvMaxNesting})
+			}
 			a, err := AttrFromProto(n.Attr[k])
 			if err != nil {
 				return nil, nodeErr(n.Name, "attribute %q: %v", k, err)
