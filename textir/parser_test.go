@@ -506,6 +506,12 @@ func TestParseErrors(t *testing.T) {
 		{"#a = 1\n#a = 2", "2:1: redefinition of attribute alias id 'a'"},
 		{`"a.x"() {v = 1e5} : () -> ()`, "1:15: expected '}' in attribute dictionary, got 'e5'"},
 		{`"" () : () -> ()`, "1:1: empty operation name is invalid"},
+		{`ptest.iso`, "1:1: custom op 'ptest.iso' is unknown"},
+		{"%a = \"a.c\"() : () -> i32\nptest.ret %a, %a : i32, i32, i32", "2:11: 2 operands present, but expected 3"},
+		{"ptest.func @f(%a: i32, %a: i32) {\n}", "1:24: redefinition of SSA value '%a'"},
+		{`ptest.func f()`, "1:12: expected symbol name, got 'f'"},
+		{`%x = ptest.add : i32`, "1:21: 0 operands present, but expected 1"},
+		{"\"a.x\"() ({\n  \"a.u\"(%v) : (i32) -> ()\n}) : () -> ()\n\"a.y\"() ({\n  %v = \"a.c\"() : () -> i64\n}) : () -> ()", "2:9: use of value '%v' expects type 'i32', but its definition has type 'i64'"},
 	}
 	for _, tc := range tests {
 		_, err := Parse(parserTestCtx(), "e.mlir", []byte(tc.src))
