@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/interp/npz"
+)
+
+func init() { subcommands = append(subcommands, newGenCmd) }
+
+func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var (
+		preset, specFile, out, tables string
+		columns, batch                int
+		seed                          uint64
+		feeds, noTables               bool
+	)
+	cmd := &cobra.Command{
+		Use:   "gen (--preset NAME | --spec FILE) [flags] -o MODEL.pbtxt\n  recom gen --feeds --batch B [--seed S] [--spec FILE] MODEL.pbtxt -o FEEDS.npz",
+		Short: "generate TensorFlow feature-column models and random feeds",
+		Long: `gen writes a GraphDef that TensorFlow 2.x graph-mode feature columns
+(tf.compat.v1.feature_column.input_layer over embedding columns) would write,
+node for node, from a column specification (JSON; see frontend/gen.Spec) or a
+bundled preset (` + strings.Join(gen.Presets(), ", ") + `). Variable and resource
+tables are written to MODEL.tables.npz beside the graph (array name = variable
+node name); const tables are stored in the graph. The spec is recorded in the
+graph as the string Const "recom/spec".
+
+With --feeds, gen draws random inputs for every placeholder of a generated
+model (the spec comes from the graph unless --spec is given) and writes them
+as NumPy .npz.
+
+An output name ending in .pb is written as binary protobuf, others as text.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return errors.New("no output file (-o)")
+			}
+			if feeds {
+				if len(args) != 1 {
+					return errors.New("--feeds takes one model file")
+				}
+				if preset != "" || columns != 0 || tables != "" || noTables {
+					return errors.New("--feeds takes no --preset, --columns, --tables or --no-tables")
+				}
+				return runFeeds(args[0], specFile, batch, seed, out, stdout)
+			}
+			if len(args) != 0 {
+				return fmt.Errorf("unexpected argument %q (a model is generated from --preset or --spec)", args[0])
+			}
+			if cmd.Flags().Changed("batch") {
+				return errors.New("--batch goes with --feeds")
+			}
+			var s *gen.Spec
+			var err error
+			switch {
+			case preset != "" && specFile != "":
+				return errors.New("--preset and --spec exclude each other")
+			case preset != "":
+				s, err = gen.Preset(preset)
+			case specFile != "":
+				s, err = gen.LoadSpec(specFile)
+			default:
+				return errors.New("no model: pass --preset NAME or --spec FILE")
+			}
+			if err != nil {
+				return err
+			}
+			if columns != 0 {
+				if s, err = s.Scale(columns); err != nil {
+					return err
+				}
+			}
+			m, err := gen.Generate(s, gen.Options{Seed: seed, Tables: gen.TableStyle(tables), NoTableValues: noTables})
+			if err != nil {
+				return err
+			}
+			if err := genWriteGraph(out, m, stdout); err != nil {
+				return err
+			}
+			side := ""
+			if len(m.Tables) > 0 && out != "-" {
+				side = tablesPath(out)
+				if err := genWriteNPZ(side, m.Tables, stdout); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(stderr, "recom gen: %s: %d columns, %d nodes, output %q", out, s.NumColumns(), len(m.Graph.Node), m.Output)
+			if side != "" {
+				fmt.Fprintf(stderr, "; %d variables in %s", len(m.Tables), side)
+			}
+			fmt.Fprintln(stderr)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&preset, "preset", "", "bundled spec: "+strings.Join(gen.Presets(), ", "))
+	f.StringVar(&specFile, "spec", "", "JSON column specification")
+	f.IntVar(&columns, "columns", 0, "scale the spec to exactly N columns (proportionally across groups)")
+	f.Uint64Var(&seed, "seed", 1, "random seed of table values, or of feeds")
+	f.StringVar(&tables, "tables", "", "override every table's style: variable, resource or const")
+	f.BoolVar(&noTables, "no-tables", false, "write the graph only, without the variables' side file")
+	f.BoolVar(&feeds, "feeds", false, "write random feeds for MODEL instead of a model")
+	f.IntVar(&batch, "batch", 256, "batch size of the feeds")
+	f.StringVarP(&out, "output", "o", "", "output file (- for stdout)")
+	return cmd
+}
+
+// tablesPath is MODEL.tables.npz for MODEL.pbtxt or MODEL.pb.
+func tablesPath(out string) string {
+	for _, ext := range []string{".pbtxt", ".pb", ".txt"} {
+		if base, ok := strings.CutSuffix(out, ext); ok {
+			return base + ".tables.npz"
+		}
+	}
+	return out + ".tables.npz"
+}
+
+func genWriteGraph(path string, m *gen.Model, stdout io.Writer) error {
+	var data []byte
+	if strings.HasSuffix(path, ".pb") {
+		var err error
+		if data, err = (proto.MarshalOptions{Deterministic: true}).Marshal(m.Graph); err != nil {
+			return err
+		}
+	} else {
+		data = graphdef.MarshalText(m.Graph)
+	}
+	return genWriteFile(path, data, stdout)
+}
+
+func genWriteNPZ(path string, arrays []npz.Array, stdout io.Writer) error {
+	var buf bytes.Buffer
+	if err := npz.WriteNPZ(&buf, arrays); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return genWriteFile(path, buf.Bytes(), stdout)
+}
+
+func genWriteFile(path string, data []byte, stdout io.Writer) error {
+	f, err := outfile.Create(path, stdout)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+func runFeeds(model, specFile string, batch int, seed uint64, out string, stdout io.Writer) error {
+	file, err := graphdef.Load(model)
+	if err != nil {
+		return err
+	}
+	var s *gen.Spec
+	if specFile != "" {
+		s, err = gen.LoadSpec(specFile)
+	} else {
+		s, err = gen.SpecFromGraph(file.Graph)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", model, err)
+	}
+	arrays, err := gen.Feeds(s, batch, seed)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, a := range arrays {
+		have[a.Name] = true
+	}
+	for _, n := range file.Graph.GetNode() {
+		if n.GetOp() == "Placeholder" && !have[n.GetName()] {
+			return fmt.Errorf("%s: placeholder %q has no feed in the spec (does the spec match the model?)", model, n.GetName())
+		}
+	}
+	return genWriteNPZ(out, arrays, stdout)
+}
