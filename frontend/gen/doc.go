@@ -1,0 +1,32 @@
+// Package gen generates synthetic recommendation models as TensorFlow
+// GraphDefs, node for node what TensorFlow 2.x (the 2.6 line that RECom's
+// artifact used) writes in graph mode for
+// tf.compat.v1.feature_column.input_layer over embedding_column and
+// shared_embedding_columns, with safe_embedding_lookup_sparse inside, and
+// draws random feeds for them.
+//
+// A model is described by a Spec (JSON, read with unknown fields refused):
+// groups of columns of one Kind (hashed string, hashed int via AsString,
+// StringSplitV2-split strings, identity with or without a default,
+// vocabulary list with OOV buckets, bucketized numeric, weighted
+// categorical, shared embeddings), their table size, width, combiner and
+// table style (VariableV2 + Identity, VarHandleOp + ResourceGather, or a
+// frozen Const + Identity), the distributions of their feeds, and an
+// optional DLRM dense part. The bundled presets are spec files
+// (examples/specs, embedded).
+//
+// Names follow TensorFlow's Python graph builder: name scopes, the
+// "name_1" rule for repeats, constants named after the argument they feed
+// ("Reshape/shape", "GatherV2/axis", "Cast/x", "stack/0"), columns sorted by
+// name under "input_layer/<column>/", the lookup under
+// "input_layer/<column>/<column>_weights/", and the table at
+// "input_layer/<column>/embedding_weights". What an inference graph would
+// have pruned is left out: variable initializers and Assign ops, savers,
+// the `_output_shapes` attrs. Vocabulary tables are filled by
+// LookupTableImportV2 ops gathered under the NoOp "init_all_tables".
+//
+// The spec that produced a graph is stored in it as the string Const
+// "recom/spec" (connected to nothing), so Feeds can be drawn from a graph
+// alone. Table values are drawn per table from the seed and the table's
+// name (truncated normal, σ = 1/√D, as embedding_column's initializer).
+package gen
