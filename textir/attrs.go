@@ -147,36 +147,28 @@ func (d *DenseElementsAttr) storedIndex(i int64) int64 {
 }
 
 // IntAt returns element i of an integer/index/bool attribute, sign-extended
-// for signless and signed types and zero-extended for unsigned ones.
+// for signless and signed types and zero-extended for unsigned ones and i1.
+// Elements of any width (i24, i48, ...) are stored in (width+7)/8 bytes.
 func (d *DenseElementsAttr) IntAt(i int64) int64 {
-	eb := ElemBytes(d.Type.Elem)
-	off := d.storedIndex(i) * int64(eb)
-	b := d.Data[off : off+int64(eb)]
-	unsigned := false
+	eb := int64(ElemBytes(d.Type.Elem))
+	off := d.storedIndex(i) * eb
+	b := d.Data[off : off+eb]
+	var u uint64
+	for k := eb - 1; k >= 0; k-- {
+		u = u<<8 | uint64(b[k])
+	}
+	width := BitWidth(d.Type.Elem)
+	if width >= 64 {
+		return int64(u)
+	}
+	u &= 1<<uint(width) - 1
 	if it, ok := d.Type.Elem.(*IntType); ok && (it.Signedness == Unsigned || it.Width == 1) {
-		unsigned = true
+		return int64(u)
 	}
-	switch eb {
-	case 1:
-		if unsigned {
-			return int64(b[0])
-		}
-		return int64(int8(b[0]))
-	case 2:
-		v := binary.LittleEndian.Uint16(b)
-		if unsigned {
-			return int64(v)
-		}
-		return int64(int16(v))
-	case 4:
-		v := binary.LittleEndian.Uint32(b)
-		if unsigned {
-			return int64(v)
-		}
-		return int64(int32(v))
-	default:
-		return int64(binary.LittleEndian.Uint64(b))
+	if u&(1<<uint(width-1)) != 0 { // sign-extend
+		u |= ^uint64(0) << uint(width)
 	}
+	return int64(u)
 }
 
 // FloatAt returns element i of a float attribute (f16 and bf16 widened).
@@ -229,15 +221,8 @@ func DenseStrings(t *TensorType, vals []string) *DenseElementsAttr {
 }
 
 func putInt(b []byte, eb int, v int64) {
-	switch eb {
-	case 1:
-		b[0] = byte(v)
-	case 2:
-		binary.LittleEndian.PutUint16(b, uint16(v))
-	case 4:
-		binary.LittleEndian.PutUint32(b, uint32(v))
-	default:
-		binary.LittleEndian.PutUint64(b, uint64(v))
+	for k := 0; k < eb; k++ {
+		b[k] = byte(v >> (8 * uint(k)))
 	}
 }
 

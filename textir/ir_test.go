@@ -245,3 +245,21 @@ func TestHalfConversions(t *testing.T) {
 		t.Fatal("known bit patterns")
 	}
 }
+
+func TestDenseOddWidths(t *testing.T) {
+	ty := TensorOf([]int64{3}, IntegerType(24))
+	d := DenseInts(ty, []int64{-5, 8388607, -8388608})
+	for i, want := range []int64{-5, 8388607, -8388608} {
+		if got := d.IntAt(int64(i)); got != want {
+			t.Fatalf("i24[%d] = %d, want %d", i, got, want)
+		}
+	}
+	u := DenseInts(TensorOf([]int64{1}, IntegerTypeOf(12, Unsigned)), []int64{4095})
+	if u.IntAt(0) != 4095 {
+		t.Fatalf("ui12 = %d", u.IntAt(0))
+	}
+	s := DenseInts(TensorOf([]int64{1}, IntegerTypeOf(4, Signed)), []int64{-3})
+	if s.IntAt(0) != -3 {
+		t.Fatalf("si4 = %d", s.IntAt(0))
+	}
+}

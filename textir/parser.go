@@ -618,6 +618,9 @@ func (p *parser) parseRegionBody(r *Region, args []Argument) error {
 		r.AppendBlock(entry)
 		for _, a := range args {
 			v := entry.AddArgument(a.Type)
+			if a.Loc != nil {
+				v.SetLoc(a.Loc)
+			}
 			if a.Name != "" {
 				pos := p.tok.start
 				if a.srcPos > 0 {
@@ -676,10 +679,15 @@ func (p *parser) parseBlock(r *Region) error {
 				if err != nil {
 					return err
 				}
-				if _, _, err := p.parseOptionalLoc(); err != nil {
+				loc, hasLoc, err := p.parseOptionalLoc()
+				if err != nil {
 					return err
 				}
-				if err := p.define(an, apos, nil, 0, 1, b.AddArgument(t)); err != nil {
+				arg := b.AddArgument(t)
+				if hasLoc {
+					arg.SetLoc(loc)
+				}
+				if err := p.define(an, apos, nil, 0, 1, arg); err != nil {
 					return err
 				}
 				if !p.consume(tComma) {
@@ -1104,6 +1112,15 @@ func (p *parser) parseFile() (*Operation, error) {
 		mod.Walk(func(op *Operation) bool {
 			if err == nil {
 				op.loc, err = p.resolveDeferredLoc(op.loc)
+			}
+			for _, r := range op.regions {
+				for _, b := range r.blocks {
+					for _, a := range b.args {
+						if err == nil && a.loc != nil {
+							a.loc, err = p.resolveDeferredLoc(a.loc)
+						}
+					}
+				}
 			}
 			return err == nil
 		})

@@ -399,11 +399,6 @@ type printCase struct {
 // purpose (null values, malformed dense data).
 var notReparsable = map[string]bool{"generic_basic": true, "dense": true}
 
-// parserGaps lists cases whose reparse differs because of a known gap in
-// the parser (reported, not the printer's): the check is only logged.
-var parserGaps = map[string]string{
-	"debuginfo_block_args": "the parser drops block argument locations (Value.SetLoc)",
-}
 
 var printCases = []printCase{
 	{"generic_basic", PrintOptions{}, func(ctx *Context) *Operation {
@@ -738,10 +733,6 @@ func TestPrintGolden(t *testing.T) {
 				t.Errorf("second print differs")
 			}
 			checkGolden(t, "print", tc.name, got)
-			if gap, ok := parserGaps[tc.name]; ok {
-				t.Logf("reparse check relaxed: %s", gap)
-				return
-			}
 			if !notReparsable[tc.name] {
 				checkReparse(t, tc.name, got, tc.opts, op.Name() != "builtin.module")
 			}
