@@ -33,16 +33,13 @@ def find_tool(name, dirs):
     return shutil.which(name)
 
 
-# Tools from this repository (recom-translate and recom come with later issues;
-# a test that needs a tool not built yet is marked UNSUPPORTED through its
-# REQUIRES: line).
+# Tools from this repository: every one must be built (scripts/test.sh does).
 for tool in ["recom-opt", "recom-translate", "recom"]:
     path = find_tool(tool, [recom_bin])
-    if path:
-        config.available_features.add(tool)
-        config.substitutions.append((r"(?<![-\w/.])%s(?![-\w])" % tool, path))
-    elif tool == "recom-opt":
-        lit_config.fatal("recom-opt not found in %s: build it first (scripts/test.sh does)" % recom_bin)
+    if path is None:
+        lit_config.fatal("%s not found in %s: build it first (scripts/test.sh does)" % (tool, recom_bin))
+    config.available_features.add(tool)
+    config.substitutions.append((r"(?<![-\w/.])%s(?![-\w])" % tool, path))
 
 for tool in ["FileCheck", "not", "count"]:
     path = find_tool(tool, [llvm_bin])
