@@ -14,6 +14,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/recom-compiler/recom/textir"
 )
 
 // exitError ends a run with a status after its message was printed.
@@ -50,11 +52,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	}
 	err := root.Execute()
 	var code exitError
+	var diag *textir.Diagnostic
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &code):
 		return int(code)
+	case errors.As(err, &diag):
+		// A diagnostic carries its own location and severity.
+		fmt.Fprintln(stderr, err)
+		return 1
 	}
 	fmt.Fprintf(stderr, "recom: error: %v\n", err)
 	return 1
