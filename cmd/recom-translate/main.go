@@ -133,7 +133,7 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 	}
 	file, err := graphdef.Parse(data, input, opts...)
 	if err != nil {
-		return fmt.Errorf("%s: error: %v", input, err)
+		return locatedErr(input, err)
 	}
 	g := file.Graph
 	inputs, outputs := o.inputs, o.outputs
@@ -204,4 +204,28 @@ func (o *options) exportGraph(ctx *textir.Context, input string, data []byte, st
 // indentErr puts each of a joined error's lines on its own indented line.
 func indentErr(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "\n  ")
+}
+
+// locatedErr formats a parse error as "FILE[:LINE:COL]: error: MSG" when the
+// error already begins with the file name (and maybe a position), else as
+// "FILE: error: MSG".
+func locatedErr(input string, err error) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, input+":")
+	if !ok {
+		return fmt.Errorf("%s: error: %s", input, msg)
+	}
+	loc := input
+	for range 2 { // an optional line:col
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(rest) || rest[i] != ':' {
+			break
+		}
+		loc += ":" + rest[:i]
+		rest = rest[i+1:]
+	}
+	return fmt.Errorf("%s: error: %s", loc, strings.TrimSpace(rest))
 }

@@ -257,6 +257,9 @@ func funcAttr(f *tfpb.NameAttrList) (textir.Attribute, error) {
 func attrDict(m map[string]*tfpb.AttrValue) (textir.DictAttr, error) {
 	var es []textir.NamedAttribute
 	for k, v := range m {
+		if k == "" {
+			return textir.DictAttr{}, fmt.Errorf("attribute with an empty name")
+		}
 		a, err := AttrFromProto(v)
 		if err != nil {
 			return textir.DictAttr{}, fmt.Errorf("attribute %q: %w", k, err)
@@ -278,9 +281,9 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 	if s.UnknownRank || s.Names != nil || t.VersionNumber != 0 || textir.ElemBytes(elem) == 0 && elem != tfg.String() {
 		return opaqueTensor(t)
 	}
-	for _, d := range s.Dims {
-		if d < 0 {
-			return nil, fmt.Errorf("tensor with unknown dimension in shape %s", s)
+	for _, d := range t.TensorShape.GetDim() {
+		if d.GetSize() < 0 {
+			return nil, fmt.Errorf("tensor shape has a negative dimension (%d)", d.GetSize())
 		}
 	}
 	ty := textir.TensorOf(s.Dims, elem)

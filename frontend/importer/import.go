@@ -117,6 +117,9 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 			}))
 		}
 		for _, k := range slices.Sorted(maps.Keys(n.Attr)) {
+			if k == "" {
+				return nil, nodeErr(n.Name, "attribute with an empty name")
+			}
 			if isReserved(k) {
 				return nil, nodeErr(n.Name, "attribute name %q is reserved by the importer", k)
 			}
