@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,17 +40,119 @@ import (
 // The decoder scans the input bytes once and emits the binary wire format,
 // which proto.Unmarshal then turns into m; no token strings are built.
 func UnmarshalText(data []byte, m proto.Message) error {
+	chunk := 0
+	if len(data) >= parallelMinInput && runtime.GOMAXPROCS(0) > 1 {
+		chunk = parallelChunk
+	}
+	return decodeText(data, m, chunk)
+}
+
+// decodeText is UnmarshalText, in a pipeline with chunks of about chunk
+// bytes of wire format when chunk > 0.
+func decodeText(data []byte, m proto.Message, chunk int) error {
 	proto.Reset(m)
-	mr := m.ProtoReflect()
+	mi := messageInfoFor(m.ProtoReflect().Descriptor())
+	if chunk > 0 {
+		return unmarshalTextParallel(data, m, mi, chunk)
+	}
 	d := textDecoder{in: data, out: make([]byte, 0, len(data)/2+16)}
-	if err := d.topLevel(messageInfoFor(mr.Descriptor())); err != nil {
+	if err := d.topLevel(mi); err != nil {
 		return err
 	}
-	err := proto.UnmarshalOptions{RecursionLimit: math.MaxInt32}.Unmarshal(d.out, m)
+	return unmarshalWire(d.out, m, false)
+}
+
+func unmarshalWire(b []byte, m proto.Message, partial bool) error {
+	err := proto.UnmarshalOptions{RecursionLimit: math.MaxInt32, AllowPartial: partial}.Unmarshal(b, m)
 	if err != nil {
 		return &TextError{Line: 1, Col: 1, Msg: strings.TrimPrefix(err.Error(), "proto: ")}
 	}
 	return nil
+}
+
+// Large inputs are decoded in a pipeline: the scanner cuts the wire format
+// into chunks at top-level field boundaries and workers unmarshal each chunk
+// into its own message while the scanner goes on. The chunk messages are
+// then merged in order, moving (not copying) their values: since the scanner
+// rejects a repeated non-repeated field, this equals unmarshaling the whole.
+const (
+	parallelMinInput = 4 << 20
+	parallelChunk    = 2 << 20
+)
+
+func unmarshalTextParallel(data []byte, m proto.Message, mi *messageInfo, size int) error {
+	type chunk struct {
+		wire []byte
+		msg  proto.Message
+		err  error
+		done chan struct{}
+	}
+	var chunks []*chunk
+	work := make(chan *chunk, 64)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				c.err = unmarshalWire(c.wire, c.msg, true)
+				c.wire = nil
+				close(c.done)
+			}
+		}()
+	}
+	mt := m.ProtoReflect().Type()
+	d := textDecoder{in: data, out: make([]byte, 0, size+size/4), chunk: size}
+	d.flush = func() {
+		c := &chunk{wire: d.out, msg: mt.New().Interface(), done: make(chan struct{})}
+		chunks = append(chunks, c)
+		work <- c
+		d.out = make([]byte, 0, size+size/4)
+	}
+	err := d.topLevel(mi)
+	if err == nil {
+		d.flush()
+	}
+	close(work)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	dst := m.ProtoReflect()
+	for _, c := range chunks {
+		if c.err != nil {
+			return c.err
+		}
+		moveFields(dst, c.msg.ProtoReflect())
+	}
+	if err := proto.CheckInitialized(m); err != nil {
+		return &TextError{Line: 1, Col: 1, Msg: strings.TrimPrefix(err.Error(), "proto: ")}
+	}
+	return nil
+}
+
+// moveFields merges src into dst as unmarshaling src's wire format after
+// dst's would, for messages that share no non-repeated field: lists are
+// appended, map entries set, other fields set. Values are shared, not copied.
+func moveFields(dst, src protoreflect.Message) {
+	src.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList():
+			dl, sl := dst.Mutable(fd).List(), v.List()
+			for i := range sl.Len() {
+				dl.Append(sl.Get(i))
+			}
+		case fd.IsMap():
+			dm := dst.Mutable(fd).Map()
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				dm.Set(k, mv)
+				return true
+			})
+		default:
+			dst.Set(fd, v)
+		}
+		return true
+	})
 }
 
 // TextError is an error in protobuf text format input.
@@ -77,11 +180,31 @@ const maxTextDepth = 10000
 type messageInfo struct {
 	desc     protoreflect.MessageDescriptor
 	fields   map[string]*fieldInfo // by text name
+	names    []namedField          // the same, for small messages (nil if large)
 	reserved protoreflect.Names
 	isAny    bool
 	words    int // uint64 words of the seen-field bitset
 	typeURL  *fieldInfo
 	anyValue *fieldInfo
+}
+
+type namedField struct {
+	name string
+	fi   *fieldInfo
+}
+
+// lookup finds a field by text name.
+func (mi *messageInfo) lookup(name []byte) *fieldInfo {
+	if mi.names == nil {
+		return mi.fields[string(name)]
+	}
+	for i := range mi.names {
+		nf := &mi.names[i]
+		if len(nf.name) == len(name) && nf.name == string(name) {
+			return nf.fi
+		}
+	}
+	return nil
 }
 
 type fieldInfo struct {
@@ -130,6 +253,16 @@ func newMessageInfo(md protoreflect.MessageDescriptor) *messageInfo {
 		for _, name := range []string{fd.TextName(), strings.ToLower(fd.TextName())} {
 			if fields.ByTextName(name) == fd {
 				mi.fields[name] = fi
+			}
+		}
+	}
+	if len(mi.fields) <= 16 {
+		mi.names = make([]namedField, 0, len(mi.fields))
+		for i := 0; i < fields.Len(); i++ {
+			for name, fi := range mi.fields {
+				if fi.fd == fields.Get(i) {
+					mi.names = append(mi.names, namedField{name, fi})
+				}
 			}
 		}
 	}
@@ -194,6 +327,10 @@ type textDecoder struct {
 	out     []byte   // wire format
 	seen    []uint64 // stack of per-message seen-field bitsets
 	scratch []byte
+	// flush, when set, takes d.out between top-level fields once it has
+	// grown past chunk bytes.
+	flush func()
+	chunk int
 }
 
 // Character classes.
@@ -383,6 +520,9 @@ func (d *textDecoder) messageBody(mi *messageInfo, closeCh byte, budget int) err
 			return err
 		}
 		sepOK = true
+		if closeCh == 0 && d.flush != nil && len(d.out) >= d.chunk {
+			d.flush()
+		}
 	}
 }
 
@@ -416,7 +556,7 @@ func (d *textDecoder) fieldName(mi *messageInfo) (*fieldInfo, bool, error) {
 		d.pos++
 		d.skip()
 	}
-	fi := mi.fields[string(name)]
+	fi := mi.lookup(name)
 	if fi == nil {
 		if mi.isAny || !mi.reserved.Has(protoreflect.Name(name)) {
 			return nil, false, d.errAt(start, "unknown field: %s", name)

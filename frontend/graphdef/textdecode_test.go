@@ -181,6 +181,12 @@ func decodeBoth(data []byte, newMsg func() proto.Message) (want, got proto.Messa
 		errWant = prototext.Unmarshal(data, want)
 	}()
 	errGot = UnmarshalText(data, got)
+	// The pipelined decoder, with tiny chunks, must agree with the serial one.
+	par := newMsg()
+	errPar := decodeText(data, par, 16)
+	if (errPar == nil) != (errGot == nil) || errGot == nil && !proto.Equal(par, got) {
+		errGot = fmt.Errorf("pipelined decoding differs: serial %v, pipelined %v", errGot, errPar)
+	}
 	return want, got, errWant, errGot
 }
 
