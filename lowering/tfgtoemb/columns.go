@@ -1,0 +1,222 @@
+package tfgtoemb
+
+import (
+	"path"
+	"slices"
+
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Column is one embedding column found in a tfg graph.
+type Column struct {
+	// Name is the column's name scope (the node name of its output
+	// without the last component): "input_layer/city_embedding".
+	Name string
+	// Table is the table op: a VariableV2, a VarHandleOp or a Const.
+	Table *textir.Operation
+	// Output is the column's pooled result, the value that flows into the
+	// boundary.
+	Output *textir.Value
+	// Boundary is the op where two or more tables meet (the input_layer's
+	// ConcatV2), or nil when the column was found without one (a model of
+	// a single table).
+	Boundary *textir.Operation
+	// Ops is the column's backward closure from Output, placeholders and
+	// constants included, in no particular order.
+	Ops []*textir.Operation
+	// Kind is set by the lowering: the column kind it recognised
+	// (hashed_string, bucketized, ...), or "unmatched".
+	Kind string
+}
+
+// tableOf returns the table op behind a gather's params (or resource)
+// operand: a VariableV2 read through Identity, a VarHandleOp (directly or
+// through ReadVariableOp), or a rank-2 float Const.
+func tableOf(v *textir.Value) *textir.Operation {
+	v = strip(v)
+	d := def(v)
+	switch {
+	case d == nil:
+		return nil
+	case isOp(d, "VariableV2", "Variable", "VarHandleOp"):
+		return d
+	case isOp(d, "ReadVariableOp"):
+		if h := is(arg(d, 0), "VarHandleOp"); h != nil {
+			return h
+		}
+	case isOp(d, "Const"):
+		if t := tensorType(v); t != nil && len(t.Shape) == 2 && textir.IsFloat(t.Elem) {
+			return d
+		}
+	}
+	return nil
+}
+
+// gatherTable returns the table a gather op reads, or nil.
+func gatherTable(op *textir.Operation) *textir.Operation {
+	if isOp(op, "GatherV2", "Gather", "ResourceGather") {
+		return tableOf(arg(op, 0))
+	}
+	return nil
+}
+
+const many = -1
+
+// FindColumns identifies the embedding columns of a tfg graph block: the
+// tables are the variables and rank-2 constants read by gathers; walking
+// forward from each table while an op depends on at most one table, the
+// ops where two or more tables meet are the boundary, and each boundary
+// operand that depends on one table is a column's output. A table whose
+// walk meets no other table (a model of one table) gets its columns from
+// its empty-row fix-ups (Select(Tile, ZerosLike, ...)) instead. Columns are
+// returned in the order of their boundary operands.
+func FindColumns(b *textir.Block) []*Column {
+	var tables []*textir.Operation
+	index := map[*textir.Operation]int{}
+	for op := range b.Ops() {
+		if t := gatherTable(op); t != nil && t.Block() == b {
+			if _, ok := index[t]; !ok {
+				index[t] = len(tables)
+				tables = append(tables, t)
+			}
+		}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	// label[op] is the table op depends on, or many.
+	label := make(map[*textir.Operation]int, len(tables)*64)
+	var work []*textir.Operation
+	for ti, t := range tables {
+		label[t] = ti
+		work = append(work[:0], t)
+		for len(work) > 0 {
+			op := work[len(work)-1]
+			work = work[:len(work)-1]
+			l := label[op]
+			for _, r := range tfg.DataResults(op) {
+				for u := range r.Users() {
+					if u.Block() != b {
+						continue
+					}
+					ul, seen := label[u]
+					switch {
+					case !seen:
+						label[u] = l
+					case ul == l || ul == many:
+						continue
+					default:
+						label[u] = many
+					}
+					work = append(work, u)
+				}
+			}
+		}
+	}
+	// The empty-row fix-ups of each table's lookups, followed to the
+	// column's shape: where an input layer mixes embedding columns with
+	// columns of no table (indicator, numeric), the first meeting point
+	// lies past the column, and these are its outputs.
+	fixups := make([][]*textir.Value, len(tables))
+	for op := range b.Ops() {
+		l, ok := label[op]
+		if !ok || l == many || !isOp(op, "Select", "SelectV2") || numArgs(op) != 3 || is(op.Operand(1), "ZerosLike") == nil {
+			continue
+		}
+		fixups[l] = append(fixups[l], forwardEnd(op.Result(0)))
+	}
+	var cols []*Column
+	seen := map[*textir.Value]bool{}
+	add := func(t *textir.Operation, v *textir.Value, boundary *textir.Operation) {
+		if !seen[v] {
+			seen[v] = true
+			cols = append(cols, &Column{Table: t, Output: v, Boundary: boundary})
+		}
+	}
+	found := make([]bool, len(tables))
+	for op := range b.Ops() {
+		if l, ok := label[op]; !ok || l != many {
+			continue
+		}
+		for i := range numArgs(op) {
+			v := op.Operand(i)
+			d := def(v)
+			if d == nil || seen[v] {
+				continue
+			}
+			l, ok := label[d]
+			if !ok || l == many {
+				continue
+			}
+			found[l] = true
+			if len(fixups[l]) == 0 || slices.Contains(fixups[l], v) {
+				add(tables[l], v, op)
+				continue
+			}
+			for _, f := range fixups[l] {
+				add(tables[l], f, op)
+			}
+		}
+	}
+	// Tables that meet no other table: one column per empty-row fix-up.
+	for ti, t := range tables {
+		if !found[ti] {
+			for _, f := range fixups[ti] {
+				add(t, f, nil)
+			}
+		}
+	}
+	for _, c := range cols {
+		c.Name = columnName(c.Output)
+		c.Ops = closure(c.Output)
+	}
+	return cols
+}
+
+// forwardEnd follows v through the single-use rank-2 Reshapes (and
+// Identities) that restore the column's shape.
+func forwardEnd(v *textir.Value) *textir.Value {
+	for i := 0; i < 8; i++ {
+		if !v.HasOneUse() {
+			return v
+		}
+		var u *textir.Operation
+		for x := range v.Users() {
+			u = x
+		}
+		if !isOp(u, "Reshape", "Identity") || arg(u, 0) != v || rank(u.Result(0)) != 2 {
+			return v
+		}
+		v = u.Result(0)
+	}
+	return v
+}
+
+// columnName is the name scope of a column output's node.
+func columnName(v *textir.Value) string {
+	n := tfg.NodeName(v.DefiningOp())
+	if d := path.Dir(n); d != "." && d != "" {
+		return d
+	}
+	return n
+}
+
+// closure returns the backward closure of v (data and control operands).
+func closure(v *textir.Value) []*textir.Operation {
+	d := def(v)
+	if d == nil {
+		return nil
+	}
+	seen := map[*textir.Operation]bool{d: true}
+	out := []*textir.Operation{d}
+	for i := 0; i < len(out); i++ {
+		for _, x := range out[i].Operands() {
+			if p := def(x); p != nil && !seen[p] && p.Block() == d.Block() {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

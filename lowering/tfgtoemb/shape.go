@@ -1,0 +1,260 @@
+package tfgtoemb
+
+import "github.com/recom-compiler/recom/textir"
+
+// A small symbolic evaluator for the integer shape vectors TensorFlow
+// computes at run time (Shape, Slice, Prod, Pack, Gather, StridedSlice,
+// Cast): enough to prove that a SparseReshape is an identity and that a
+// dense_shape is the shape of a given tensor.
+
+// term is one element of a shape vector: a constant, or dimension dim of
+// the tensor v.
+type term struct {
+	v     *textir.Value
+	dim   int
+	c     int64
+	isC   bool
+	valid bool
+}
+
+func cterm(c int64) term { return term{c: c, isC: true, valid: true} }
+
+// dimTerm is dimension i of v, normalised through ops that keep it.
+func dimTerm(v *textir.Value, i int) term {
+	for k := 0; k < 32; k++ {
+		t := tensorType(v)
+		if t == nil || i < 0 || i >= len(t.Shape) {
+			return term{}
+		}
+		if t.Shape[i] >= 0 {
+			return cterm(t.Shape[i])
+		}
+		d := def(v)
+		switch {
+		case isOp(d, "Identity", "Bucketize", "Snapshot"):
+			v = d.Operand(0)
+			continue
+		case isOp(d, "ExpandDims"):
+			ax, ok := constInt(arg(d, 1))
+			in := rank(d.Operand(0))
+			if !ok || in < 0 {
+				break
+			}
+			if ax < 0 {
+				ax += int64(in) + 1
+			}
+			switch {
+			case int64(i) < ax:
+				v = d.Operand(0)
+				continue
+			case int64(i) > ax:
+				v, i = d.Operand(0), i-1
+				continue
+			}
+		}
+		return term{v: v, dim: i, valid: true}
+	}
+	return term{}
+}
+
+func (a term) eq(b term) bool {
+	if !a.valid || !b.valid {
+		return false
+	}
+	if a.isC || b.isC {
+		return a.isC && b.isC && a.c == b.c
+	}
+	return a.v == b.v && a.dim == b.dim
+}
+
+// shapeOf returns the terms of the shape of v.
+func shapeOf(v *textir.Value) ([]term, bool) {
+	t := tensorType(v)
+	if t == nil {
+		return nil, false
+	}
+	out := make([]term, len(t.Shape))
+	for i := range out {
+		out[i] = dimTerm(v, i)
+	}
+	return out, true
+}
+
+// vecTerms evaluates an integer vector value.
+func vecTerms(v *textir.Value, depth int) ([]term, bool) {
+	if depth > 32 || v == nil {
+		return nil, false
+	}
+	v = strip(v)
+	if xs, ok := constInts(v); ok {
+		out := make([]term, len(xs))
+		for i, x := range xs {
+			out[i] = cterm(x)
+		}
+		return out, rank(v) == 1
+	}
+	d := def(v)
+	switch {
+	case isOp(d, "Shape"):
+		return shapeOf(d.Operand(0))
+	case isOp(d, "Cast"):
+		return vecTerms(d.Operand(0), depth+1)
+	case isOp(d, "Pack"):
+		if a, _ := intAttr(d, "axis"); a != 0 {
+			return nil, false
+		}
+		n := numArgs(d)
+		out := make([]term, n)
+		for i := range n {
+			s, ok := scalarTerm(d.Operand(i), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[i] = s
+		}
+		return out, true
+	case isOp(d, "Slice"):
+		xs, ok := vecTerms(arg(d, 0), depth+1)
+		b, ok1 := constInts(arg(d, 1))
+		s, ok2 := constInts(arg(d, 2))
+		if !ok || !ok1 || !ok2 || len(b) != 1 || len(s) != 1 {
+			return nil, false
+		}
+		lo, n := b[0], s[0]
+		if n == -1 {
+			n = int64(len(xs)) - lo
+		}
+		if lo < 0 || n < 0 || lo+n > int64(len(xs)) {
+			return nil, false
+		}
+		return xs[lo : lo+n], true
+	case isOp(d, "ConcatV2"):
+		n := numArgs(d)
+		if ax, ok := constInt(arg(d, n-1)); !ok || ax != 0 {
+			return nil, false
+		}
+		var out []term
+		for i := 0; i < n-1; i++ {
+			xs, ok := vecTerms(d.Operand(i), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, xs...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// scalarTerm evaluates an integer scalar value.
+func scalarTerm(v *textir.Value, depth int) (term, bool) {
+	if depth > 32 || v == nil {
+		return term{}, false
+	}
+	v = strip(v)
+	if x, ok := constInt(v); ok && rank(v) <= 1 {
+		return cterm(x), true
+	}
+	d := def(v)
+	switch {
+	case isOp(d, "Cast"):
+		return scalarTerm(d.Operand(0), depth+1)
+	case isOp(d, "StridedSlice"):
+		xs, ok := vecTerms(arg(d, 0), depth+1)
+		b, ok1 := constInts(arg(d, 1))
+		e, ok2 := constInts(arg(d, 2))
+		s, ok3 := constInts(arg(d, 3))
+		if !ok || !ok1 || !ok2 || !ok3 || len(b) != 1 || len(e) != 1 || len(s) != 1 || s[0] != 1 {
+			return term{}, false
+		}
+		if !intAttrIs(d, "shrink_axis_mask", 1) || !intAttrIs(d, "begin_mask", 0) || !intAttrIs(d, "ellipsis_mask", 0) || !intAttrIs(d, "new_axis_mask", 0) {
+			return term{}, false
+		}
+		i := b[0]
+		if i < 0 {
+			i += int64(len(xs))
+		}
+		if i < 0 || i >= int64(len(xs)) {
+			return term{}, false
+		}
+		return xs[i], true
+	case isOp(d, "GatherV2", "Gather"):
+		xs, ok := vecTerms(arg(d, 0), depth+1)
+		i, ok1 := constInt(arg(d, 1))
+		if !ok || !ok1 || rank(arg(d, 1)) != 0 {
+			return term{}, false
+		}
+		if isOp(d, "GatherV2") {
+			if ax, ok := constInt(arg(d, 2)); !ok || ax != 0 {
+				return term{}, false
+			}
+		}
+		if i < 0 || i >= int64(len(xs)) {
+			return term{}, false
+		}
+		return xs[i], true
+	case isOp(d, "Prod"):
+		xs, ok := vecTerms(arg(d, 0), depth+1)
+		if !ok || !constIntsEq(arg(d, 1), 0) && !constIntsEq(arg(d, 1)) {
+			return term{}, false
+		}
+		if v, _ := d.Attr("keep_dims").(textir.BoolAttr); v.Value {
+			return term{}, false
+		}
+		if len(xs) == 1 {
+			return xs[0], true
+		}
+		p := int64(1)
+		for _, x := range xs {
+			if !x.isC {
+				return term{}, false
+			}
+			p *= x.c
+		}
+		return cterm(p), true
+	case isOp(d, "Unpack"):
+		if a, _ := intAttr(d, "axis"); a != 0 {
+			return term{}, false
+		}
+		xs, ok := vecTerms(arg(d, 0), depth+1)
+		if !ok || v.Index() >= len(xs) {
+			return term{}, false
+		}
+		return xs[v.Index()], true
+	}
+	return term{}, false
+}
+
+func termsEq(a, b []term) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].eq(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// identitySparseReshape reports whether SparseReshape(indices, shape,
+// newShape) keeps a rank-2 sparse tensor as it is: newShape equals shape,
+// or equals it except for one -1.
+func identitySparseReshape(sr *textir.Operation) bool {
+	s, ok1 := vecTerms(arg(sr, 1), 0)
+	n, ok2 := vecTerms(arg(sr, 2), 0)
+	if !ok1 || !ok2 || len(s) != 2 || len(n) != 2 {
+		return false
+	}
+	inferred := 0
+	for i := range s {
+		if n[i].isC && n[i].c == -1 {
+			inferred++
+			continue
+		}
+		if !n[i].eq(s[i]) {
+			return false
+		}
+	}
+	return inferred <= 1
+}

@@ -1,0 +1,201 @@
+package tfgtoemb
+
+import (
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Small helpers over tfg ops: data operands come first, then control
+// operands; data results come first, then one !tfg.control.
+
+// def returns the op defining v (nil for a block argument or nil v).
+func def(v *textir.Value) *textir.Operation {
+	if v == nil {
+		return nil
+	}
+	return v.DefiningOp()
+}
+
+// is reports whether v is defined by a tfg op named one of names ("Const").
+func is(v *textir.Value, names ...string) *textir.Operation {
+	d := def(v)
+	if d == nil {
+		return nil
+	}
+	for _, n := range names {
+		if d.Name() == "tfg."+n {
+			return d
+		}
+	}
+	return nil
+}
+
+// isOp reports whether op is a tfg op named one of names.
+func isOp(op *textir.Operation, names ...string) bool {
+	if op == nil {
+		return false
+	}
+	for _, n := range names {
+		if op.Name() == "tfg."+n {
+			return true
+		}
+	}
+	return false
+}
+
+// arg returns data operand i of op, or nil.
+func arg(op *textir.Operation, i int) *textir.Value {
+	if op == nil || i >= op.NumOperands() {
+		return nil
+	}
+	v := op.Operand(i)
+	if tfg.IsControl(v.Type()) {
+		return nil
+	}
+	return v
+}
+
+// numArgs counts op's data operands.
+func numArgs(op *textir.Operation) int {
+	n := 0
+	for i := range op.NumOperands() {
+		if tfg.IsControl(op.Operand(i).Type()) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// strip looks through Identity (and Snapshot) ops.
+func strip(v *textir.Value) *textir.Value {
+	for i := 0; i < 64 && v != nil; i++ {
+		d := is(v, "Identity", "Snapshot")
+		if d == nil || numArgs(d) != 1 {
+			return v
+		}
+		v = d.Operand(0)
+	}
+	return v
+}
+
+// same reports whether a and b are the same value, looking through Identity.
+func same(a, b *textir.Value) bool { return a != nil && b != nil && strip(a) == strip(b) }
+
+// constAttr returns the dense value of a Const (through Identity).
+func constAttr(v *textir.Value) *textir.DenseElementsAttr {
+	d := is(strip(v), "Const")
+	if d == nil {
+		return nil
+	}
+	a, _ := d.Attr("value").(*textir.DenseElementsAttr)
+	return a
+}
+
+// constInts returns the elements of an integer constant, looking through
+// Identity and integer Casts.
+func constInts(v *textir.Value) ([]int64, bool) {
+	for i := 0; i < 8; i++ {
+		v = strip(v)
+		if c := is(v, "Cast"); c != nil && isIntType(textir.ElementType(c.Operand(0).Type())) {
+			v = c.Operand(0)
+			continue
+		}
+		break
+	}
+	a := constAttr(v)
+	if a == nil || a.IsString() || !isIntType(a.Type.Elem) {
+		return nil, false
+	}
+	n := a.NumElements()
+	if n < 0 || n > 1<<20 {
+		return nil, false
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = a.IntAt(int64(i))
+	}
+	return out, true
+}
+
+// constInt returns the value of a one-element integer constant.
+func constInt(v *textir.Value) (int64, bool) {
+	xs, ok := constInts(v)
+	if !ok || len(xs) != 1 {
+		return 0, false
+	}
+	return xs[0], true
+}
+
+// constFloat returns the value of a one-element float constant.
+func constFloat(v *textir.Value) (float64, bool) {
+	a := constAttr(v)
+	if a == nil || a.IsString() || !textir.IsFloat(a.Type.Elem) || a.NumElements() != 1 {
+		return 0, false
+	}
+	return a.FloatAt(0), true
+}
+
+// constString returns the value of a one-element string constant.
+func constString(v *textir.Value) (string, bool) {
+	a := constAttr(v)
+	if a == nil || !a.IsString() || a.NumElements() != 1 {
+		return "", false
+	}
+	return a.StringAt(0), true
+}
+
+// constBool returns the value of a one-element bool constant.
+func constBool(v *textir.Value) (bool, bool) {
+	a := constAttr(v)
+	if a == nil || a.Type.Elem != textir.I1() || a.NumElements() != 1 {
+		return false, false
+	}
+	return a.IntAt(0) != 0, true
+}
+
+func isIntType(t textir.Type) bool {
+	it, ok := t.(*textir.IntType)
+	return ok && it.Width > 1
+}
+
+func intAttr(op *textir.Operation, name string) (int64, bool) {
+	a, ok := op.Attr(name).(textir.IntegerAttr)
+	return a.Value, ok
+}
+
+func intAttrIs(op *textir.Operation, name string, want int64) bool {
+	v, ok := intAttr(op, name)
+	if !ok {
+		return want == 0
+	}
+	return v == want
+}
+
+// tensorType returns v's ranked tensor type, or nil.
+func tensorType(v *textir.Value) *textir.TensorType {
+	t, _ := v.Type().(*textir.TensorType)
+	return t
+}
+
+// rank returns v's rank, or -1.
+func rank(v *textir.Value) int {
+	if t := tensorType(v); t != nil {
+		return len(t.Shape)
+	}
+	return -1
+}
+
+// constIntsEq reports whether v is the integer constant want.
+func constIntsEq(v *textir.Value, want ...int64) bool {
+	xs, ok := constInts(v)
+	if !ok || len(xs) != len(want) {
+		return false
+	}
+	for i := range xs {
+		if xs[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
