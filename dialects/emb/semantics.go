@@ -588,6 +588,7 @@ func tableKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*
 			return nil, op.Errorf("%v", err)
 		}
 		lazyOf(st)[stub] = &table{key: exec.RandomKey(opts.Seed, name.Value), rows: tt.Shape[0], width: tt.Shape[1]}
+		st.MarkLazy()
 		return []*interp.Tensor{stub}, nil
 	}
 	t, err := exec.RandomTensor(dt, tt.Shape, opts.Seed, name.Value)
