@@ -519,3 +519,33 @@ func TestColumnEndToEnd(t *testing.T) {
 	want := mat(2, 3, float32(h[0]+1+h[1]+1), 10, 11, float32(h[2]+1), 20, 21)
 	expect(t, got, err, map[string]*interp.Tensor{"out": want})
 }
+
+// BenchmarkLookup runs one split-string column's lookup (batch 2048, 0 to
+// 10 ids per bag, a 10,000 x 8 table, sum) in the interpreter.
+func BenchmarkLookup(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ids, splits, _, table := randomBags(rng, 2048, 10, 10000, 8)
+	ctx := newCtx()
+	ctx.AllowUnregistered = true
+	src := "func.func @f() {\n" + feed("v", "tensor<?xi64>") + feed("s", "tensor<?xi64>") +
+		`%t = emb.table {name = "t"} : tensor<10000x8xf32>` + "\n" +
+		`%r = emb.lookup %t, %v, %s {combiner = "sum"} : tensor<10000x8xf32>, tensor<?xi64> -> tensor<?x8xf32> loc("out")` + "\n" +
+		"func.return\n}\n"
+	m, err := textir.Parse(ctx, "bench.mlir", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := exec.Compile(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	feeds := map[string]*interp.Tensor{"v": i64s(ids...), "s": i64s(splits...)}
+	opts := &exec.Options{Variables: map[string]*interp.Tensor{"t": table}}
+	b.ReportMetric(float64(len(ids)), "ids/op")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Run(context.Background(), feeds, []string{"out"}, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
