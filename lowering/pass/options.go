@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // OptionKind is the type of a pass option.
@@ -64,7 +65,10 @@ func (o *Option) Value() string {
 func (o *Option) Default() string { return o.dflt }
 
 func quoteOptionValue(s string) string {
-	if s == "" || strings.ContainsAny(s, " \t\n,{}()'\"=") {
+	// Quote what the option parser would split at or trim away (any space,
+	// not only ASCII) and anything unprintable.
+	if s == "" || strings.ContainsAny(s, " \t\n,{}()'\"=") || strings.TrimSpace(s) != s ||
+		strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
 		return strconv.Quote(s)
 	}
 	return s
