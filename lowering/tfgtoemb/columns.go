@@ -46,7 +46,7 @@ func tableOf(v *textir.Value) *textir.Operation {
 			return h
 		}
 	case isOp(d, "Const"):
-		if t := tensorType(v); t != nil && len(t.Shape) == 2 && textir.IsFloat(t.Elem) {
+		if a, ok := d.Attr("value").(*textir.DenseElementsAttr); ok && len(a.Type.Shape) == 2 && textir.IsFloat(a.Type.Elem) {
 			return d
 		}
 	}

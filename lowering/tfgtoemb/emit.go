@@ -68,6 +68,11 @@ func (lw *lowering) ragged(s source, loc textir.Location) (*textir.Value, *texti
 
 // emit replaces the column of p with emb ops and erases what dies.
 func (lw *lowering) emit(p *plan) {
+	for _, r := range p.refine {
+		if r.v.Type() != r.t {
+			lw.rw.ModifyOpInPlace(r.v.DefiningOp(), func() { r.v.SetType(r.t) })
+		}
+	}
 	lw.rw.SetInsertionPoint(p.outDef)
 	loc := p.outDef.Loc()
 	tab := lw.table(p)
@@ -122,7 +127,7 @@ func (lw *lowering) emit(p *plan) {
 		operands = append(operands, w)
 	}
 	rt := p.out.Type()
-	if ot := tensorType(p.out); ot == nil || ot.Shape[1] < 0 {
+	if ot := tensorType(p.out); ot == nil || len(ot.Shape) != 2 || ot.Shape[1] < 0 {
 		rt = textir.TensorOf([]int64{textir.Dynamic, p.tableType.Shape[1]}, p.tableType.Elem)
 	}
 	lk := lw.create(emb.LookupOp, loc, operands, []textir.Type{rt},

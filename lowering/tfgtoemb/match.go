@@ -64,6 +64,7 @@ type plan struct {
 	wsrc      source // weights: srcDense (values of from_dense) or srcSparse; vals used raw when kind is srcSparse and ind is nil
 	unique    *textir.Operation
 	kind      string
+	refine    []refinement
 }
 
 type matchError string
@@ -90,7 +91,11 @@ func tableTypeOf(t *textir.Operation) (*textir.TensorType, error) {
 		}
 		return textir.TensorOf(s.Dims, dt.Type), nil
 	case isOp(t, "Const"):
-		tt := tensorType(t.Result(0))
+		a, _ := t.Attr("value").(*textir.DenseElementsAttr)
+		var tt *textir.TensorType
+		if a != nil {
+			tt = a.Type
+		}
 		if tt == nil || len(tt.Shape) != 2 || !tt.HasStaticShape() || !(tt.Elem == textir.F32() || tt.Elem == textir.F64()) {
 			return nil, fail("constant table %q is not a static [rows, dim] float tensor", tfg.NodeName(t))
 		}
@@ -117,27 +122,23 @@ func matchColumn(c *Column) (*plan, error) {
 	}
 	p.tableType = tt
 	d := tt.Shape[1]
-	if ot := tensorType(c.Output); ot == nil || len(ot.Shape) != 2 || (ot.Shape[1] >= 0 && ot.Shape[1] != d) || ot.Elem != tt.Elem {
+	if ot := tensorType(c.Output); textir.ElementType(c.Output.Type()) != tt.Elem || ot != nil && (len(ot.Shape) != 2 || (ot.Shape[1] >= 0 && ot.Shape[1] != d)) {
 		return nil, fail("the output type %s is not [batch, %d] of %s", c.Output.Type(), d, tt.Elem)
 	}
-	// Reshapes back to [batch, D] (the input_layer's and the lookup's).
+	// Reshapes back to [batch, D] (the lookup's and the input_layer's),
+	// checked once the pooled result is known to be [batch, D].
+	var reshapes []*textir.Operation
 	v := c.Output
 	for i := 0; ; i++ {
 		if i > 16 {
 			return nil, fail("too many reshapes")
 		}
 		o := def(v)
-		if isOp(o, "Identity") && numArgs(o) == 1 {
-			v = o.Operand(0)
-			continue
-		}
-		if isOp(o, "Reshape") {
-			in := arg(o, 0)
-			it, rt := tensorType(in), tensorType(o.Result(0))
-			if it == nil || rt == nil || len(it.Shape) != 2 || len(rt.Shape) != 2 || rt.Shape[1] != d || it.Shape[1] != d || d == 0 {
-				return nil, fail("reshape %q does not keep [batch, %d]", tfg.NodeName(o), d)
+		if isOp(o, "Identity", "Reshape") && numArgs(o) >= 1 {
+			if isOp(o, "Reshape") {
+				reshapes = append(reshapes, o)
 			}
-			v = in
+			v = o.Operand(0)
 			continue
 		}
 		break
@@ -232,6 +233,18 @@ func matchColumn(c *Column) (*plan, error) {
 			}
 		}
 	}
+	known := widths{v: d}
+	for i := len(reshapes) - 1; i >= 0; i-- {
+		o := reshapes[i]
+		sh, ok := known.vecTerms(arg(o, 1), 0)
+		if _, in := known[arg(o, 0)]; !in && !(isOp(def(arg(o, 0)), "Identity") && known[strip(arg(o, 0))] == d) {
+			return nil, fail("reshape %q is not of the pooled result", tfg.NodeName(o))
+		}
+		if !ok || len(sh) != 2 || !sh[1].eq(cterm(d)) || d == 0 {
+			return nil, fail("reshape %q does not keep [batch, %d]", tfg.NodeName(o), d)
+		}
+		known[o.Result(0)] = d
+	}
 	// Segment ids: Cast(StridedSlice(sfe.indices, [0, 0], [0, 1], [1, 1]) shrink 1).
 	s := strip(seg)
 	if c := is(s, "Cast"); c != nil {
@@ -271,7 +284,7 @@ func matchColumn(c *Column) (*plan, error) {
 	var layers []layer
 	for {
 		gi, gv := is(ind, "GatherV2", "Gather"), is(vals, "GatherV2", "Gather")
-		if gi == nil || gv == nil || arg(gi, 1) != arg(gv, 1) {
+		if gi == nil || gv == nil || !sameIndex(arg(gi, 1), arg(gv, 1)) {
 			break
 		}
 		r := arg(gi, 1)
@@ -290,7 +303,7 @@ func matchColumn(c *Column) (*plan, error) {
 		var pw *textir.Value
 		if p.weighted {
 			gw, gwi := is(wvals, "GatherV2", "Gather"), is(wind, "GatherV2", "Gather")
-			if gw == nil || arg(gw, 1) != r || gwi == nil || arg(gwi, 1) != r {
+			if gw == nil || !sameIndex(arg(gw, 1), r) || gwi == nil || !sameIndex(arg(gwi, 1), r) {
 				return nil, fail("weights are not pruned with the ids")
 			}
 			pw = arg(gw, 0)
@@ -342,6 +355,20 @@ func matchColumn(c *Column) (*plan, error) {
 	return p, checkTypes(p)
 }
 
+// sameIndex reports whether a and b are the same sparse_retain positions:
+// the same value, or Reshape(Where(c), [-1]) of the same condition c.
+func sameIndex(a, b *textir.Value) bool {
+	if same(a, b) {
+		return true
+	}
+	ra, rb := is(a, "Reshape"), is(b, "Reshape")
+	if ra == nil || rb == nil || !constIntsEq(arg(ra, 1), -1) || !constIntsEq(arg(rb, 1), -1) {
+		return false
+	}
+	wa, wb := is(arg(ra, 0), "Where"), is(arg(rb, 0), "Where")
+	return wa != nil && wb != nil && same(arg(wa, 0), arg(wb, 0))
+}
+
 func opName(op *textir.Operation) string {
 	if op == nil {
 		return ""
@@ -365,7 +392,7 @@ func parseCond(c *textir.Value, ids, w *textir.Value, l *layer) bool {
 	switch {
 	case isOp(d, "GreaterEqual") && same(arg(d, 0), ids):
 		k, ok := constInt(arg(d, 1))
-		if !ok || rank(arg(d, 1)) > 0 {
+		if !ok || rankOf(arg(d, 1)) > 0 {
 			return false
 		}
 		if l.hasMin {
@@ -375,7 +402,7 @@ func parseCond(c *textir.Value, ids, w *textir.Value, l *layer) bool {
 		return true
 	case isOp(d, "Greater") && w != nil && same(arg(d, 0), w):
 		k, ok := constFloat(arg(d, 1))
-		if !ok || k != 0 || rank(arg(d, 1)) > 0 {
+		if !ok || k != 0 || rankOf(arg(d, 1)) > 0 {
 			return false
 		}
 		l.positive = true
@@ -480,7 +507,7 @@ func checkRange(d *textir.Operation) (xform, *textir.Value, bool) {
 	n, ok2 := constInt(arg(ge, 1))
 	dv, ok3 := constInt(arg(fill, 1))
 	sh := is(arg(fill, 0), "Shape")
-	if !ok1 || !ok2 || !ok3 || z != 0 || n < 1 || sh == nil || !same(arg(sh, 0), v) || rank(arg(less, 1)) > 0 || rank(arg(ge, 1)) > 0 {
+	if !ok1 || !ok2 || !ok3 || z != 0 || n < 1 || sh == nil || !same(arg(sh, 0), v) || rankOf(arg(less, 1)) > 0 || rankOf(arg(ge, 1)) > 0 {
 		return xform{}, nil, false
 	}
 	elem := textir.ElementType(d.Result(0).Type())
@@ -636,7 +663,7 @@ func denseSource(vals, ind, shp *textir.Value) (source, []xform, bool) {
 	case isOp(d, "Add", "AddV2"):
 		return bucketizedSource(d, ind, shp)
 	}
-	if x == nil || rank(x) != 2 {
+	if x == nil || rankOf(x) != 2 {
 		return source{}, nil, false
 	}
 	w := is(where, "Where")
@@ -649,7 +676,7 @@ func denseSource(vals, ind, shp *textir.Value) (source, []xform, bool) {
 		return source{}, nil, false
 	}
 	ig := arg(ne, 1)
-	if rank(ig) != 0 {
+	if rankOf(ig) != 0 {
 		return source{}, nil, false
 	}
 	elem := textir.ElementType(x.Type())
@@ -676,8 +703,9 @@ func denseSource(vals, ind, shp *textir.Value) (source, []xform, bool) {
 		return source{}, nil, false
 	}
 	if shp != nil {
-		got, ok1 := vecTerms(shp, 0)
-		want, ok2 := shapeOf(x)
+		var w widths
+		got, ok1 := w.vecTerms(shp, 0)
+		want, ok2 := w.shapeOf(x)
 		if !ok1 || !ok2 || !termsEq(got, want) {
 			return source{}, nil, false
 		}
@@ -716,7 +744,8 @@ func tf1Values(g *textir.Operation) (*textir.Value, *textir.Value) {
 		!intAttrIs(row, "shrink_axis_mask", 0) || !intAttrIs(row, "new_axis_mask", 0) {
 		return nil, nil
 	}
-	k, ok := vecTerms(arg(mul, 1), 0)
+	var w widths
+	k, ok := w.vecTerms(arg(mul, 1), 0)
 	if !ok || len(k) != 1 || !k[0].eq(dimTerm(x, 1)) {
 		return nil, nil
 	}
@@ -737,8 +766,7 @@ func bucketizedSource(add *textir.Operation, ind, shp *textir.Value) (source, []
 		return source{}, nil, false
 	}
 	x := arg(bz, 0)
-	xt := tensorType(x)
-	if xt == nil || len(xt.Shape) != 2 || xt.Shape[1] != 1 {
+	if rankOf(x) != 2 || !dimTerm(x, 1).eq(cterm(1)) {
 		return source{}, nil, false
 	}
 	zeros := arg(mul, 1)
@@ -768,7 +796,8 @@ func bucketizedSource(add *textir.Operation, ind, shp *textir.Value) (source, []
 	if !isRowIota(arg(pk, 0), batch) {
 		return source{}, nil, false
 	}
-	sh, ok := vecTerms(shp, 0)
+	var w widths
+	sh, ok := w.vecTerms(shp, 0)
 	if !ok || len(sh) != 2 || !sh[0].eq(batch) || !sh[1].eq(cterm(1)) {
 		return source{}, nil, false
 	}
@@ -809,7 +838,8 @@ func isRowIota(v *textir.Value, n term) bool {
 	if r == nil || !constIntsEq(arg(r, 0), 0) || !constIntsEq(arg(r, 2), 1) {
 		return false
 	}
-	lim, ok := scalarTerm(arg(r, 1), 0)
+	var w widths
+	lim, ok := w.scalarTerm(arg(r, 1), 0)
 	return ok && lim.eq(n)
 }
 
@@ -821,7 +851,7 @@ func splitSource(vals, ind, shp *textir.Value) (source, bool) {
 	}
 	sep, ok := constString(arg(ss, 1))
 	x := arg(ss, 0)
-	if !ok || rank(x) != 1 {
+	if !ok || rankOf(x) != 1 {
 		return source{}, false
 	}
 	return source{kind: srcSplit, x: x, sep: sep, loc: ss.Loc()}, true
@@ -856,20 +886,54 @@ func kindOf(p *plan) string {
 	return KindIdentity
 }
 
-// checkTypes refuses plans whose operands the emb ops cannot take.
+// checkTypes refuses plans whose operands the emb ops cannot take, and
+// picks the dense operands: a [B] tensor for ExpandDims([B], -1), and a
+// placeholder of unranked type refined to the shape it declares.
 func checkTypes(p *plan) error {
-	ok1 := func(v *textir.Value) bool { t := tensorType(v); return t != nil && len(t.Shape) == 1 }
+	ranked := func(v *textir.Value, r int) bool {
+		if rank(v) == r {
+			return true
+		}
+		if tensorType(v) == nil && rankOf(v) == r && isOp(def(v), "Placeholder") {
+			dims, _ := dimsOf(v)
+			p.refine = append(p.refine, refinement{v, textir.TensorOf(dims, textir.ElementType(v.Type()))})
+			return true
+		}
+		return false
+	}
+	dense := func(s *source) error {
+		x := s.x
+		if e := is(x, "ExpandDims"); e != nil && rankOf(arg(e, 0)) == 1 {
+			if ax, ok := constInt(arg(e, 1)); ok && (ax == -1 || ax == 1) {
+				x = arg(e, 0)
+			}
+		}
+		r := rankOf(x)
+		if (r != 1 && r != 2) || !ranked(x, r) {
+			return fail("the dense input %s has no known rank 1 or 2", opDesc(def(x)))
+		}
+		s.x = x
+		return nil
+	}
 	switch p.src.kind {
 	case srcSparse:
+		if !ranked(p.src.ind, 2) || !ranked(p.src.shape, 1) || !ranked(p.src.vals, 1) {
+			return fail("the sparse ids have no known 2-D types (indices %s, values %s, dense shape %s)", p.src.ind.Type(), p.src.vals.Type(), p.src.shape.Type())
+		}
 		it, st := tensorType(p.src.ind), tensorType(p.src.shape)
-		if it == nil || len(it.Shape) != 2 || it.Elem != textir.I64() || (it.Shape[1] >= 0 && it.Shape[1] != 2) {
+		if it.Elem != textir.I64() || (it.Shape[1] >= 0 && it.Shape[1] != 2) {
 			return fail("the sparse ids are not 2-D (indices %s)", p.src.ind.Type())
 		}
-		if st == nil || len(st.Shape) != 1 || st.Elem != textir.I64() || (st.Shape[0] >= 0 && st.Shape[0] != 2) {
+		if st.Elem != textir.I64() || (st.Shape[0] >= 0 && st.Shape[0] != 2) {
 			return fail("the sparse ids are not 2-D (dense shape %s)", p.src.shape.Type())
 		}
-		if !ok1(p.src.vals) {
-			return fail("the sparse id values are not a vector")
+	case srcDense:
+		if err := dense(&p.src); err != nil {
+			return err
+		}
+	case srcSplit:
+		if !ranked(p.src.x, 1) {
+			return fail("the split input %s is not a vector", opDesc(def(p.src.x)))
 		}
 	}
 	var e textir.Type
@@ -886,10 +950,19 @@ func checkTypes(p *plan) error {
 	}
 	if p.weighted {
 		var wt textir.Type
-		if p.wsrc.kind == srcDense {
+		switch {
+		case p.wsrc.kind == srcDense:
+			if err := dense(&p.wsrc); err != nil {
+				return err
+			}
 			wt = textir.ElementType(p.wsrc.x.Type())
-		} else {
-			if !ok1(p.wsrc.vals) {
+		case p.wsrc.ind != nil:
+			if !ranked(p.wsrc.vals, 1) {
+				return fail("the weights are not a vector")
+			}
+			wt = textir.ElementType(p.wsrc.vals.Type())
+		default:
+			if !ranked(p.wsrc.vals, 1) {
 				return fail("the weights are not a vector")
 			}
 			wt = textir.ElementType(p.wsrc.vals.Type())
@@ -899,4 +972,10 @@ func checkTypes(p *plan) error {
 		}
 	}
 	return nil
+}
+
+// refinement is a placeholder's unranked result type made ranked.
+type refinement struct {
+	v *textir.Value
+	t textir.Type
 }

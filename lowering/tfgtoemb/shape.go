@@ -12,6 +12,7 @@ import "github.com/recom-compiler/recom/textir"
 type term struct {
 	v     *textir.Value
 	dim   int
+	elem  bool // element dim of the vector v (not a dimension of v)
 	c     int64
 	isC   bool
 	valid bool
@@ -22,12 +23,12 @@ func cterm(c int64) term { return term{c: c, isC: true, valid: true} }
 // dimTerm is dimension i of v, normalised through ops that keep it.
 func dimTerm(v *textir.Value, i int) term {
 	for k := 0; k < 32; k++ {
-		t := tensorType(v)
-		if t == nil || i < 0 || i >= len(t.Shape) {
+		dims, ok := dimsOf(v)
+		if !ok || i < 0 || i >= len(dims) {
 			return term{}
 		}
-		if t.Shape[i] >= 0 {
-			return cterm(t.Shape[i])
+		if dims[i] >= 0 {
+			return cterm(dims[i])
 		}
 		d := def(v)
 		switch {
@@ -36,7 +37,7 @@ func dimTerm(v *textir.Value, i int) term {
 			continue
 		case isOp(d, "ExpandDims"):
 			ax, ok := constInt(arg(d, 1))
-			in := rank(d.Operand(0))
+			in := rankOf(d.Operand(0))
 			if !ok || in < 0 {
 				break
 			}
@@ -44,6 +45,8 @@ func dimTerm(v *textir.Value, i int) term {
 				ax += int64(in) + 1
 			}
 			switch {
+			case int64(i) == ax:
+				return cterm(1)
 			case int64(i) < ax:
 				v = d.Operand(0)
 				continue
@@ -64,16 +67,23 @@ func (a term) eq(b term) bool {
 	if a.isC || b.isC {
 		return a.isC && b.isC && a.c == b.c
 	}
-	return a.v == b.v && a.dim == b.dim
+	return a.v == b.v && a.dim == b.dim && a.elem == b.elem
 }
 
+// widths records values known to be [?, D] (the pooled lookup and the
+// reshapes after it) while a column is matched; nil outside.
+type widths map[*textir.Value]int64
+
 // shapeOf returns the terms of the shape of v.
-func shapeOf(v *textir.Value) ([]term, bool) {
-	t := tensorType(v)
-	if t == nil {
+func (w widths) shapeOf(v *textir.Value) ([]term, bool) {
+	if d, ok := w[v]; ok {
+		return []term{{v: v, dim: 0, valid: true}, cterm(d)}, true
+	}
+	r := rankOf(v)
+	if r < 0 {
 		return nil, false
 	}
-	out := make([]term, len(t.Shape))
+	out := make([]term, r)
 	for i := range out {
 		out[i] = dimTerm(v, i)
 	}
@@ -81,7 +91,7 @@ func shapeOf(v *textir.Value) ([]term, bool) {
 }
 
 // vecTerms evaluates an integer vector value.
-func vecTerms(v *textir.Value, depth int) ([]term, bool) {
+func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 	if depth > 32 || v == nil {
 		return nil, false
 	}
@@ -91,14 +101,14 @@ func vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		for i, x := range xs {
 			out[i] = cterm(x)
 		}
-		return out, rank(v) == 1
+		return out, true
 	}
 	d := def(v)
 	switch {
 	case isOp(d, "Shape"):
-		return shapeOf(d.Operand(0))
+		return w.shapeOf(d.Operand(0))
 	case isOp(d, "Cast"):
-		return vecTerms(d.Operand(0), depth+1)
+		return w.vecTerms(d.Operand(0), depth+1)
 	case isOp(d, "Pack"):
 		if a, _ := intAttr(d, "axis"); a != 0 {
 			return nil, false
@@ -106,7 +116,7 @@ func vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		n := numArgs(d)
 		out := make([]term, n)
 		for i := range n {
-			s, ok := scalarTerm(d.Operand(i), depth+1)
+			s, ok := w.scalarTerm(d.Operand(i), depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -114,7 +124,7 @@ func vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		return out, true
 	case isOp(d, "Slice"):
-		xs, ok := vecTerms(arg(d, 0), depth+1)
+		xs, ok := w.vecTerms(arg(d, 0), depth+1)
 		b, ok1 := constInts(arg(d, 1))
 		s, ok2 := constInts(arg(d, 2))
 		if !ok || !ok1 || !ok2 || len(b) != 1 || len(s) != 1 {
@@ -135,7 +145,7 @@ func vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		var out []term
 		for i := 0; i < n-1; i++ {
-			xs, ok := vecTerms(d.Operand(i), depth+1)
+			xs, ok := w.vecTerms(d.Operand(i), depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -143,24 +153,32 @@ func vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		return out, true
 	}
+	// A vector of known length: its elements, opaque.
+	if dims, ok := dimsOf(v); ok && len(dims) == 1 && dims[0] >= 0 && dims[0] <= 8 {
+		out := make([]term, dims[0])
+		for i := range out {
+			out[i] = term{v: v, dim: i, elem: true, valid: true}
+		}
+		return out, true
+	}
 	return nil, false
 }
 
 // scalarTerm evaluates an integer scalar value.
-func scalarTerm(v *textir.Value, depth int) (term, bool) {
+func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 	if depth > 32 || v == nil {
 		return term{}, false
 	}
 	v = strip(v)
-	if x, ok := constInt(v); ok && rank(v) <= 1 {
+	if x, ok := constInt(v); ok {
 		return cterm(x), true
 	}
 	d := def(v)
 	switch {
 	case isOp(d, "Cast"):
-		return scalarTerm(d.Operand(0), depth+1)
+		return w.scalarTerm(d.Operand(0), depth+1)
 	case isOp(d, "StridedSlice"):
-		xs, ok := vecTerms(arg(d, 0), depth+1)
+		xs, ok := w.vecTerms(arg(d, 0), depth+1)
 		b, ok1 := constInts(arg(d, 1))
 		e, ok2 := constInts(arg(d, 2))
 		s, ok3 := constInts(arg(d, 3))
@@ -179,9 +197,9 @@ func scalarTerm(v *textir.Value, depth int) (term, bool) {
 		}
 		return xs[i], true
 	case isOp(d, "GatherV2", "Gather"):
-		xs, ok := vecTerms(arg(d, 0), depth+1)
+		xs, ok := w.vecTerms(arg(d, 0), depth+1)
 		i, ok1 := constInt(arg(d, 1))
-		if !ok || !ok1 || rank(arg(d, 1)) != 0 {
+		if !ok || !ok1 || rankOf(arg(d, 1)) != 0 {
 			return term{}, false
 		}
 		if isOp(d, "GatherV2") {
@@ -194,7 +212,7 @@ func scalarTerm(v *textir.Value, depth int) (term, bool) {
 		}
 		return xs[i], true
 	case isOp(d, "Prod"):
-		xs, ok := vecTerms(arg(d, 0), depth+1)
+		xs, ok := w.vecTerms(arg(d, 0), depth+1)
 		if !ok || !constIntsEq(arg(d, 1), 0) && !constIntsEq(arg(d, 1)) {
 			return term{}, false
 		}
@@ -216,7 +234,7 @@ func scalarTerm(v *textir.Value, depth int) (term, bool) {
 		if a, _ := intAttr(d, "axis"); a != 0 {
 			return term{}, false
 		}
-		xs, ok := vecTerms(arg(d, 0), depth+1)
+		xs, ok := w.vecTerms(arg(d, 0), depth+1)
 		if !ok || v.Index() >= len(xs) {
 			return term{}, false
 		}
@@ -241,8 +259,9 @@ func termsEq(a, b []term) bool {
 // newShape) keeps a rank-2 sparse tensor as it is: newShape equals shape,
 // or equals it except for one -1.
 func identitySparseReshape(sr *textir.Operation) bool {
-	s, ok1 := vecTerms(arg(sr, 1), 0)
-	n, ok2 := vecTerms(arg(sr, 2), 0)
+	var w widths
+	s, ok1 := w.vecTerms(arg(sr, 1), 0)
+	n, ok2 := w.vecTerms(arg(sr, 2), 0)
 	if !ok1 || !ok2 || len(s) != 2 || len(n) != 2 {
 		return false
 	}

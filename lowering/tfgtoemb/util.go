@@ -107,6 +107,9 @@ func constInts(v *textir.Value) ([]int64, bool) {
 	if a == nil || a.IsString() || !isIntType(a.Type.Elem) {
 		return nil, false
 	}
+	if len(a.Type.Shape) > 1 {
+		return nil, false
+	}
 	n := a.NumElements()
 	if n < 0 || n > 1<<20 {
 		return nil, false
@@ -198,4 +201,71 @@ func constIntsEq(v *textir.Value, want ...int64) bool {
 		}
 	}
 	return true
+}
+
+// dimsOf returns the dims of v (-1 unknown) from its type, or, where the
+// type is unranked (graphs without _output_shapes), from the attributes of
+// the ops that make it: Placeholder's shape, Const's value, ExpandDims.
+func dimsOf(v *textir.Value) ([]int64, bool) {
+	for i := 0; i < 32 && v != nil; i++ {
+		if t := tensorType(v); t != nil {
+			return t.Shape, true
+		}
+		d := def(v)
+		switch {
+		case isOp(d, "Placeholder", "VariableV2", "VarHandleOp"):
+			s, ok := tfg.ShapeOf(d.Attr("shape"))
+			if !ok || s.UnknownRank {
+				return nil, false
+			}
+			return s.Dims, true
+		case isOp(d, "Const"):
+			if a, ok := d.Attr("value").(*textir.DenseElementsAttr); ok {
+				return a.Type.Shape, true
+			}
+			return nil, false
+		case isOp(d, "Identity", "Snapshot", "Bucketize", "Cast", "StringToHashBucketFast", "AsString"):
+			v = d.Operand(0)
+			continue
+		case isOp(d, "StringSplitV2"):
+			return [][]int64{{-1, 2}, {-1}, {2}}[min(v.Index(), 2)], true
+		case isOp(d, "SparseReshape"):
+			if v.Index() > 1 {
+				return nil, false
+			}
+			n, ok := dimsOf(arg(d, 2))
+			if !ok || len(n) != 1 {
+				return nil, false
+			}
+			if v.Index() == 0 {
+				return []int64{-1, n[0]}, true
+			}
+			return n, true
+		case isOp(d, "ExpandDims"):
+			in, ok := dimsOf(d.Operand(0))
+			ax, ok2 := constInt(arg(d, 1))
+			if !ok || !ok2 {
+				return nil, false
+			}
+			if ax < 0 {
+				ax += int64(len(in)) + 1
+			}
+			if ax < 0 || ax > int64(len(in)) {
+				return nil, false
+			}
+			out := append(append(append([]int64{}, in[:ax]...), 1), in[ax:]...)
+			return out, true
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// rankOf returns v's rank, or -1 when unknown.
+func rankOf(v *textir.Value) int {
+	d, ok := dimsOf(v)
+	if !ok {
+		return -1
+	}
+	return len(d)
 }
