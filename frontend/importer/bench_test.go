@@ -10,16 +10,17 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-// BenchmarkImportPrint10kColumns measures the import path of a production-
-// sized model: the text GraphDef of 10,000 feature columns (the micro preset,
-// ~40 nodes a column) is parsed, imported into tfg, verified and printed.
+// BenchmarkImportPrint400kNodes measures the import path of a production-
+// sized model: the text GraphDef of 4,000 bucketized feature columns (the
+// micro preset; TensorFlow's chains are ~100 nodes a column, so ~410,000
+// nodes) is parsed, imported into tfg, verified and printed.
 // Issue target: a 400,000-node GraphDef in under 10 s and 4 GiB.
-func BenchmarkImportPrint10kColumns(b *testing.B) {
+func BenchmarkImportPrint400kNodes(b *testing.B) {
 	spec, err := gen.Preset("micro")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if spec, err = spec.Scale(10_000); err != nil {
+	if spec, err = spec.Scale(4_000); err != nil {
 		b.Fatal(err)
 	}
 	m, err := gen.Generate(spec, gen.Options{Seed: 1, NoTableValues: true})
