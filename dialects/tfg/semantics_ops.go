@@ -43,7 +43,7 @@ func reduce(f reduceFn) exec.Kernel {
 
 func registerMath() {
 	for name, f := range map[string]binaryFn{
-		"Add": tfops.Add, "AddV2": tfops.AddV2, "Sub": tfops.Sub, "Mul": tfops.Mul, "RealDiv": tfops.RealDiv,
+		"Add": tfops.Add, "AddV2": tfops.AddV2, "Sub": tfops.Sub, "Mul": tfops.Mul, "RealDiv": tfops.RealDiv, "Pow": tfops.Pow,
 		"Div": tfops.Div, "FloorDiv": tfops.FloorDiv, "FloorMod": tfops.FloorMod, "Maximum": tfops.Maximum,
 		"Minimum": tfops.Minimum, "Equal": tfops.Equal, "NotEqual": tfops.NotEqual, "Less": tfops.Less,
 		"LessEqual": tfops.LessEqual, "Greater": tfops.Greater, "GreaterEqual": tfops.GreaterEqual,

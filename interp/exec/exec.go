@@ -200,11 +200,27 @@ type Program struct {
 
 // Compile numbers the ops of root and resolves their operands.
 func Compile(root *textir.Operation) (*Program, error) {
-	p := &Program{root: root, byName: map[string]int32{}}
-	ids := map[*textir.Value]int32{}
-	var ops []*textir.Operation
+	// Count first, so that the tables are allocated once.
+	numOps, numRes := 0, 0
 	root.Walk(func(op *textir.Operation) bool {
-		k, ok := Lookup(op.Name())
+		numOps++
+		numRes += op.NumResults()
+		return true
+	})
+	p := &Program{root: root, byName: make(map[string]int32, numOps), nodes: make([]node, 0, numOps), producer: make([]int32, 0, numRes)}
+	ids := make(map[*textir.Value]int32, numRes)
+	regMu.RLock()
+	kern := make(map[string]Kernel, len(kernels))
+	for k, v := range kernels {
+		kern[k] = v
+	}
+	units := make(map[textir.Type]bool, len(unitTypes))
+	for k, v := range unitTypes {
+		units[k] = v
+	}
+	regMu.RUnlock()
+	root.Walk(func(op *textir.Operation) bool {
+		k, ok := kern[op.Name()]
 		if !ok {
 			if op.NumRegions() > 0 {
 				for _, r := range op.Regions() {
@@ -218,7 +234,6 @@ func Compile(root *textir.Operation) (*Program, error) {
 			}
 			k = nil // no semantics: an error only if it must run
 		}
-		ops = append(ops, op)
 		idx := int32(len(p.nodes))
 		n := node{op: op, kernel: k, out: int32(p.numVals), isInit: -1, name: OpName(op)}
 		for i := range op.NumResults() {
@@ -226,7 +241,7 @@ func Compile(root *textir.Operation) (*Program, error) {
 			ids[r] = int32(p.numVals)
 			p.numVals++
 			p.producer = append(p.producer, idx)
-			if IsUnitType(r.Type()) {
+			if units[r.Type()] {
 				continue
 			}
 			n.data = append(n.data, int32(i))

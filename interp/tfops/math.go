@@ -2,7 +2,10 @@ package tfops
 
 import (
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -27,6 +30,7 @@ const (
 	opGreaterEqual
 	opLogicalAnd
 	opLogicalOr
+	opPow
 )
 
 // Add returns x + y with broadcasting; for strings it concatenates.
@@ -107,8 +111,16 @@ func LogicalOr(x, y *interp.Tensor) (*interp.Tensor, error) {
 	return binary("LogicalOr", opLogicalOr, x, y)
 }
 
+// Pow returns x^y with broadcasting, as TensorFlow's CPU kernel: float32
+// and float64 use pow(3) (so a negative base to a non-integer power is
+// NaN); int32 and int64 raise by repeated squaring, wrapping on overflow,
+// and a negative integer exponent is an error.
+func Pow(x, y *interp.Tensor) (*interp.Tensor, error) { return binary("Pow", opPow, x, y) }
+
 func binaryAccepts(name string, op binOp, dt interp.DType) bool {
 	switch op {
+	case opPow:
+		return dt == interp.Float32 || dt == interp.Float64 || dt == interp.Int32 || dt == interp.Int64
 	case opLogicalAnd, opLogicalOr:
 		return dt == interp.Bool
 	case opEqual, opNotEqual:
@@ -260,6 +272,15 @@ func arithT[T number](name string, op binOp, shape []int64, x, y []T, xi, yi []i
 			default:
 				r[i] = a
 			}
+		case opPow:
+			if fl {
+				r[i] = T(math.Pow(float64(a), float64(b)))
+				break
+			}
+			if b < 0 {
+				return nil, errorf(name, "Integers to negative integer powers are not allowed")
+			}
+			r[i] = ipow(a, b)
 		case opRealDiv, opDiv, opFloorDiv, opFloorMod:
 			if !fl && b == 0 {
 				return nil, errorf(name, "integer division by zero")
@@ -293,6 +314,18 @@ func arithT[T number](name string, op binOp, shape []int64, x, y []T, xi, yi []i
 		}
 	}
 	return interp.New(shape, r)
+}
+
+// ipow is a^e for e >= 0 by repeated squaring, wrapping as T does.
+func ipow[T number](a, e T) T {
+	r := T(1)
+	for n := uint64(e); n > 0; n >>= 1 {
+		if n&1 == 1 {
+			r *= a
+		}
+		a *= a
+	}
+	return r
 }
 
 type unOp int
@@ -811,52 +844,158 @@ func MatMul(a, b *interp.Tensor, transposeA, transposeB bool) (*interp.Tensor, e
 	if _, err := numElements(op, out); err != nil {
 		return nil, err
 	}
-	ai := func(i, p int64) int {
-		if transposeA {
-			return int(p*m + i)
-		}
-		return int(i*k + p)
+	// Both operands row-major and untransposed: a is m×k, b is k×n.
+	if transposeA {
+		a = transpose2(a)
 	}
-	bi := func(p, j int64) int {
-		if transposeB {
-			return int(j*k + p)
-		}
-		return int(p*n + j)
+	if transposeB {
+		b = transpose2(b)
 	}
 	switch ad := a.Data().(type) {
 	case []float32:
-		return interp.New(out, matmulT(ad, b.Float32s(), m, n, k, ai, bi))
+		return interp.New(out, matmulFloat(ad, b.Float32s(), int(m), int(n), int(k)))
 	case []float64:
-		return interp.New(out, matmulT(ad, b.Float64s(), m, n, k, ai, bi))
+		return interp.New(out, matmulFloat(ad, b.Float64s(), int(m), int(n), int(k)))
 	case []int32:
-		return interp.New(out, matmulT(ad, b.Int32s(), m, n, k, ai, bi))
+		return interp.New(out, matmulInt(ad, b.Int32s(), int(m), int(n), int(k)))
 	case []int64:
-		return interp.New(out, matmulT(ad, b.Int64s(), m, n, k, ai, bi))
+		return interp.New(out, matmulInt(ad, b.Int64s(), int(m), int(n), int(k)))
 	}
 	return nil, errorf(op, "unsupported dtype %v", a.DType())
 }
 
-func matmulT[T number](a, b []T, m, n, k int64, ai func(i, p int64) int, bi func(p, j int64) int) []T {
-	r := make([]T, m*n)
-	fl := isFloat[T]()
-	for i := int64(0); i < m; i++ {
-		for j := int64(0); j < n; j++ {
-			if fl {
-				acc := 0.0
-				for p := int64(0); p < k; p++ {
-					acc += float64(a[ai(i, p)]) * float64(b[bi(p, j)])
+// transpose2 returns the transpose of a matrix.
+func transpose2(x *interp.Tensor) *interp.Tensor {
+	t, err := Transpose(x, interp.Must(interp.New([]int64{2}, []int32{1, 0})))
+	if err != nil {
+		panic(err) // a rank-2 tensor always transposes
+	}
+	return t
+}
+
+// The tiles of matmulFloat: a tile of b (matTileP rows × matTileN columns)
+// stays in the cache while every row of a uses it.
+const (
+	matTileN = 256
+	matTileP = 128
+)
+
+// matmulFloat multiplies row-major a (m×k) by b (k×n). Each output is
+// accumulated in float64 in the order p = 0, 1, ..., k-1 and rounded once,
+// whatever the tiling and the number of workers, so results do not depend
+// on the machine. Products a[i,p]·b[p,j] with a[i,p] == 0 are skipped when
+// row p of b is finite (they add exactly zero).
+func matmulFloat[T float32 | float64](a, b []T, m, n, k int) []T {
+	finite := make([]bool, k)
+	for p := range finite {
+		finite[p] = true
+		for _, v := range b[p*n : (p+1)*n] {
+			if f := float64(v); math.IsInf(f, 0) || f != f {
+				finite[p] = false
+				break
+			}
+		}
+	}
+	acc := make([]float64, m*n)
+	tiles := (n + matTileN - 1) / matTileN
+	parallel(tiles, int64(m)*int64(n)*int64(k), func(t int) {
+		j0 := t * matTileN
+		j1 := min(j0+matTileN, n)
+		nz := make([]int, 0, matTileP)
+		for p0 := 0; p0 < k; p0 += matTileP {
+			p1 := min(p0+matTileP, k)
+			for i := 0; i < m; i++ {
+				ar := a[i*k : (i+1)*k]
+				nz = nz[:0]
+				for p := p0; p < p1; p++ {
+					if ar[p] != 0 || !finite[p] {
+						nz = append(nz, p)
+					}
 				}
-				r[i*n+j] = T(acc)
-				continue
+				ac := acc[i*n+j0 : i*n+j1]
+				q := 0
+				// Four rows of b at a time: one load and store of each
+				// accumulator per four products, added in order.
+				for ; q+4 <= len(nz); q += 4 {
+					pa, pb, pc, pd := nz[q], nz[q+1], nz[q+2], nz[q+3]
+					va, vb, vc, vd := float64(ar[pa]), float64(ar[pb]), float64(ar[pc]), float64(ar[pd])
+					ba := b[pa*n+j0 : pa*n+j1][:len(ac)]
+					bb := b[pb*n+j0 : pb*n+j1][:len(ac)]
+					bc := b[pc*n+j0 : pc*n+j1][:len(ac)]
+					bd := b[pd*n+j0 : pd*n+j1][:len(ac)]
+					for j := range ac {
+						s := ac[j]
+						s += va * float64(ba[j])
+						s += vb * float64(bb[j])
+						s += vc * float64(bc[j])
+						s += vd * float64(bd[j])
+						ac[j] = s
+					}
+				}
+				for ; q < len(nz); q++ {
+					p := nz[q]
+					av := float64(ar[p])
+					br := b[p*n+j0 : p*n+j1][:len(ac)]
+					for j, bv := range br {
+						ac[j] += av * float64(bv)
+					}
+				}
 			}
-			var acc T
-			for p := int64(0); p < k; p++ {
-				acc += a[ai(i, p)] * b[bi(p, j)]
+		}
+	})
+	r := make([]T, m*n)
+	for i, v := range acc {
+		r[i] = T(v)
+	}
+	return r
+}
+
+// matmulInt multiplies row-major integer matrices (wrapping).
+func matmulInt[T int32 | int64](a, b []T, m, n, k int) []T {
+	r := make([]T, m*n)
+	for i := 0; i < m; i++ {
+		rr := r[i*n : (i+1)*n]
+		for p := 0; p < k; p++ {
+			av := a[i*k+p]
+			br := b[p*n : (p+1)*n]
+			for j, bv := range br {
+				rr[j] += av * bv
 			}
-			r[i*n+j] = acc
 		}
 	}
 	return r
+}
+
+// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines when work (a
+// count of inner steps) is large enough to pay for them; each f(i) must
+// write disjoint memory.
+func parallel(n int, work int64, f func(i int)) {
+	w := runtime.GOMAXPROCS(0)
+	if w > n {
+		w = n
+	}
+	if w <= 1 || work < 1<<20 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // BiasAdd adds the vector bias along the channel dimension of value: the
