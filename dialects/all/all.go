@@ -7,6 +7,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/builtin"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/funcd"
+	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -19,6 +20,7 @@ func Dialects() []*textir.Dialect {
 		arith.Dialect(),
 		tfg.Dialect(),
 		emb.Dialect(),
+		gpu.Dialect(),
 	}
 }
 

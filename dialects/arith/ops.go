@@ -33,6 +33,21 @@ const (
 	ExtSIOp     = "arith.extsi"
 	TruncIOp    = "arith.trunci"
 	SIToFPOp    = "arith.sitofp"
+
+	// Ops that kernels need (unsigned division, shifts, float comparison,
+	// more casts); see kernelops.go.
+	DivUIOp    = "arith.divui"
+	RemUIOp    = "arith.remui"
+	ShLIOp     = "arith.shli"
+	ShRSIOp    = "arith.shrsi"
+	ShRUIOp    = "arith.shrui"
+	MaximumFOp = "arith.maximumf"
+	MinimumFOp = "arith.minimumf"
+	NegFOp     = "arith.negf"
+	CmpFOp     = "arith.cmpf"
+	FPToSIOp   = "arith.fptosi"
+	UIToFPOp   = "arith.uitofp"
+	ExtUIOp    = "arith.extui"
 )
 
 // Type constraints, named as in MLIR's ODS.
@@ -163,5 +178,38 @@ func Dialect() *textir.Dialect {
 	cast(ExtSIOp, "sign-extends an integer to a wider type", signlessFixedIntLike, signlessFixedIntLike, verifyExtSI, foldExtSI)
 	cast(TruncIOp, "truncates an integer to a narrower type", signlessFixedIntLike, signlessFixedIntLike, verifyTruncI, foldTruncI)
 	cast(SIToFPOp, "converts a signed integer to floating point", signlessFixedIntLike, floatLike, verifySIToFP, foldSIToFP)
+	bin(DivUIOp, "unsigned integer division", signlessIntLike, 0, foldDivUI)
+	bin(RemUIOp, "unsigned integer remainder", signlessIntLike, 0, foldRemUI)
+	bin(ShLIOp, "shift left (poison when the amount is not below the width)", signlessIntLike, 0, foldShLI)
+	bin(ShRSIOp, "arithmetic shift right", signlessIntLike, 0, foldShRSI)
+	bin(ShRUIOp, "logical shift right", signlessIntLike, 0, foldShRUI)
+	bin(MaximumFOp, "floating-point maximum (NaN if either operand is NaN)", floatLike, C, foldMaximumF)
+	bin(MinimumFOp, "floating-point minimum (NaN if either operand is NaN)", floatLike, C, foldMinimumF)
+	d.Ops = append(d.Ops, &textir.OpDef{
+		Name: NegFOp, Summary: "floating-point negation",
+		Operands: textir.Exactly(1), Results: textir.Exactly(1),
+		OperandTypes: []textir.TypeConstraint{floatLike}, ResultTypes: []textir.TypeConstraint{floatLike},
+		Traits: textir.Pure,
+		Verify: verifySameOperandsAndResultType,
+		Fold:   foldNegF,
+		Print:  printUnary,
+		Parse:  parseUnary,
+	}, &textir.OpDef{
+		Name:         CmpFOp,
+		Summary:      "floating-point comparison",
+		Operands:     textir.Exactly(2),
+		Results:      textir.Exactly(1),
+		OperandTypes: []textir.TypeConstraint{floatLike},
+		ResultTypes:  []textir.TypeConstraint{boolLike},
+		Attrs:        []textir.AttrSpec{{Name: "predicate", Kind: textir.IntegerAttrKind}},
+		Traits:       textir.Pure,
+		Verify:       verifyCmpF,
+		Fold:         foldCmpF,
+		Print:        printCmpF,
+		Parse:        parseCmpF,
+	})
+	cast(FPToSIOp, "converts floating point to a signed integer, rounding toward zero", floatLike, signlessFixedIntLike, verifyCastShape, foldFPToSI)
+	cast(UIToFPOp, "converts an unsigned integer to floating point", signlessFixedIntLike, floatLike, verifyCastShape, foldUIToFP)
+	cast(ExtUIOp, "zero-extends an integer to a wider type", signlessFixedIntLike, signlessFixedIntLike, verifyExtSI, foldExtUI)
 	return d
 }
