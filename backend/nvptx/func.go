@@ -1,0 +1,937 @@
+package nvptx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/recom-compiler/recom/textir"
+)
+
+// fnEmitter emits the body of one gpu.func.
+type fnEmitter struct {
+	e      *emitter
+	fi     *funcInfo
+	cur    *ir.Block // where instructions go
+	vals   map[*textir.Value]value.Value
+	labels map[string]int // per-prefix block counters
+	nsmem  int
+}
+
+func (e *emitter) defineFunc(op *textir.Operation) error {
+	name, _ := stringAttr(op, "sym_name")
+	fi := e.funcs[name]
+	if op.NumRegions() == 0 || op.Region(0).Empty() {
+		if fi.kernel {
+			return op.Errorf("a kernel needs a body")
+		}
+		fi.f.Linkage = enum.LinkageNone // an external declaration
+		return nil
+	}
+	r := op.Region(0)
+	if n := len(r.Blocks()); n > 1 {
+		return op.Errorf("has %d blocks; only single-block bodies with structured control flow (gpu.for, gpu.if) can be emitted", n)
+	}
+	fe := &fnEmitter{e: e, fi: fi, vals: map[*textir.Value]value.Value{}, labels: map[string]int{}}
+	fe.cur = fi.f.NewBlock("entry")
+	entry := r.Front()
+	for i, a := range entry.Args() {
+		fe.vals[a] = fi.f.Params[i]
+	}
+	yielded, term, err := fe.emitBlock(entry)
+	if err != nil {
+		return err
+	}
+	if term == nil || term.Name() != opReturn {
+		at := op
+		if term != nil {
+			at = term
+		}
+		_ = yielded
+		return at.Errorf("a gpu.func body must end with gpu.return")
+	}
+	return nil
+}
+
+// newBlock returns a detached block named prefix<N>.suffix; place appends
+// it to the function when its instructions start.
+func (fe *fnEmitter) label(prefix string) string {
+	n := fe.labels[prefix]
+	fe.labels[prefix] = n + 1
+	return prefix + strconv.Itoa(n)
+}
+
+func (fe *fnEmitter) newBlock(name string) *ir.Block {
+	b := ir.NewBlock(name)
+	b.Parent = fe.fi.f
+	return b
+}
+
+func (fe *fnEmitter) place(b *ir.Block) {
+	fe.fi.f.Blocks = append(fe.fi.f.Blocks, b)
+	fe.cur = b
+}
+
+// emitBlock emits the ops of a structured region's only block. It returns
+// the values of its terminator (gpu.yield or gpu.return) and the
+// terminator itself (nil when the block has none).
+func (fe *fnEmitter) emitBlock(b *textir.Block) ([]value.Value, *textir.Operation, error) {
+	for op := range b.Ops() {
+		switch op.Name() {
+		case opYield, opReturn:
+			if op.Next() != nil {
+				return nil, nil, op.Errorf("must be the last op of its block")
+			}
+			vs, err := fe.operands(op)
+			if err != nil {
+				return nil, nil, err
+			}
+			if op.Name() == opReturn {
+				if err := fe.emitReturn(op, vs); err != nil {
+					return nil, nil, err
+				}
+			}
+			return vs, op, nil
+		}
+		if err := fe.emitOp(op); err != nil {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, nil
+}
+
+func (fe *fnEmitter) operand(op *textir.Operation, i int) (value.Value, error) {
+	v := op.Operand(i)
+	if lv, ok := fe.vals[v]; ok {
+		return lv, nil
+	}
+	return nil, op.Errorf("operand #%d is not defined inside the gpu.func", i)
+}
+
+func (fe *fnEmitter) operands(op *textir.Operation) ([]value.Value, error) {
+	vs := make([]value.Value, op.NumOperands())
+	for i := range vs {
+		v, err := fe.operand(op, i)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+func (fe *fnEmitter) resultType(op *textir.Operation, i int) (types.Type, error) {
+	t, err := llvmType(op.Result(i).Type())
+	if err != nil {
+		return nil, op.Errorf("result #%d: %v", i, err)
+	}
+	return t, nil
+}
+
+func (fe *fnEmitter) expect(op *textir.Operation, operands, results int) error {
+	if op.NumOperands() != operands {
+		return op.Errorf("expected %d operands, got %d", operands, op.NumOperands())
+	}
+	if op.NumResults() != results {
+		return op.Errorf("expected %d results, got %d", results, op.NumResults())
+	}
+	return nil
+}
+
+func (fe *fnEmitter) emitReturn(op *textir.Operation, vs []value.Value) error {
+	if op.ParentOp() != fe.fi.op {
+		return op.Errorf("must be in the gpu.func's body, not nested in structured control flow")
+	}
+	want := fe.fi.results
+	if len(vs) != len(want) {
+		return op.Errorf("returns %d values but the function has %d results", len(vs), len(want))
+	}
+	for i, v := range vs {
+		if !v.Type().Equal(want[i]) {
+			return op.Errorf("returned value #%d has type %s, the function's result is %s", i, v.Type(), want[i])
+		}
+	}
+	switch len(vs) {
+	case 0:
+		fe.cur.NewRet(nil)
+	case 1:
+		fe.cur.NewRet(vs[0])
+	default:
+		var agg value.Value = constant.NewUndef(fe.fi.f.Sig.RetType)
+		for i, v := range vs {
+			agg = fe.cur.NewInsertValue(agg, v, uint64(i))
+		}
+		fe.cur.NewRet(agg)
+	}
+	return nil
+}
+
+// emitOp emits one non-terminator op.
+func (fe *fnEmitter) emitOp(op *textir.Operation) error {
+	if emit, ok := arithOps[op.Name()]; ok {
+		return emit(fe, op)
+	}
+	if emit, ok := gpuOps[op.Name()]; ok {
+		return emit(fe, op)
+	}
+	return op.Errorf("cannot be emitted as NVPTX LLVM IR")
+}
+
+// gpuOps maps gpu op names to their emitters (the structured ones, memory,
+// threads, math); arithOps is in arith.go.
+var gpuOps map[string]func(*fnEmitter, *textir.Operation) error
+
+func init() {
+	gpuOps = map[string]func(*fnEmitter, *textir.Operation) error{
+		opThreadID:    sreg("tid"),
+		opBlockID:     sreg("ctaid"),
+		opBlockDim:    sreg("ntid"),
+		opGridDim:     sreg("nctaid"),
+		opLaneID:      (*fnEmitter).emitLaneID,
+		opBarrier:     (*fnEmitter).emitBarrier,
+		opShuffle:     (*fnEmitter).emitShuffle,
+		opLoad:        (*fnEmitter).emitLoad,
+		opStore:       (*fnEmitter).emitStore,
+		opPtrOffset:   (*fnEmitter).emitPtrOffset,
+		opPtrCast:     (*fnEmitter).emitPtrCast,
+		opSharedAlloc: (*fnEmitter).emitSharedAlloc,
+		opAtomicAdd:   (*fnEmitter).emitAtomicAdd,
+		opFor:         (*fnEmitter).emitFor,
+		opIf:          (*fnEmitter).emitIf,
+		opCall:        (*fnEmitter).emitCall,
+		opSqrt:        mathOp("llvm.sqrt", "llvm.sqrt", 1),
+		opRsqrt:       mathOp("llvm.nvvm.rsqrt.approx.f", "llvm.nvvm.rsqrt.approx.d", 1),
+		opFabs:        mathOp("llvm.fabs", "llvm.fabs", 1),
+		opFma:         mathOp("llvm.fma", "llvm.fma", 3),
+		opMin:         minMax("llvm.minnum", "llvm.smin"),
+		opMax:         minMax("llvm.maxnum", "llvm.smax"),
+	}
+}
+
+// dimOf reads the x/y/z dimension of a thread-hierarchy op.
+func dimOf(op *textir.Operation) (string, error) {
+	for _, name := range []string{"dim", "dimension"} {
+		if a := op.LookupAttr(name); a != nil {
+			if s, ok := stringAttr(op, name); ok {
+				switch s {
+				case "x", "y", "z":
+					return s, nil
+				}
+			}
+			if n, ok := intAttr(op, name); ok && n >= 0 && n < 3 {
+				return string(rune('x' + n)), nil
+			}
+			return "", op.Errorf("'%s' must be x, y or z", name)
+		}
+	}
+	return "", op.Errorf("needs a 'dim' attribute (x, y or z)")
+}
+
+// setResult maps result i of op to v, extending or truncating an i32
+// special register to the result's integer type.
+func (fe *fnEmitter) setIntResult(op *textir.Operation, v value.Value) error {
+	rt, err := fe.resultType(op, 0)
+	if err != nil {
+		return err
+	}
+	it, ok := rt.(*types.IntType)
+	if !ok {
+		return op.Errorf("result must be an integer, got %s", op.Result(0).Type())
+	}
+	switch {
+	case it.BitSize > 32:
+		v = fe.cur.NewZExt(v, it)
+	case it.BitSize < 32:
+		v = fe.cur.NewTrunc(v, it)
+	}
+	fe.vals[op.Result(0)] = v
+	return nil
+}
+
+func sreg(reg string) func(*fnEmitter, *textir.Operation) error {
+	return func(fe *fnEmitter, op *textir.Operation) error {
+		if err := fe.expect(op, 0, 1); err != nil {
+			return err
+		}
+		dim, err := dimOf(op)
+		if err != nil {
+			return err
+		}
+		f := fe.e.intrinsic("llvm.nvvm.read.ptx.sreg."+reg+"."+dim, types.I32)
+		return fe.setIntResult(op, fe.cur.NewCall(f))
+	}
+}
+
+func (fe *fnEmitter) emitLaneID(op *textir.Operation) error {
+	if err := fe.expect(op, 0, 1); err != nil {
+		return err
+	}
+	f := fe.e.intrinsic("llvm.nvvm.read.ptx.sreg.laneid", types.I32)
+	return fe.setIntResult(op, fe.cur.NewCall(f))
+}
+
+func (fe *fnEmitter) emitBarrier(op *textir.Operation) error {
+	if err := fe.expect(op, 0, 0); err != nil {
+		return err
+	}
+	fe.cur.NewCall(fe.e.intrinsic("llvm.nvvm.barrier0", types.Void))
+	return nil
+}
+
+// shuffleModes maps gpu.shuffle's mode to the NVVM intrinsic's.
+var shuffleModes = map[string]string{"xor": "bfly", "down": "down", "up": "up", "idx": "idx"}
+
+func (fe *fnEmitter) emitShuffle(op *textir.Operation) error {
+	if err := fe.expect(op, 3, 1); err != nil {
+		return err
+	}
+	mode, ok := stringAttr(op, "mode")
+	if !ok {
+		return op.Errorf("needs a 'mode' attribute (xor, down, up or idx)")
+	}
+	nv, ok := shuffleModes[mode]
+	if !ok {
+		return op.Errorf("unknown shuffle mode %q (xor, down, up or idx)", mode)
+	}
+	vs, err := fe.operands(op)
+	if err != nil {
+		return err
+	}
+	val, offset, width := vs[0], vs[1], vs[2]
+	for i, v := range []value.Value{offset, width} {
+		if !v.Type().Equal(types.I32) {
+			return op.Errorf("operand #%d must be i32, got %s", i+1, op.Operand(i+1).Type())
+		}
+	}
+	// The clamp operand: (32 - width) << 8 is the segment mask; the low bits
+	// are the lane bound (31, or 0 for up).
+	var clamp value.Value
+	lo := int64(31)
+	if nv == "up" {
+		lo = 0
+	}
+	if c, ok := width.(*constant.Int); ok {
+		w := c.X.Int64()
+		if w <= 0 || w > 32 || w&(w-1) != 0 {
+			return op.Errorf("width must be a power of two in [1, 32], got %d", w)
+		}
+		clamp = constant.NewInt(types.I32, (32-w)<<8|lo)
+	} else {
+		seg := fe.cur.NewShl(fe.cur.NewSub(constant.NewInt(types.I32, 32), width), constant.NewInt(types.I32, 8))
+		clamp = seg
+		if lo != 0 {
+			clamp = fe.cur.NewOr(seg, constant.NewInt(types.I32, lo))
+		}
+	}
+	mask := constant.NewInt(types.I32, -1)
+	shfl32 := func(v value.Value) value.Value {
+		suffix, t := ".i32", types.Type(types.I32)
+		if v.Type().Equal(types.Float) {
+			suffix, t = ".f32", types.Float
+		}
+		f := fe.e.intrinsic("llvm.nvvm.shfl.sync."+nv+suffix, t, types.I32, t, types.I32, types.I32)
+		return fe.cur.NewCall(f, mask, v, offset, clamp)
+	}
+	var r value.Value
+	switch t := val.Type().(type) {
+	case *types.FloatType:
+		switch t.Kind {
+		case types.FloatKindFloat:
+			r = shfl32(val)
+		case types.FloatKindDouble:
+			r = fe.cur.NewBitCast(fe.shuffle64(fe.cur.NewBitCast(val, types.I64), shfl32), types.Double)
+		default:
+			return op.Errorf("cannot shuffle %s", op.Operand(0).Type())
+		}
+	case *types.IntType:
+		switch {
+		case t.BitSize == 32:
+			r = shfl32(val)
+		case t.BitSize < 32:
+			r = fe.cur.NewTrunc(shfl32(fe.cur.NewZExt(val, types.I32)), t)
+		case t.BitSize == 64:
+			r = fe.shuffle64(val, shfl32)
+		default:
+			return op.Errorf("cannot shuffle %s", op.Operand(0).Type())
+		}
+	default:
+		return op.Errorf("cannot shuffle %s", op.Operand(0).Type())
+	}
+	fe.vals[op.Result(0)] = r
+	return nil
+}
+
+// shuffle64 shuffles an i64 as two i32 halves.
+func (fe *fnEmitter) shuffle64(v value.Value, shfl32 func(value.Value) value.Value) value.Value {
+	b := fe.cur
+	lo := shfl32(b.NewTrunc(v, types.I32))
+	hi := shfl32(b.NewTrunc(b.NewLShr(v, constant.NewInt(types.I64, 32)), types.I32))
+	return b.NewOr(b.NewShl(b.NewZExt(hi, types.I64), constant.NewInt(types.I64, 32)), b.NewZExt(lo, types.I64))
+}
+
+// ptrOperand returns operand i as a pointer with its !gpu.ptr description.
+func (fe *fnEmitter) ptrOperand(op *textir.Operation, i int) (value.Value, ptrInfo, error) {
+	v, err := fe.operand(op, i)
+	if err != nil {
+		return nil, ptrInfo{}, err
+	}
+	p, isPtr, err := parsePtr(op.Operand(i).Type())
+	if err != nil {
+		return nil, ptrInfo{}, op.Errorf("operand #%d: %v", i, err)
+	}
+	if !isPtr {
+		return nil, ptrInfo{}, op.Errorf("operand #%d must be a !gpu.ptr, got %s", i, op.Operand(i).Type())
+	}
+	return v, p, nil
+}
+
+func (fe *fnEmitter) indexOperand(op *textir.Operation, i int) (value.Value, error) {
+	v, err := fe.operand(op, i)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.Type().(*types.IntType); !ok {
+		return nil, op.Errorf("operand #%d (the index) must be an integer, got %s", i, op.Operand(i).Type())
+	}
+	return v, nil
+}
+
+// address returns &p[i] for the pointer operand pi and index operand ii.
+func (fe *fnEmitter) address(op *textir.Operation, pi, ii int) (value.Value, ptrInfo, error) {
+	p, info, err := fe.ptrOperand(op, pi)
+	if err != nil {
+		return nil, info, err
+	}
+	idx, err := fe.indexOperand(op, ii)
+	if err != nil {
+		return nil, info, err
+	}
+	if c, ok := idx.(*constant.Int); ok && c.X.Sign() == 0 {
+		return p, info, nil
+	}
+	gep := fe.cur.NewGetElementPtr(info.elem, p, idx)
+	gep.InBounds = true
+	return gep, info, nil
+}
+
+func sizeOf(t types.Type) int64 {
+	switch t := t.(type) {
+	case *types.IntType:
+		return int64((t.BitSize + 7) / 8)
+	case *types.FloatType:
+		switch t.Kind {
+		case types.FloatKindHalf:
+			return 2
+		case types.FloatKindFloat:
+			return 4
+		case types.FloatKindDouble:
+			return 8
+		}
+	case *types.PointerType:
+		return 8
+	}
+	return 1
+}
+
+// width reads the optional width attribute (1, 2 or 4).
+func width(op *textir.Operation) (int64, error) {
+	w, ok := intAttr(op, "width")
+	if !ok {
+		if op.LookupAttr("width") != nil {
+			return 0, op.Errorf("'width' must be an integer")
+		}
+		return 1, nil
+	}
+	switch w {
+	case 1, 2, 4:
+		return w, nil
+	}
+	return 0, op.Errorf("width must be 1, 2 or 4, got %d", w)
+}
+
+// vectorPtr bitcasts an element pointer to a pointer to <w x elem>.
+func (fe *fnEmitter) vectorPtr(addr value.Value, info ptrInfo, w int64) (value.Value, *types.VectorType) {
+	vt := types.NewVector(uint64(w), info.elem)
+	pt := types.NewPointer(vt)
+	pt.AddrSpace = info.space
+	return fe.cur.NewBitCast(addr, pt), vt
+}
+
+func (fe *fnEmitter) emitLoad(op *textir.Operation) error {
+	w, err := width(op)
+	if err != nil {
+		return err
+	}
+	if err := fe.expect(op, 2, int(w)); err != nil {
+		return err
+	}
+	addr, info, err := fe.address(op, 0, 1)
+	if err != nil {
+		return err
+	}
+	for i := range op.NumResults() {
+		rt, err := fe.resultType(op, i)
+		if err != nil {
+			return err
+		}
+		if !rt.Equal(info.elem) {
+			return op.Errorf("result #%d has type %s, the pointer's elements are %s", i, op.Result(i).Type(), info.elem)
+		}
+	}
+	var ld *ir.InstLoad
+	if w == 1 {
+		ld = fe.cur.NewLoad(info.elem, addr)
+	} else {
+		vp, vt := fe.vectorPtr(addr, info, w)
+		ld = fe.cur.NewLoad(vt, vp)
+	}
+	ld.Align = ir.Align(w * sizeOf(info.elem))
+	if hasUnit(op, "readonly") {
+		ld.Metadata = append(ld.Metadata, &metadata.Attachment{Name: "invariant.load", Node: fe.e.invariantLoadMD()})
+	}
+	if hasUnit(op, "nontemporal") {
+		ld.Metadata = append(ld.Metadata, &metadata.Attachment{Name: "nontemporal", Node: fe.e.nontemporalMD()})
+	}
+	if w == 1 {
+		fe.vals[op.Result(0)] = ld
+		return nil
+	}
+	for i := range op.NumResults() {
+		fe.vals[op.Result(i)] = fe.cur.NewExtractElement(ld, constant.NewInt(types.I32, int64(i)))
+	}
+	return nil
+}
+
+func (fe *fnEmitter) emitStore(op *textir.Operation) error {
+	w, err := width(op)
+	if err != nil {
+		return err
+	}
+	if err := fe.expect(op, int(w)+2, 0); err != nil {
+		return err
+	}
+	n := int(w)
+	addr, info, err := fe.address(op, n, n+1)
+	if err != nil {
+		return err
+	}
+	vals := make([]value.Value, n)
+	for i := range vals {
+		if vals[i], err = fe.operand(op, i); err != nil {
+			return err
+		}
+		if !vals[i].Type().Equal(info.elem) {
+			return op.Errorf("stored value #%d has type %s, the pointer's elements are %s", i, op.Operand(i).Type(), info.elem)
+		}
+	}
+	var st *ir.InstStore
+	if w == 1 {
+		st = fe.cur.NewStore(vals[0], addr)
+	} else {
+		vp, vt := fe.vectorPtr(addr, info, w)
+		var vec value.Value = constant.NewUndef(vt)
+		for i, v := range vals {
+			vec = fe.cur.NewInsertElement(vec, v, constant.NewInt(types.I32, int64(i)))
+		}
+		st = fe.cur.NewStore(vec, vp)
+	}
+	st.Align = ir.Align(w * sizeOf(info.elem))
+	if hasUnit(op, "nontemporal") {
+		st.Metadata = append(st.Metadata, &metadata.Attachment{Name: "nontemporal", Node: fe.e.nontemporalMD()})
+	}
+	return nil
+}
+
+func (fe *fnEmitter) emitPtrOffset(op *textir.Operation) error {
+	if err := fe.expect(op, 2, 1); err != nil {
+		return err
+	}
+	addr, _, err := fe.address(op, 0, 1)
+	if err != nil {
+		return err
+	}
+	fe.vals[op.Result(0)] = addr
+	return nil
+}
+
+func (fe *fnEmitter) emitPtrCast(op *textir.Operation) error {
+	if err := fe.expect(op, 1, 1); err != nil {
+		return err
+	}
+	p, from, err := fe.ptrOperand(op, 0)
+	if err != nil {
+		return err
+	}
+	rt, err := fe.resultType(op, 0)
+	if err != nil {
+		return err
+	}
+	to, ok := rt.(*types.PointerType)
+	if !ok {
+		return op.Errorf("result must be a !gpu.ptr, got %s", op.Result(0).Type())
+	}
+	switch {
+	case p.Type().Equal(to):
+		fe.vals[op.Result(0)] = p
+	case from.space == to.AddrSpace:
+		fe.vals[op.Result(0)] = fe.cur.NewBitCast(p, to)
+	default:
+		fe.vals[op.Result(0)] = fe.cur.NewAddrSpaceCast(p, to)
+	}
+	return nil
+}
+
+// emitSharedAlloc makes a static shared-memory array: an internal
+// addrspace(3) global of count elements, 16-byte aligned.
+func (fe *fnEmitter) emitSharedAlloc(op *textir.Operation) error {
+	if err := fe.expect(op, 0, 1); err != nil {
+		return err
+	}
+	count, ok := intAttr(op, "count")
+	if !ok || count <= 0 {
+		return op.Errorf("needs a positive integer 'count' attribute")
+	}
+	info, isPtr, err := parsePtr(op.Result(0).Type())
+	if err != nil {
+		return op.Errorf("%v", err)
+	}
+	if !isPtr || info.space != addrShared {
+		return op.Errorf("result must be a !gpu.ptr in the shared address space, got %s", op.Result(0).Type())
+	}
+	if count*sizeOf(info.elem) > 228*1024 {
+		return op.Errorf("%d bytes of shared memory exceed the 228 KiB of an SM", count*sizeOf(info.elem))
+	}
+	arr := types.NewArray(uint64(count), info.elem)
+	name := fe.e.uniqueSymbol(fmt.Sprintf("%s_smem%d", fe.fi.name, fe.nsmem))
+	fe.nsmem++
+	g := fe.e.m.NewGlobalDef(name, constant.NewUndef(arr))
+	g.AddrSpace = addrShared
+	g.Typ = nil // recompute the cached pointer type in the new address space
+	g.Linkage = enum.LinkageInternal
+	g.Align = 16
+	zero := constant.NewInt(types.I64, 0)
+	gep := constant.NewGetElementPtr(arr, g, zero, zero)
+	gep.InBounds = true
+	fe.vals[op.Result(0)] = gep
+	return nil
+}
+
+func (fe *fnEmitter) emitAtomicAdd(op *textir.Operation) error {
+	if err := fe.expect(op, 3, 1); err != nil {
+		return err
+	}
+	addr, info, err := fe.address(op, 0, 1)
+	if err != nil {
+		return err
+	}
+	v, err := fe.operand(op, 2)
+	if err != nil {
+		return err
+	}
+	if !v.Type().Equal(info.elem) {
+		return op.Errorf("added value has type %s, the pointer's elements are %s", op.Operand(2).Type(), info.elem)
+	}
+	kind := enum.AtomicOpAdd
+	if _, isFloat := info.elem.(*types.FloatType); isFloat {
+		kind = enum.AtomicOpFAdd
+	}
+	rmw := fe.cur.NewAtomicRMW(kind, addr, v, enum.AtomicOrderingMonotonic)
+	fe.vals[op.Result(0)] = rmw
+	return nil
+}
+
+// emitFor lowers gpu.for to header/body/latch/exit blocks:
+//
+//	pre:    br header
+//	header: iv = phi [lb, pre], [iv.next, latch]; x = phi [x0, pre], [x.next, latch]
+//	        br (iv < ub), body, exit
+//	body:   ... br latch
+//	latch:  iv.next = iv + step; br header
+//	exit:   the results are header's phis
+func (fe *fnEmitter) emitFor(op *textir.Operation) error {
+	if op.NumOperands() < 3 {
+		return op.Errorf("expected lower bound, upper bound and step operands, got %d operands", op.NumOperands())
+	}
+	vs, err := fe.operands(op)
+	if err != nil {
+		return err
+	}
+	lb, ub, step, inits := vs[0], vs[1], vs[2], vs[3:]
+	it, ok := lb.Type().(*types.IntType)
+	if !ok || !ub.Type().Equal(it) || !step.Type().Equal(it) {
+		return op.Errorf("bounds and step must be integers of one type, got %s, %s, %s",
+			op.Operand(0).Type(), op.Operand(1).Type(), op.Operand(2).Type())
+	}
+	if c, ok := step.(*constant.Int); ok && c.X.Sign() <= 0 {
+		return op.Errorf("step must be positive, got %s", c.X)
+	}
+	if op.NumResults() != len(inits) {
+		return op.Errorf("has %d iter_args but %d results", len(inits), op.NumResults())
+	}
+	if op.NumRegions() != 1 || len(op.Region(0).Blocks()) != 1 {
+		return op.Errorf("expected one region with one block")
+	}
+	body := op.Region(0).Front()
+	if body.NumArgs() != 1+len(inits) {
+		return op.Errorf("body has %d arguments, expected the induction variable and %d iter_args", body.NumArgs(), len(inits))
+	}
+	name := fe.label("for")
+	pre := fe.cur
+	header := fe.newBlock(name + ".header")
+	bodyB := fe.newBlock(name + ".body")
+	latch := fe.newBlock(name + ".latch")
+	exit := fe.newBlock(name + ".exit")
+	pre.NewBr(header)
+	fe.place(header)
+	iv := header.NewPhi(ir.NewIncoming(lb, pre))
+	phis := make([]*ir.InstPhi, len(inits))
+	for i, x := range inits {
+		phis[i] = header.NewPhi(ir.NewIncoming(x, pre))
+	}
+	cond := header.NewICmp(enum.IPredSLT, iv, ub)
+	header.NewCondBr(cond, bodyB, exit)
+	fe.place(bodyB)
+	fe.vals[body.Arg(0)] = iv
+	for i, p := range phis {
+		if t, err := llvmType(body.Arg(i + 1).Type()); err != nil || !t.Equal(p.Type()) {
+			return op.Errorf("iter_arg #%d has type %s but its initial value is %s", i, body.Arg(i+1).Type(), op.Operand(3+i).Type())
+		}
+		fe.vals[body.Arg(i+1)] = p
+	}
+	yielded, term, err := fe.emitBlock(body)
+	if err != nil {
+		return err
+	}
+	if term != nil && term.Name() != opYield {
+		return term.Errorf("cannot end a gpu.for body (gpu.yield does)")
+	}
+	if len(yielded) != len(phis) {
+		return op.Errorf("body yields %d values, expected %d", len(yielded), len(phis))
+	}
+	fe.cur.NewBr(latch)
+	fe.place(latch)
+	next := latch.NewAdd(iv, step)
+	latch.NewBr(header)
+	iv.Incs = append(iv.Incs, ir.NewIncoming(next, latch))
+	for i, p := range phis {
+		if !yielded[i].Type().Equal(p.Type()) {
+			return op.Errorf("yielded value #%d has type %s, the iter_arg is %s", i, yielded[i].Type(), p.Type())
+		}
+		p.Incs = append(p.Incs, ir.NewIncoming(yielded[i], latch))
+		fe.vals[op.Result(i)] = p
+	}
+	fe.place(exit)
+	return nil
+}
+
+// emitIf lowers gpu.if to then/else/merge blocks with phis for its results.
+func (fe *fnEmitter) emitIf(op *textir.Operation) error {
+	if op.NumOperands() != 1 {
+		return op.Errorf("expected one condition operand, got %d", op.NumOperands())
+	}
+	cond, err := fe.operand(op, 0)
+	if err != nil {
+		return err
+	}
+	if !cond.Type().Equal(types.I1) {
+		return op.Errorf("condition must be i1, got %s", op.Operand(0).Type())
+	}
+	if op.NumRegions() < 1 || op.NumRegions() > 2 {
+		return op.Errorf("expected a then region and an optional else region")
+	}
+	thenR := op.Region(0)
+	var elseR *textir.Region
+	if op.NumRegions() == 2 && !op.Region(1).Empty() {
+		elseR = op.Region(1)
+	}
+	if elseR == nil && op.NumResults() > 0 {
+		return op.Errorf("has results but no else region")
+	}
+	for _, r := range []*textir.Region{thenR, elseR} {
+		if r != nil && len(r.Blocks()) != 1 {
+			return op.Errorf("each region must have exactly one block")
+		}
+	}
+	name := fe.label("if")
+	thenB := fe.newBlock(name + ".then")
+	merge := fe.newBlock(name + ".end")
+	elseB := merge
+	if elseR != nil {
+		elseB = fe.newBlock(name + ".else")
+	}
+	fe.cur.NewCondBr(cond, thenB, elseB)
+	type arm struct {
+		vals []value.Value
+		end  *ir.Block
+	}
+	emitArm := func(r *textir.Region, b *ir.Block) (arm, error) {
+		fe.place(b)
+		vals, term, err := fe.emitBlock(r.Front())
+		if err != nil {
+			return arm{}, err
+		}
+		if term != nil && term.Name() != opYield {
+			return arm{}, term.Errorf("cannot end a gpu.if region (gpu.yield does)")
+		}
+		if len(vals) != op.NumResults() {
+			return arm{}, op.Errorf("a region yields %d values, expected %d", len(vals), op.NumResults())
+		}
+		end := fe.cur
+		end.NewBr(merge)
+		return arm{vals, end}, nil
+	}
+	thenArm, err := emitArm(thenR, thenB)
+	if err != nil {
+		return err
+	}
+	var elseArm arm
+	if elseR != nil {
+		if elseArm, err = emitArm(elseR, elseB); err != nil {
+			return err
+		}
+	}
+	fe.place(merge)
+	for i := range op.NumResults() {
+		rt, err := fe.resultType(op, i)
+		if err != nil {
+			return err
+		}
+		a, b := thenArm.vals[i], elseArm.vals[i]
+		if !a.Type().Equal(rt) || !b.Type().Equal(rt) {
+			return op.Errorf("result #%d is %s but the regions yield %s and %s", i, op.Result(i).Type(), a.Type(), b.Type())
+		}
+		fe.vals[op.Result(i)] = merge.NewPhi(ir.NewIncoming(a, thenArm.end), ir.NewIncoming(b, elseArm.end))
+	}
+	return nil
+}
+
+func (fe *fnEmitter) emitCall(op *textir.Operation) error {
+	callee, ok := stringAttr(op, "callee")
+	if !ok {
+		return op.Errorf("needs a 'callee' symbol reference")
+	}
+	target, ok := fe.e.funcs[callee]
+	if !ok {
+		return op.Errorf("calls @%s, which is not a gpu.func of the gpu.module", callee)
+	}
+	if target.kernel {
+		return op.Errorf("calls kernel @%s; only device functions can be called", callee)
+	}
+	args, err := fe.operands(op)
+	if err != nil {
+		return err
+	}
+	params := target.f.Params
+	if len(args) != len(params) {
+		return op.Errorf("passes %d arguments, @%s takes %d", len(args), callee, len(params))
+	}
+	for i, a := range args {
+		if !a.Type().Equal(params[i].Typ) {
+			return op.Errorf("argument #%d has type %s, @%s takes %s", i, a.Type(), callee, params[i].Typ)
+		}
+	}
+	if op.NumResults() != len(target.results) {
+		return op.Errorf("has %d results, @%s returns %d", op.NumResults(), callee, len(target.results))
+	}
+	call := fe.cur.NewCall(target.f, args...)
+	switch op.NumResults() {
+	case 0:
+	case 1:
+		fe.vals[op.Result(0)] = call
+	default:
+		for i := range op.NumResults() {
+			fe.vals[op.Result(i)] = fe.cur.NewExtractValue(call, uint64(i))
+		}
+	}
+	return nil
+}
+
+// mathOp emits a float intrinsic named f32Name.f32 / f64Name.f64 (or the
+// NVVM names, which carry their type in the name already).
+func mathOp(f32Name, f64Name string, arity int) func(*fnEmitter, *textir.Operation) error {
+	return func(fe *fnEmitter, op *textir.Operation) error {
+		if err := fe.expect(op, arity, 1); err != nil {
+			return err
+		}
+		args, err := fe.operands(op)
+		if err != nil {
+			return err
+		}
+		ft, ok := args[0].Type().(*types.FloatType)
+		if !ok || (ft.Kind != types.FloatKindFloat && ft.Kind != types.FloatKindDouble) {
+			return op.Errorf("operands must be f32 or f64, got %s", op.Operand(0).Type())
+		}
+		for i, a := range args {
+			if !a.Type().Equal(ft) {
+				return op.Errorf("operand #%d has type %s, expected %s", i, op.Operand(i).Type(), op.Operand(0).Type())
+			}
+		}
+		name := f32Name
+		if ft.Kind == types.FloatKindDouble {
+			name = f64Name
+		}
+		if !strings.HasPrefix(name, "llvm.nvvm.") { // llvm.sqrt → llvm.sqrt.f32
+			name += "." + typeSuffix(ft)
+		}
+		ps := make([]types.Type, arity)
+		for i := range ps {
+			ps[i] = ft
+		}
+		fe.vals[op.Result(0)] = fe.cur.NewCall(fe.e.intrinsic(name, ft, ps...), args...)
+		return nil
+	}
+}
+
+// minMax emits llvm.minnum/maxnum for floats (fminf/fmaxf) and
+// llvm.smin/smax for integers.
+func minMax(floatName, intName string) func(*fnEmitter, *textir.Operation) error {
+	return func(fe *fnEmitter, op *textir.Operation) error {
+		if err := fe.expect(op, 2, 1); err != nil {
+			return err
+		}
+		args, err := fe.operands(op)
+		if err != nil {
+			return err
+		}
+		t := args[0].Type()
+		if !args[1].Type().Equal(t) {
+			return op.Errorf("operands have different types %s and %s", op.Operand(0).Type(), op.Operand(1).Type())
+		}
+		var name string
+		switch t.(type) {
+		case *types.FloatType:
+			name = floatName + "." + typeSuffix(t)
+		case *types.IntType:
+			name = intName + "." + typeSuffix(t)
+		default:
+			return op.Errorf("operands must be integers or floats, got %s", op.Operand(0).Type())
+		}
+		fe.vals[op.Result(0)] = fe.cur.NewCall(fe.e.intrinsic(name, t, t, t), args...)
+		return nil
+	}
+}
+
+// typeSuffix is LLVM's overloaded-intrinsic suffix of a scalar type.
+func typeSuffix(t types.Type) string {
+	switch t := t.(type) {
+	case *types.IntType:
+		return "i" + strconv.FormatUint(t.BitSize, 10)
+	case *types.FloatType:
+		switch t.Kind {
+		case types.FloatKindHalf:
+			return "f16"
+		case types.FloatKindFloat:
+			return "f32"
+		case types.FloatKindDouble:
+			return "f64"
+		}
+	}
+	return t.String()
+}
