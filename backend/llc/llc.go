@@ -260,7 +260,7 @@ func ParseReport(log string) ([]Resources, error) {
 			}
 		}
 	}
-	if len(res) == 0 && strings.TrimSpace(log) != "" && strings.Contains(log, "error") {
+	if len(res) == 0 && (strings.Contains(log, "fatal") || strings.Contains(log, "error")) {
 		return nil, fmt.Errorf("ptxas report: %s", strings.TrimSpace(log))
 	}
 	return res, nil

@@ -3,13 +3,20 @@
 //
 //	recom-translate --import-graphdef [--inputs=a:0,b] [--outputs=x,y:1] [--tags=serve] [--signature=NAME] FILE -o out.mlir
 //	recom-translate --export-graphdef [--binary] FILE.mlir -o out.pbtxt
+//	recom-translate --emit-llvm FILE.mlir -o out.ll
+//	recom-translate --emit-ptx [--mcpu=sm_90] FILE.mlir -o out.ptx
 //
 // FILE is a binary or text GraphDef or a SavedModel (saved_model.pb); the
 // format is read from the content. With --inputs/--outputs only the
 // inference subgraph that computes the outputs from the inputs is imported.
+//
+// --emit-llvm emits the gpu.module ops of FILE.mlir as NVPTX LLVM IR
+// (backend/nvptx; the host program is not emitted); --emit-ptx also runs
+// llc-19 -march=nvptx64 -mcpu=sm_90 -O3 on it and writes the PTX.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +27,8 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/frontend/graphdef"
@@ -32,6 +41,9 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 type options struct {
 	importGraphDef bool
 	exportGraphDef bool
+	emitLLVM       bool
+	emitPTX        bool
+	mcpu           string
 	inputs         []string
 	outputs        []string
 	tags           []string
@@ -56,8 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	}()
 	var o options
 	cmd := &cobra.Command{
-		Use:           "recom-translate (--import-graphdef | --export-graphdef) [flags] FILE",
-		Short:         "convert between TensorFlow graphs and recom's textual IR",
+		Use:           "recom-translate (--import-graphdef | --export-graphdef | --emit-llvm | --emit-ptx) [flags] FILE",
+		Short:         "convert between TensorFlow graphs and recom's textual IR; emit gpu modules as NVPTX LLVM IR or PTX",
 		Args:          cobra.MaximumNArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -79,6 +91,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	f := cmd.Flags()
 	f.BoolVar(&o.importGraphDef, "import-graphdef", false, "import a GraphDef or SavedModel into the tfg dialect")
 	f.BoolVar(&o.exportGraphDef, "export-graphdef", false, "export the tfg dialect back to a GraphDef")
+	f.BoolVar(&o.emitLLVM, "emit-llvm", false, "emit the gpu.module ops as NVPTX LLVM IR (.ll)")
+	f.BoolVar(&o.emitPTX, "emit-ptx", false, "emit the gpu.module ops as PTX (NVPTX LLVM IR through llc-19)")
+	f.StringVar(&o.mcpu, "mcpu", llc.DefaultCPU, "with --emit-ptx: the target GPU (llc's -mcpu)")
 	f.StringSliceVar(&o.inputs, "inputs", nil, "with --import-graphdef: tensors fed at inference (`node:idx,...`), made placeholders")
 	f.StringSliceVar(&o.outputs, "outputs", nil, "with --import-graphdef: tensors to compute (`node:idx,...`); the rest is pruned")
 	f.StringSliceVar(&o.tags, "tags", []string{"serve"}, "SavedModel: the MetaGraph's `tags`")
@@ -101,8 +116,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 }
 
 func (o *options) run(input string, stdin io.Reader, stdout io.Writer) error {
-	if o.importGraphDef == o.exportGraphDef {
-		return errors.New("recom-translate: error: give exactly one of --import-graphdef and --export-graphdef")
+	modes := 0
+	for _, on := range []bool{o.importGraphDef, o.exportGraphDef, o.emitLLVM, o.emitPTX} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return errors.New("recom-translate: error: give exactly one of --import-graphdef and --export-graphdef, or one of --emit-llvm and --emit-ptx")
 	}
 	data, err := readInput(input, stdin)
 	if err != nil {
@@ -110,10 +131,45 @@ func (o *options) run(input string, stdin io.Reader, stdout io.Writer) error {
 	}
 	ctx := all.NewContext()
 	ctx.AllowUnregistered = o.allowUnreg
-	if o.importGraphDef {
+	switch {
+	case o.importGraphDef:
 		return o.importGraph(ctx, input, data, stdout)
+	case o.emitLLVM, o.emitPTX:
+		return o.emitDevice(ctx, input, data, stdout)
 	}
 	return o.exportGraph(ctx, input, data, stdout)
+}
+
+// emitDevice writes the gpu.module ops of the input as NVPTX LLVM IR, or
+// as PTX through llc-19.
+func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, stdout io.Writer) error {
+	module, err := textir.Parse(ctx, input, data)
+	if err != nil {
+		return err
+	}
+	if err := textir.Verify(ctx, module); err != nil {
+		return err
+	}
+	ll, err := nvptx.EmitText(module)
+	if err != nil {
+		return err
+	}
+	out := []byte(ll)
+	if o.emitPTX {
+		out, err = llc.CompilePTX(context.Background(), out, llc.Options{CPU: o.mcpu, OptLevel: llc.DefaultOptLevel})
+		if err != nil {
+			return fmt.Errorf("recom-translate: error: %v", err)
+		}
+	}
+	f, err := outfile.Create(o.output, stdout)
+	if err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	defer f.Abort()
+	if _, err := f.Write(out); err != nil {
+		return fmt.Errorf("recom-translate: error: %v", err)
+	}
+	return f.Commit()
 }
 
 func readInput(input string, stdin io.Reader) ([]byte, error) {
