@@ -172,7 +172,7 @@ func (lw *lowering) eraseDead(op *textir.Operation) {
 	for len(work) > 0 {
 		o := work[len(work)-1]
 		work = work[:len(work)-1]
-		if lw.l.erased[o] || o.Block() == nil || o.Dialect() != tfg.Name || keep[o.Name()] || o.HasResultUses() {
+		if o.Block() == nil || o.Dialect() != tfg.Name || keep[o.Name()] || o.HasResultUses() {
 			continue
 		}
 		for _, x := range o.Operands() {

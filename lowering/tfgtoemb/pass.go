@@ -112,14 +112,12 @@ func newStats(st *pass.State) *stats {
 type listener struct {
 	count  *pass.Statistic
 	unique *pass.Statistic
-	erased map[*textir.Operation]bool
 }
 
 func (l *listener) OpInserted(*textir.Operation)                  {}
 func (l *listener) OpModified(*textir.Operation)                  {}
 func (l *listener) OpReplaced(*textir.Operation, []*textir.Value) {}
 func (l *listener) OpErased(op *textir.Operation) {
-	l.erased[op] = true
 	if op.Dialect() != tfg.Name {
 		return
 	}
@@ -174,7 +172,7 @@ func countTfg(b *textir.Block, s *stats, open bool) int64 {
 func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 	s.before.Add(countTfg(b, s, true))
 	cols := FindColumns(b)
-	l := &listener{unique: s.uniqueRemoved, erased: map[*textir.Operation]bool{}}
+	l := &listener{unique: s.uniqueRemoved}
 	rw := rewrite.NewRewriter(st.Context(), l)
 	low := &lowering{rw: rw, ctx: st.Context(), tables: map[*textir.Operation]*textir.Value{}, l: l}
 	uses := map[*textir.Operation]int{}
@@ -215,7 +213,7 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 		checkPat := findPattern(ctx, emb.CheckRangeOp, "emb.check_range-in-range")
 		filterPat := emb.FilterInRange()
 		for _, op := range low.created {
-			if l.erased[op] {
+			if op.Block() == nil {
 				continue
 			}
 			var pat textir.RewritePattern
@@ -283,7 +281,7 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 		l.count = s.identityRemoved
 		for _, c := range cols {
 			for _, op := range c.Ops {
-				if l.erased[op] || op == def(c.Output) {
+				if op.Block() == nil || op == def(c.Output) {
 					continue
 				}
 				if x := identityOperand(op); x != nil {

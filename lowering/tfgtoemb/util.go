@@ -16,16 +16,11 @@ func def(v *textir.Value) *textir.Operation {
 	return v.DefiningOp()
 }
 
-// is reports whether v is defined by a tfg op named one of names ("Const").
+// is returns v's defining op when it is a tfg op named one of names
+// ("Const"), else nil.
 func is(v *textir.Value, names ...string) *textir.Operation {
-	d := def(v)
-	if d == nil {
-		return nil
-	}
-	for _, n := range names {
-		if d.Name() == "tfg."+n {
-			return d
-		}
+	if d := def(v); isOp(d, names...) {
+		return d
 	}
 	return nil
 }
@@ -35,13 +30,22 @@ func isOp(op *textir.Operation, names ...string) bool {
 	if op == nil {
 		return false
 	}
+	full := op.Name()
+	if len(full) < 5 || full[:4] != "tfg." {
+		return false
+	}
 	for _, n := range names {
-		if op.Name() == "tfg."+n {
+		if full[4:] == n {
 			return true
 		}
 	}
 	return false
 }
+
+// control is !tfg.control, looked up once.
+var control = tfg.Control()
+
+func isControl(t textir.Type) bool { return t == control }
 
 // arg returns data operand i of op, or nil.
 func arg(op *textir.Operation, i int) *textir.Value {
@@ -49,7 +53,7 @@ func arg(op *textir.Operation, i int) *textir.Value {
 		return nil
 	}
 	v := op.Operand(i)
-	if tfg.IsControl(v.Type()) {
+	if isControl(v.Type()) {
 		return nil
 	}
 	return v
@@ -59,7 +63,7 @@ func arg(op *textir.Operation, i int) *textir.Value {
 func numArgs(op *textir.Operation) int {
 	n := 0
 	for i := range op.NumOperands() {
-		if tfg.IsControl(op.Operand(i).Type()) {
+		if isControl(op.Operand(i).Type()) {
 			break
 		}
 		n++
