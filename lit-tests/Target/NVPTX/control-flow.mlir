@@ -1,7 +1,7 @@
 // gpu.for becomes header/body/latch/exit blocks with phis for the induction
 // variable and the iter_args; gpu.if becomes then/else/end blocks with phis
 // for its results.
-// RUN: recom-translate --emit-llvm --allow-unregistered-dialect %s | FileCheck %s
+// RUN: recom-translate --emit-llvm %s | FileCheck %s
 
 // CHECK-LABEL: define void @loops(float addrspace(1)* %arg0, i64 %arg1, i64 %arg2)
 // CHECK: entry:
@@ -27,28 +27,28 @@
 // CHECK: for0.exit:
 // CHECK-NEXT: store float %[[ACC]], float addrspace(1)* %arg0, align 4
 // CHECK-NEXT: ret void
-"gpu.module"() ({
-  "gpu.func"() ({
-  ^bb0(%p: !gpu.ptr<f32, global>, %lb: i64, %ub: i64):
-    %zero = "arith.constant"() {value = 0.0 : f32} : () -> f32
-    %c2 = "arith.constant"() {value = 2 : i64} : () -> i64
-    %c3 = "arith.constant"() {value = 3 : i64} : () -> i64
-    %sum = "gpu.for"(%lb, %ub, %c2, %zero) ({
-    ^bb0(%k: i64, %acc: f32):
-      %r = "arith.remsi"(%k, %c3) : (i64, i64) -> i64
-      %c0 = "arith.constant"() {value = 0 : i64} : () -> i64
-      %odd = "arith.cmpi"(%r, %c0) {predicate = 1 : i64} : (i64, i64) -> i1
-      %next = "gpu.if"(%odd) ({
-        %x = "gpu.load"(%p, %k) : (!gpu.ptr<f32, global>, i64) -> f32
-        %t = "arith.addf"(%acc, %x) : (f32, f32) -> f32
-        "gpu.yield"(%t) : (f32) -> ()
-      }, {
-        "gpu.yield"(%acc) : (f32) -> ()
-      }) : (i1) -> f32
-      "gpu.yield"(%next) : (f32) -> ()
-    }) : (i64, i64, i64, f32) -> f32
-    %c0 = "arith.constant"() {value = 0 : i64} : () -> i64
-    "gpu.store"(%sum, %p, %c0) : (f32, !gpu.ptr<f32, global>, i64) -> ()
-    "gpu.return"() : () -> ()
-  }) {function_type = (!gpu.ptr<f32, global>, i64, i64) -> (), kernel, sym_name = "loops"} : () -> ()
-}) {sym_name = "kernels"} : () -> ()
+module {
+  gpu.module @kernels {
+    gpu.func @loops(%p: !gpu.ptr<f32, global>, %lb: i64, %ub: i64) kernel {
+      %cst = arith.constant 0.000000e+00 : f32
+      %c2_i64 = arith.constant 2 : i64
+      %c3_i64 = arith.constant 3 : i64
+      %0 = gpu.for %k = %lb to %ub step %c2_i64 iter_args(%acc = %cst) -> (f32) {
+        %1 = arith.remsi %k, %c3_i64 : i64
+        %c0_i64_0 = arith.constant 0 : i64
+        %2 = arith.cmpi ne, %1, %c0_i64_0 : i64
+        %3 = gpu.if %2 -> (f32) {
+          %4 = gpu.load %p[%k] : !gpu.ptr<f32, global> -> f32
+          %5 = arith.addf %acc, %4 : f32
+          gpu.yield %5 : f32
+        } else {
+          gpu.yield %acc : f32
+        }
+        gpu.yield %3 : f32
+      }
+      %c0_i64 = arith.constant 0 : i64
+      gpu.store %0, %p[%c0_i64] : f32, !gpu.ptr<f32, global>
+      gpu.return
+    }
+  }
+}

@@ -1,7 +1,7 @@
 // Kernels are marked in !nvvm.annotations with their launch bounds; device
 // functions are internal and called; the host program is not emitted.
-// RUN: recom-translate --emit-llvm --allow-unregistered-dialect %s | FileCheck %s
-// RUN: recom-translate --emit-llvm --allow-unregistered-dialect %s | FileCheck --check-prefix=HOST %s
+// RUN: recom-translate --emit-llvm %s | FileCheck %s
+// RUN: recom-translate --emit-llvm %s | FileCheck --check-prefix=HOST %s
 
 // HOST-NOT: host
 // CHECK-LABEL: define internal float @axpy(float %arg0, float %arg1, float %arg2)
@@ -22,32 +22,31 @@
 // CHECK-DAG: ![[B1]] = !{void (float addrspace(1)*)* @first, !"maxntidx", i32 128}
 // CHECK-DAG: ![[M1]] = !{void (float addrspace(1)*)* @first, !"minctasm", i32 4}
 // CHECK-DAG: ![[K2]] = !{void ()* @second, !"kernel", i32 1}
-"gpu.module"() ({
-  "gpu.func"() ({
-  ^bb0(%a: f32, %x: f32, %y: f32):
-    %r = "gpu.fma"(%a, %x, %y) : (f32, f32, f32) -> f32
-    "gpu.return"(%r) : (f32) -> ()
-  }) {function_type = (f32, f32, f32) -> f32, sym_name = "axpy"} : () -> ()
-  "gpu.func"() ({
-  ^bb0(%a: f32, %b: i32):
-    "gpu.return"(%a, %b) : (f32, i32) -> ()
-  }) {function_type = (f32, i32) -> (f32, i32), sym_name = "pair"} : () -> ()
-  "gpu.func"() ({
-  ^bb0(%p: !gpu.ptr<f32, global>):
-    %c0 = "arith.constant"() {value = 0 : i64} : () -> i64
-    %c1 = "arith.constant"() {value = 1 : i32} : () -> i32
-    %v = "gpu.load"(%p, %c0) : (!gpu.ptr<f32, global>, i64) -> f32
-    %r = "gpu.call"(%v, %v, %v) {callee = @axpy} : (f32, f32, f32) -> f32
-    %f, %i = "gpu.call"(%r, %c1) {callee = @pair} : (f32, i32) -> (f32, i32)
-    %g = "arith.sitofp"(%i) : (i32) -> f32
-    %s = "arith.addf"(%f, %g) : (f32, f32) -> f32
-    "gpu.store"(%s, %p, %c0) : (f32, !gpu.ptr<f32, global>, i64) -> ()
-    "gpu.return"() : () -> ()
-  }) {function_type = (!gpu.ptr<f32, global>) -> (), kernel, max_threads = 128 : i64, min_blocks = 4 : i64, sym_name = "first"} : () -> ()
-  "gpu.func"() ({
-    "gpu.return"() : () -> ()
-  }) {function_type = () -> (), kernel, sym_name = "second"} : () -> ()
-}) {sym_name = "kernels"} : () -> ()
-func.func @host(%n: i64) {
-  func.return
+module {
+  gpu.module @kernels {
+    gpu.func @axpy(%a: f32, %x: f32, %y: f32) -> f32 {
+      %0 = gpu.fma %a, %x, %y : f32
+      gpu.return %0 : f32
+    }
+    gpu.func @pair(%a: f32, %b: i32) -> (f32, i32) {
+      gpu.return %a, %b : f32, i32
+    }
+    gpu.func @first(%p: !gpu.ptr<f32, global>) kernel attributes {max_threads = 128 : i64, min_blocks = 4 : i64} {
+      %c0_i64 = arith.constant 0 : i64
+      %c1_i32 = arith.constant 1 : i32
+      %0 = gpu.load %p[%c0_i64] : !gpu.ptr<f32, global> -> f32
+      %1 = gpu.call @axpy(%0, %0, %0) : (f32, f32, f32) -> f32
+      %2:2 = gpu.call @pair(%1, %c1_i32) : (f32, i32) -> (f32, i32)
+      %3 = arith.sitofp %2#1 : i32 to f32
+      %4 = arith.addf %2#0, %3 : f32
+      gpu.store %4, %p[%c0_i64] : f32, !gpu.ptr<f32, global>
+      gpu.return
+    }
+    gpu.func @second() kernel {
+      gpu.return
+    }
+  }
+  func.func @host(%n: i64) {
+    func.return
+  }
 }

@@ -1,6 +1,6 @@
 // Loads and stores of width 1, 2 and 4, readonly and nontemporal loads,
 // pointer arithmetic and casts, shared memory and atomics.
-// RUN: recom-translate --emit-llvm --allow-unregistered-dialect %s | FileCheck %s
+// RUN: recom-translate --emit-llvm %s | FileCheck %s
 
 // Shared memory is an internal addrspace(3) global of the kernel.
 // CHECK: @mem_smem0 = internal addrspace(3) global [64 x float] undef, align 16
@@ -24,22 +24,23 @@
 // CHECK: atomicrmw add i64 addrspace(1)* %{{[0-9]+}}, i64 1 monotonic
 // CHECK: ![[EMPTY]] = !{}
 // CHECK: ![[NT]] = !{i32 1}
-"gpu.module"() ({
-  "gpu.func"() ({
-  ^bb0(%p: !gpu.ptr<f32, global>, %bytes: !gpu.ptr<i8, global>, %i: i64):
-    %a0, %a1, %a2, %a3 = "gpu.load"(%p, %i) {readonly, width = 4 : i64} : (!gpu.ptr<f32, global>, i64) -> (f32, f32, f32, f32)
-    %b0, %b1 = "gpu.load"(%p, %i) {nontemporal, width = 2 : i64} : (!gpu.ptr<f32, global>, i64) -> (f32, f32)
-    %s = "arith.addf"(%a0, %b1) : (f32, f32) -> f32
-    "gpu.store"(%s, %a1, %a2, %a3, %p, %i) {width = 4 : i64} : (f32, f32, f32, f32, !gpu.ptr<f32, global>, i64) -> ()
-    %q = "gpu.ptr_cast"(%bytes) : (!gpu.ptr<i8, global>) -> !gpu.ptr<i64, global>
-    %r = "gpu.ptr_offset"(%q, %i) : (!gpu.ptr<i64, global>, i64) -> !gpu.ptr<i64, global>
-    %c0 = "arith.constant"() {value = 0 : i64} : () -> i64
-    %n = "gpu.load"(%r, %c0) : (!gpu.ptr<i64, global>, i64) -> i64
-    %smem = "gpu.shared_alloc"() {count = 64 : i64} : () -> !gpu.ptr<f32, shared>
-    "gpu.store"(%s, %smem, %c0) : (f32, !gpu.ptr<f32, shared>, i64) -> ()
-    %old = "gpu.atomic_add"(%p, %n, %s) : (!gpu.ptr<f32, global>, i64, f32) -> f32
-    %c1 = "arith.constant"() {value = 1 : i64} : () -> i64
-    %oldn = "gpu.atomic_add"(%r, %c0, %c1) : (!gpu.ptr<i64, global>, i64, i64) -> i64
-    "gpu.return"() : () -> ()
-  }) {function_type = (!gpu.ptr<f32, global>, !gpu.ptr<i8, global>, i64) -> (), kernel, sym_name = "mem"} : () -> ()
-}) {sym_name = "kernels"} : () -> ()
+module {
+  gpu.module @kernels {
+    gpu.func @mem(%p: !gpu.ptr<f32, global>, %bytes: !gpu.ptr<i8, global>, %i: i64) kernel {
+      %0:4 = gpu.load %p[%i] {readonly, width = 4} : !gpu.ptr<f32, global> -> f32, f32, f32, f32
+      %1:2 = gpu.load %p[%i] {nontemporal, width = 2} : !gpu.ptr<f32, global> -> f32, f32
+      %2 = arith.addf %0#0, %1#1 : f32
+      gpu.store %2, %0#1, %0#2, %0#3, %p[%i] {width = 4} : f32, f32, f32, f32, !gpu.ptr<f32, global>
+      %3 = gpu.ptr_cast %bytes : !gpu.ptr<i8, global> to !gpu.ptr<i64, global>
+      %4 = gpu.ptr_offset %3, %i : !gpu.ptr<i64, global>
+      %c0_i64 = arith.constant 0 : i64
+      %5 = gpu.load %4[%c0_i64] : !gpu.ptr<i64, global> -> i64
+      %6 = gpu.shared_alloc {count = 64 : i64} : !gpu.ptr<f32, shared>
+      gpu.store %2, %6[%c0_i64] : f32, !gpu.ptr<f32, shared>
+      %7 = gpu.atomic_add %p[%5], %2 : !gpu.ptr<f32, global>, f32
+      %c1_i64 = arith.constant 1 : i64
+      %8 = gpu.atomic_add %4[%c0_i64], %c1_i64 : !gpu.ptr<i64, global>, i64
+      gpu.return
+    }
+  }
+}

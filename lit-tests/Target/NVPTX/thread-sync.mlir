@@ -1,5 +1,5 @@
 // The thread hierarchy, barriers and warp shuffles become NVVM intrinsics.
-// RUN: recom-translate --emit-llvm --allow-unregistered-dialect %s | FileCheck %s
+// RUN: recom-translate --emit-llvm %s | FileCheck %s
 
 // CHECK: target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 // CHECK: target triple = "nvptx64-nvidia-cuda"
@@ -25,29 +25,30 @@
 // CHECK: ret void
 // CHECK: declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 // CHECK: declare void @llvm.nvvm.barrier0()
-"gpu.module"() ({
-  "gpu.func"() ({
-  ^bb0(%out: !gpu.ptr<i32, global>):
-    %tx = "gpu.thread_id"() {dimension = "x"} : () -> i32
-    %ty = "gpu.thread_id"() {dimension = "y"} : () -> i32
-    %bz = "gpu.block_id"() {dimension = "z"} : () -> i32
-    %nx = "gpu.block_dim"() {dimension = "x"} : () -> i32
-    %gy = "gpu.grid_dim"() {dimension = "y"} : () -> i32
-    %lane = "gpu.lane_id"() : () -> i32
-    "gpu.barrier"() : () -> ()
-    %f = "arith.sitofp"(%tx) : (i32) -> f32
-    %c0 = "arith.constant"() {value = 0 : i32} : () -> i32
-    %c1 = "arith.constant"() {value = 1 : i32} : () -> i32
-    %c16 = "arith.constant"() {value = 16 : i32} : () -> i32
-    %c32 = "arith.constant"() {value = 32 : i32} : () -> i32
-    %x = "gpu.shuffle"(%f, %c16, %c32) {mode = "xor"} : (f32, i32, i32) -> f32
-    %d = "gpu.shuffle"(%x, %c1, %c16) {mode = "down"} : (f32, i32, i32) -> f32
-    %u = "gpu.shuffle"(%ty, %c1, %c32) {mode = "up"} : (i32, i32, i32) -> i32
-    %i = "gpu.shuffle"(%lane, %c0, %c32) {mode = "idx"} : (i32, i32, i32) -> i32
-    %w = "arith.extsi"(%bz) : (i32) -> i64
-    %w2 = "gpu.shuffle"(%w, %c1, %c32) {mode = "xor"} : (i64, i32, i32) -> i64
-    %k = "arith.extsi"(%nx) : (i32) -> i64
-    "gpu.store"(%gy, %out, %k) : (i32, !gpu.ptr<i32, global>, i64) -> ()
-    "gpu.return"() : () -> ()
-  }) {function_type = (!gpu.ptr<i32, global>) -> (), kernel, sym_name = "ids"} : () -> ()
-}) {sym_name = "kernels"} : () -> ()
+module {
+  gpu.module @kernels {
+    gpu.func @ids(%out: !gpu.ptr<i32, global>) kernel {
+      %0 = gpu.thread_id x
+      %1 = gpu.thread_id y
+      %2 = gpu.block_id z
+      %3 = gpu.block_dim x
+      %4 = gpu.grid_dim y
+      %5 = gpu.lane_id
+      gpu.barrier
+      %6 = arith.sitofp %0 : i32 to f32
+      %c0_i32 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c16_i32 = arith.constant 16 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %7 = gpu.shuffle xor %6, %c16_i32, %c32_i32 : f32
+      %8 = gpu.shuffle down %7, %c1_i32, %c16_i32 : f32
+      %9 = gpu.shuffle up %1, %c1_i32, %c32_i32 : i32
+      %10 = gpu.shuffle idx %5, %c0_i32, %c32_i32 : i32
+      %11 = arith.extsi %2 : i32 to i64
+      %12 = gpu.shuffle xor %11, %c1_i32, %c32_i32 : i64
+      %13 = arith.extsi %3 : i32 to i64
+      gpu.store %4, %out[%13] : i32, !gpu.ptr<i32, global>
+      gpu.return
+    }
+  }
+}
