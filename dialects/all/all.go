@@ -8,6 +8,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/funcd"
 	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -20,6 +21,7 @@ func Dialects() []*textir.Dialect {
 		arith.Dialect(),
 		tfg.Dialect(),
 		emb.Dialect(),
+		shape.Dialect(),
 		gpu.Dialect(),
 	}
 }
