@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/frontend/gen"
@@ -24,6 +24,7 @@ func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		columns, batch                int
 		seed                          uint64
 		feeds, noTables               bool
+		maxTable, maxConst            string
 	)
 	cmd := &cobra.Command{
 		Use:   "gen (--preset NAME | --spec FILE) [flags] -o MODEL.pbtxt\n  recom gen --feeds --batch B [--seed S] [--spec FILE] MODEL.pbtxt -o FEEDS.npz",
@@ -50,8 +51,8 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 				if len(args) != 1 {
 					return errors.New("--feeds takes one model file")
 				}
-				if preset != "" || columns != 0 || tables != "" || noTables {
-					return errors.New("--feeds takes no --preset, --columns, --tables or --no-tables")
+				if preset != "" || columns != 0 || tables != "" || noTables || maxTable != "" || maxConst != "" {
+					return errors.New("--feeds takes no --preset, --columns, --tables, --no-tables, --max-table-bytes or --max-const-bytes")
 				}
 				return runFeeds(args[0], specFile, batch, seed, out, stdout)
 			}
@@ -81,7 +82,14 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 					return err
 				}
 			}
-			m, err := gen.Generate(s, gen.Options{Seed: seed, Tables: gen.TableStyle(tables), NoTableValues: noTables})
+			opt := gen.Options{Seed: seed, Tables: gen.TableStyle(tables), NoTableValues: noTables}
+			if opt.TableLimit, err = parseBytes("--max-table-bytes", maxTable); err != nil {
+				return err
+			}
+			if opt.ConstLimit, err = parseBytes("--max-const-bytes", maxConst); err != nil {
+				return err
+			}
+			m, err := gen.Generate(s, opt)
 			if err != nil {
 				return err
 			}
@@ -110,6 +118,8 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f.Uint64Var(&seed, "seed", 1, "random seed of table values, or of feeds")
 	f.StringVar(&tables, "tables", "", "override every table's style: variable, resource or const")
 	f.BoolVar(&noTables, "no-tables", false, "write the graph only, without the variables' side file")
+	f.StringVar(&maxTable, "max-table-bytes", "", "largest total size of the side file's tables, e.g. 512MiB, 8GiB (default "+humanBytes(gen.DefaultTableLimit)+")")
+	f.StringVar(&maxConst, "max-const-bytes", "", "largest total size of const tables stored in the graph (default "+humanBytes(gen.DefaultConstLimit)+")")
 	f.BoolVar(&feeds, "feeds", false, "write random feeds for MODEL instead of a model")
 	f.IntVar(&batch, "batch", 256, "batch size of the feeds")
 	f.StringVarP(&out, "output", "o", "", "output file (- for stdout)")
@@ -127,24 +137,22 @@ func tablesPath(out string) string {
 }
 
 func genWriteGraph(path string, m *gen.Model, stdout io.Writer) error {
-	var data []byte
-	if strings.HasSuffix(path, ".pb") {
-		var err error
-		if data, err = (proto.MarshalOptions{Deterministic: true}).Marshal(m.Graph); err != nil {
-			return err
-		}
-	} else {
-		data = graphdef.MarshalText(m.Graph)
+	if !strings.HasSuffix(path, ".pb") {
+		return genWriteFile(path, graphdef.MarshalText(m.Graph), stdout)
 	}
-	return genWriteFile(path, data, stdout)
-}
-
-func genWriteNPZ(path string, arrays []npz.Array, stdout io.Writer) error {
-	var buf bytes.Buffer
-	if err := npz.WriteNPZ(&buf, arrays); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	f, err := outfile.Create(path, stdout)
+	if err != nil {
+		return err
 	}
-	return genWriteFile(path, buf.Bytes(), stdout)
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := gen.WriteGraph(w, m.Graph); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
 }
 
 func genWriteFile(path string, data []byte, stdout io.Writer) error {
@@ -157,6 +165,58 @@ func genWriteFile(path string, data []byte, stdout io.Writer) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// genWriteNPZ streams arrays into path (written atomically).
+func genWriteNPZ(path string, arrays []npz.Array, stdout io.Writer) error {
+	f, err := outfile.Create(path, stdout)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := npz.WriteNPZ(w, arrays); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// parseBytes reads a size: a number of bytes with an optional suffix (k,
+// M, G, T: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024; B allowed).
+// "" is 0 (the default limit).
+func parseBytes(flag, s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	t := strings.TrimSpace(s)
+	num := strings.TrimRight(t, "kKMGTiBb")
+	unit := strings.TrimPrefix(t, num)
+	mult := map[string]int64{
+		"": 1, "B": 1, "k": 1e3, "K": 1e3, "kB": 1e3, "KB": 1e3, "M": 1e6, "MB": 1e6, "G": 1e9, "GB": 1e9, "T": 1e12, "TB": 1e12,
+		"Ki": 1 << 10, "KiB": 1 << 10, "Mi": 1 << 20, "MiB": 1 << 20, "Gi": 1 << 30, "GiB": 1 << 30, "Ti": 1 << 40, "TiB": 1 << 40,
+	}[unit]
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	switch {
+	case err != nil || mult == 0:
+		return 0, fmt.Errorf("%s: %q is not a size (examples: 1000000, 512MiB, 8GiB, 2G)", flag, s)
+	case !(v > 0) || v*float64(mult) >= 1<<62:
+		return 0, fmt.Errorf("%s: %q: the limit must be positive and below 4 EiB", flag, s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// humanBytes prints a size in the units parseBytes reads.
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func runFeeds(model, specFile string, batch int, seed uint64, out string, stdout io.Writer) error {

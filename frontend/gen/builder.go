@@ -42,9 +42,23 @@ type builder struct {
 	nodes []*tfpb.NodeDef
 	used  map[string]int
 	scope string // current scope, "" or ending in "/"
+	// Shared immutable attribute maps: nodes that have the same attributes
+	// share one map (the graph is never edited after it is built).
+	tMaps     map[tfpb.DataType]map[string]*tfpb.AttrValue
+	constMaps map[*tfpb.AttrValue]map[string]*tfpb.AttrValue
+	i32       map[i32Key]*tfpb.AttrValue
 }
 
-func newBuilder() *builder { return &builder{used: map[string]int{}} }
+// newBuilder returns a builder for about n nodes.
+func newBuilder(n int) *builder {
+	return &builder{
+		used:      make(map[string]int, n),
+		nodes:     make([]*tfpb.NodeDef, 0, n),
+		tMaps:     map[tfpb.DataType]map[string]*tfpb.AttrValue{},
+		constMaps: map[*tfpb.AttrValue]map[string]*tfpb.AttrValue{},
+		i32:       map[i32Key]*tfpb.AttrValue{},
+	}
+}
 
 // unique mirrors tf.Graph.unique_name(name, mark_as_used=True) for a full name.
 func (b *builder) unique(name string) string {
@@ -114,21 +128,54 @@ func (b *builder) control(node string, dep string) {
 
 // --- attribute values ---
 
-func aType(t tfpb.DataType) *tfpb.AttrValue {
-	return &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: t}}
+// Attribute values are immutable once made: types, bools and small ints
+// are shared singletons.
+var (
+	typeAttrs  sync.Map // tfpb.DataType -> *tfpb.AttrValue
+	boolAttrs  = [2]*tfpb.AttrValue{{Value: &tfpb.AttrValue_B{B: false}}, {Value: &tfpb.AttrValue_B{B: true}}}
+	smallInts  [130]*tfpb.AttrValue // -1 ... 128
+	emptyList  = &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{}}}
+	emptyStrAt = &tfpb.AttrValue{Value: &tfpb.AttrValue_S{S: []byte{}}}
+)
+
+func init() {
+	for i := range smallInts {
+		smallInts[i] = &tfpb.AttrValue{Value: &tfpb.AttrValue_I{I: int64(i - 1)}}
+	}
 }
-func aInt(i int64) *tfpb.AttrValue  { return &tfpb.AttrValue{Value: &tfpb.AttrValue_I{I: i}} }
-func aBool(v bool) *tfpb.AttrValue  { return &tfpb.AttrValue{Value: &tfpb.AttrValue_B{B: v}} }
-func aStr(s string) *tfpb.AttrValue { return &tfpb.AttrValue{Value: &tfpb.AttrValue_S{S: []byte(s)}} }
+
+func aType(t tfpb.DataType) *tfpb.AttrValue {
+	if a, ok := typeAttrs.Load(t); ok {
+		return a.(*tfpb.AttrValue)
+	}
+	a, _ := typeAttrs.LoadOrStore(t, &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: t}})
+	return a.(*tfpb.AttrValue)
+}
+func aInt(i int64) *tfpb.AttrValue {
+	if i >= -1 && i < int64(len(smallInts))-1 {
+		return smallInts[i+1]
+	}
+	return &tfpb.AttrValue{Value: &tfpb.AttrValue_I{I: i}}
+}
+func aBool(v bool) *tfpb.AttrValue {
+	if v {
+		return boolAttrs[1]
+	}
+	return boolAttrs[0]
+}
+func aStr(s string) *tfpb.AttrValue {
+	if s == "" {
+		return emptyStrAt
+	}
+	return &tfpb.AttrValue{Value: &tfpb.AttrValue_S{S: []byte(s)}}
+}
 func aShape(dims ...int64) *tfpb.AttrValue {
 	return &tfpb.AttrValue{Value: &tfpb.AttrValue_Shape{Shape: shapeProto(dims)}}
 }
 func aFloats(f []float32) *tfpb.AttrValue {
 	return &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{F: f}}}
 }
-func aEmptyList() *tfpb.AttrValue {
-	return &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{}}}
-}
+func aEmptyList() *tfpb.AttrValue { return emptyList }
 
 func shapeProto(dims []int64) *tfpb.TensorShapeProto {
 	s := &tfpb.TensorShapeProto{}
@@ -147,8 +194,15 @@ func attrs(kv ...any) map[string]*tfpb.AttrValue {
 	return m
 }
 
-// T is the common attrs map {"T": dt}.
-func tAttr(dt tfpb.DataType) map[string]*tfpb.AttrValue { return attrs("T", aType(dt)) }
+// tAttr is the common attrs map {"T": dt} (shared).
+func (b *builder) tAttr(dt tfpb.DataType) map[string]*tfpb.AttrValue {
+	m, ok := b.tMaps[dt]
+	if !ok {
+		m = attrs("T", aType(dt))
+		b.tMaps[dt] = m
+	}
+	return m
+}
 
 // --- constants, as tf.constant writes them (make_tensor_proto: numeric
 // tensors of more than one element in tensor_content, others in *_val) ---
@@ -163,17 +217,39 @@ func (b *builder) constAttr(name string, dt tfpb.DataType, value *tfpb.AttrValue
 	return t
 }
 
-// i32Attrs caches the value attrs of small int32 constants by shape and
-// contents.
-var i32Attrs sync.Map
+// constShared is constAttr for a shared value: nodes with the same value
+// share their attrs map.
+func (b *builder) constShared(name string, dt tfpb.DataType, value *tfpb.AttrValue) tensor {
+	m, ok := b.constMaps[value]
+	if !ok {
+		m = attrs("dtype", aType(dt), "value", value)
+		b.constMaps[value] = m
+	}
+	t := b.op("Const", name, nil, m)
+	t.dt = dt
+	return t
+}
 
-func i32Attr(shape []int64, v []int32) *tfpb.AttrValue {
-	key := fmt.Sprint(shape, v)
-	if a, ok := i32Attrs.Load(key); ok {
-		return a.(*tfpb.AttrValue)
+// i32Key identifies a small int32 constant: its rank (0 or 1), length and
+// up to four values.
+type i32Key struct {
+	rank, n int8
+	v       [4]int32
+}
+
+// i32Attr returns the value attr of an int32 constant, shared between the
+// constants of the same shape and contents when they are small.
+func (b *builder) i32Attr(shape []int64, v []int32) *tfpb.AttrValue {
+	if len(shape) > 1 || len(v) > 4 {
+		return &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: i32Proto(shape, v)}}
+	}
+	k := i32Key{rank: int8(len(shape)), n: int8(len(v))}
+	copy(k.v[:], v)
+	if a, ok := b.i32[k]; ok {
+		return a
 	}
 	a := &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: i32Proto(shape, v)}}
-	i32Attrs.Store(key, a)
+	b.i32[k] = a
 	return a
 }
 
@@ -192,10 +268,10 @@ func i32Proto(shape []int64, v []int32) *tfpb.TensorProto {
 
 // scalarI32 / vecI32 make int32 constants.
 func (b *builder) scalarI32(name string, v int32) tensor {
-	return b.constAttr(name, dtInt32, i32Attr(nil, []int32{v}))
+	return b.constShared(name, dtInt32, b.i32Attr(nil, []int32{v}))
 }
 func (b *builder) vecI32(name string, v ...int32) tensor {
-	return b.constAttr(name, dtInt32, i32Attr([]int64{int64(len(v))}, v))
+	return b.constShared(name, dtInt32, b.i32Attr([]int64{int64(len(v))}, v))
 }
 func (b *builder) scalarI64(name string, v int64) tensor {
 	return b.constProto(name, &tfpb.TensorProto{Dtype: dtInt64, TensorShape: shapeProto(nil), Int64Val: []int64{v}})
@@ -240,7 +316,7 @@ func (b *builder) placeholder(name string, dt tfpb.DataType, shape ...int64) ten
 }
 
 func (b *builder) identity(name string, x tensor) tensor {
-	t := b.op("Identity", name, []tensor{x}, tAttr(x.dt))
+	t := b.op("Identity", name, []tensor{x}, b.tAttr(x.dt))
 	t.dt = x.dt
 	return t
 }
@@ -344,7 +420,7 @@ func (b *builder) reshapePacked(x tensor, elems ...any) tensor {
 
 // binary writes a two-input op whose result has x's type, or outDT if set.
 func (b *builder) binary(op, name string, x, y tensor, outDT tfpb.DataType) tensor {
-	t := b.op(op, name, []tensor{x, y}, tAttr(x.dt))
+	t := b.op(op, name, []tensor{x, y}, b.tAttr(x.dt))
 	t.dt = x.dt
 	if outDT != tfpb.DataType_DT_INVALID {
 		t.dt = outDT
@@ -358,7 +434,7 @@ func (b *builder) binaryConstY(op, name string, x tensor, mk func(b *builder, n 
 	full, s := b.enter(name)
 	y := mk(b, "y")
 	b.exit(s)
-	t := b.emit(full, op, []tensor{x, y}, tAttr(x.dt))
+	t := b.emit(full, op, []tensor{x, y}, b.tAttr(x.dt))
 	t.dt = x.dt
 	if outDT != tfpb.DataType_DT_INVALID {
 		t.dt = outDT
@@ -383,7 +459,7 @@ func (b *builder) gatherV2Named(full string, params, indices, axis tensor) tenso
 
 // where is array_ops.where(cond) (one input): int64 coordinates.
 func (b *builder) where(name string, cond tensor) tensor {
-	t := b.op("Where", name, []tensor{cond}, tAttr(dtBool))
+	t := b.op("Where", name, []tensor{cond}, b.tAttr(dtBool))
 	t.dt = dtInt64
 	return t
 }
@@ -428,4 +504,14 @@ func (b *builder) castConst(name string, v int64, dst tfpb.DataType) tensor {
 	t := b.emit(full, "Cast", []tensor{x}, attrs("SrcT", aType(x.dt), "DstT", aType(dst), "Truncate", aBool(false)))
 	t.dt = dst
 	return t
+}
+
+// nodeEstimate is about how many nodes the spec's graph has (a capacity
+// hint): at most 110 a column, plus the dense part.
+func nodeEstimate(s *Spec) int {
+	n := 110*s.NumColumns() + 16
+	if d := s.Dense; d != nil {
+		n += 12 * (len(d.Bottom) + len(d.Top) + 2)
+	}
+	return n
 }

@@ -112,7 +112,7 @@ func Generate(s *Spec, opt Options) (*Model, error) {
 	if err := checkSizes(eff, cols, opt); err != nil {
 		return nil, err
 	}
-	g := &gen{b: newBuilder(), spec: eff, opt: opt, features: map[string]tensor{}, splits: map[string]tensor{}}
+	g := &gen{b: newBuilder(nodeEstimate(eff)), spec: eff, opt: opt, features: map[string]tensor{}, splits: map[string]tensor{}}
 	out := g.build(cols)
 	gd := &tfpb.GraphDef{Node: g.b.nodes, Versions: &tfpb.VersionDef{Producer: producer}}
 	return &Model{Graph: gd, Tables: g.tables, Output: out}, nil
@@ -153,10 +153,10 @@ func checkSizes(s *Spec, cols []*column, opt Options) error {
 		}
 	}
 	if constBytes > opt.ConstLimit {
-		return fmt.Errorf("const tables need %s, above the limit of %s for weights stored in the graph; use --tables=variable or --tables=resource (values in the side file)", human(constBytes), human(opt.ConstLimit))
+		return fmt.Errorf("const tables need %s, above the limit of %s for weights stored in the graph (Options.ConstLimit, recom gen --max-const-bytes); raise it, or use --tables=variable or --tables=resource (values in the side file)", human(constBytes), human(opt.ConstLimit))
 	}
 	if !opt.NoTableValues && sideBytes > opt.TableLimit {
-		return fmt.Errorf("variable tables need %s, above the side-file limit of %s; write the graph alone (--no-tables) or raise the limit", human(sideBytes), human(opt.TableLimit))
+		return fmt.Errorf("variable tables need %s, above the side-file limit of %s (Options.TableLimit, recom gen --max-table-bytes); raise it, or write the graph alone (--no-tables: the interpreter then draws random tables)", human(sideBytes), human(opt.TableLimit))
 	}
 	return nil
 }
@@ -361,7 +361,7 @@ func (g *gen) sparseIDs(c *column) (sparseT, *sparseT) {
 			dv := b.castConst("Cast", *c.g.DefaultValue, dtInt64)
 			fill := b.op("Fill", "default_values", []tensor{sh, dv}, attrs("T", aType(dtInt64), "index_type", aType(dtInt32)))
 			fill.dt = dtInt64
-			sel := b.op("SelectV2", "SelectV2", []tensor{oor, fill, v}, tAttr(dtInt64))
+			sel := b.op("SelectV2", "SelectV2", []tensor{oor, fill, v}, g.b.tAttr(dtInt64))
 			sel.dt = dtInt64
 			sp.values = sel
 		}
@@ -420,7 +420,7 @@ func (g *gen) vocabLookup(c *column, values tensor) tensor {
 	add := b.binary("AddV2", "Add", hb, sz, 0)
 	ne := b.op("NotEqual", "NotEqual", []tensor{ids, def}, attrs("T", aType(dtInt64), "incompatible_shape_error", aBool(true)))
 	ne.dt = dtBool
-	sel := b.op("SelectV2", "SelectV2", []tensor{ne, ids, add}, tAttr(dtInt64))
+	sel := b.op("SelectV2", "SelectV2", []tensor{ne, ids, add}, g.b.tAttr(dtInt64))
 	sel.dt = dtInt64
 	b.exit(s)
 	return sel
@@ -471,7 +471,7 @@ func (g *gen) bucketized(c *column) sparseT {
 	full, s = b.enter("mul")
 	k := b.scalarI32("x", int32(c.g.Boundaries+1))
 	b.exit(s)
-	mul := b.emit(full, "Mul", []tensor{k, i2}, tAttr(dtInt32))
+	mul := b.emit(full, "Mul", []tensor{k, i2}, g.b.tAttr(dtInt32))
 	mul.dt = dtInt32
 	vals := b.binary("AddV2", "add", flat, mul, 0)
 	st := b.pack("stack", i1, i2)
@@ -623,7 +623,7 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 	fill := func(st sparseT, def func(*builder, string) tensor) tensor {
 		_, s := b.enter("SparseFillEmptyRows")
 		d := def(b, "Const")
-		t := b.op("SparseFillEmptyRows", "SparseFillEmptyRows", []tensor{st.indices, st.values, st.shape, d}, tAttr(st.values.dt))
+		t := b.op("SparseFillEmptyRows", "SparseFillEmptyRows", []tensor{st.indices, st.values, st.shape, d}, g.b.tAttr(st.values.dt))
 		b.exit(s)
 		return t
 	}
@@ -681,14 +681,14 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 		case "mean":
 			num := segSum(b.unique(b.scope+"SegmentSum"), mul)
 			den := segSum(b.unique(b.scope+"SegmentSum"), wr)
-			result = b.emit(elsName, "RealDiv", []tensor{num, den}, tAttr(dtFloat))
+			result = b.emit(elsName, "RealDiv", []tensor{num, den}, g.b.tAttr(dtFloat))
 		default:
 			num := segSum(b.unique(b.scope+"SegmentSum"), mul)
 			pw := b.binaryConstY("Pow", "Pow", wr, func(b *builder, n string) tensor { return b.scalarF32(n, 2) }, 0)
 			den := segSum(b.unique(b.scope+"SegmentSum"), pw)
-			sq := b.op("Sqrt", "Sqrt", []tensor{den}, tAttr(dtFloat))
+			sq := b.op("Sqrt", "Sqrt", []tensor{den}, g.b.tAttr(dtFloat))
 			sq.dt = dtFloat
-			result = b.emit(elsName, "RealDiv", []tensor{num, sq}, tAttr(dtFloat))
+			result = b.emit(elsName, "RealDiv", []tensor{num, sq}, g.b.tAttr(dtFloat))
 		}
 	}
 	result.dt = dtFloat
@@ -700,9 +700,9 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 	mult := b.pack("stack", 1, d)
 	tile := b.op("Tile", "Tile", []tensor{empty, mult}, attrs("T", aType(dtBool), "Tmultiples", aType(dtInt32)))
 	tile.dt = dtBool
-	zl := b.op("ZerosLike", "zeros_like", []tensor{result}, tAttr(dtFloat))
+	zl := b.op("ZerosLike", "zeros_like", []tensor{result}, g.b.tAttr(dtFloat))
 	zl.dt = dtFloat
-	sel := b.emit(scopeName, "Select", []tensor{tile, zl, result}, tAttr(dtFloat))
+	sel := b.emit(scopeName, "Select", []tensor{tile, zl, result}, g.b.tAttr(dtFloat))
 	sel.dt = dtFloat
 	// Back to the ids' original rank.
 	c1 := b.cast("Cast", orig, dtInt32)
@@ -763,7 +763,7 @@ func (g *gen) dense(d *Dense, x, emb tensor) string {
 		out = b.emit(ba, "BiasAdd", []tensor{out, read(ba, bias)}, attrs("T", aType(dtFloat), "data_format", aStr("NHWC")))
 		out.dt = dtFloat
 		if relu {
-			out = b.op("Relu", "Relu", []tensor{out}, tAttr(dtFloat))
+			out = b.op("Relu", "Relu", []tensor{out}, g.b.tAttr(dtFloat))
 			out.dt = dtFloat
 		}
 		b.exit(s)
@@ -785,7 +785,7 @@ func (g *gen) dense(d *Dense, x, emb tensor) string {
 		in = w
 	}
 	h = layer("top_mlp/dense", h, in, 1, false)
-	p := b.op("Sigmoid", PredictionNode, []tensor{h}, tAttr(dtFloat))
+	p := b.op("Sigmoid", PredictionNode, []tensor{h}, g.b.tAttr(dtFloat))
 	return p.ref
 }
 

@@ -1,0 +1,163 @@
+package gen
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
+)
+
+// MarshalGraph returns the binary protobuf of a graph, byte for byte what
+// proto.MarshalOptions{Deterministic: true}.Marshal writes (see WriteGraph).
+func MarshalGraph(gd *tfpb.GraphDef) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := WriteGraph(&buf, gd); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteGraph writes the binary protobuf of a graph to w, byte for byte
+// what proto.MarshalOptions{Deterministic: true}.Marshal writes, faster on
+// generated graphs: NodeDefs are encoded directly (attrs sorted by name),
+// the encoding of each shared AttrValue is computed once however many
+// nodes use it, the nodes are encoded on all CPUs into blocks of about
+// 1 MiB, and nothing of the size of the whole graph is allocated.
+func WriteGraph(w io.Writer, gd *tfpb.GraphDef) error {
+	det := proto.MarshalOptions{Deterministic: true}
+	nodes := gd.GetNode()
+	nw := runtime.GOMAXPROCS(0)
+	if len(nodes) < 4096 {
+		nw = 1
+	}
+	const block = 1 << 20
+	chunks := make([][][]byte, nw)
+	errs := make([]error, nw)
+	var wg sync.WaitGroup
+	for c := range nw {
+		lo, hi := c*len(nodes)/nw, (c+1)*len(nodes)/nw
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := nodeEncoder{det: det, attrs: map[*tfpb.AttrValue][]byte{}}
+			buf := make([]byte, 0, block+block/4)
+			for _, n := range nodes[lo:hi] {
+				var err error
+				if buf, err = e.appendNode(buf, n); err != nil {
+					errs[c] = err
+					return
+				}
+				if len(buf) >= block {
+					chunks[c] = append(chunks[c], buf)
+					buf = make([]byte, 0, block+block/4)
+				}
+			}
+			chunks[c] = append(chunks[c], buf)
+		}()
+	}
+	wg.Wait()
+	for c := range nw {
+		if errs[c] != nil {
+			return errs[c]
+		}
+	}
+	for _, bl := range chunks {
+		for _, b := range bl {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	// Fields after node (1) in field order: the rest of the graph alone.
+	rest, err := det.Marshal(&tfpb.GraphDef{Library: gd.Library, Version: gd.Version, Versions: gd.Versions, DebugInfo: gd.DebugInfo})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(rest)
+	return err
+}
+
+// nodeEncoder encodes NodeDefs as GraphDef.node entries.
+type nodeEncoder struct {
+	det   proto.MarshalOptions
+	attrs map[*tfpb.AttrValue][]byte // encodings of shared values
+	keys  []string
+	body  []byte
+}
+
+// appendNode appends field 1 of GraphDef (one node) to b.
+func (e *nodeEncoder) appendNode(b []byte, n *tfpb.NodeDef) ([]byte, error) {
+	if n.ExperimentalDebugInfo != nil || n.ExperimentalType != nil || len(n.ProtoReflect().GetUnknown()) > 0 {
+		m, err := e.det.Marshal(n)
+		if err != nil {
+			return nil, err
+		}
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		return protowire.AppendBytes(b, m), nil
+	}
+	body := e.body[:0]
+	if n.Name != "" {
+		body = protowire.AppendTag(body, 1, protowire.BytesType)
+		body = protowire.AppendString(body, n.Name)
+	}
+	if n.Op != "" {
+		body = protowire.AppendTag(body, 2, protowire.BytesType)
+		body = protowire.AppendString(body, n.Op)
+	}
+	for _, in := range n.Input {
+		body = protowire.AppendTag(body, 3, protowire.BytesType)
+		body = protowire.AppendString(body, in)
+	}
+	if n.Device != "" {
+		body = protowire.AppendTag(body, 4, protowire.BytesType)
+		body = protowire.AppendString(body, n.Device)
+	}
+	keys := e.keys[:0]
+	for k := range n.Attr {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := n.Attr[k]
+		vb, ok := e.attrs[v]
+		if !ok {
+			var err error
+			if vb, err = e.det.Marshal(v); err != nil {
+				return nil, err
+			}
+			if sharable(v) {
+				e.attrs[v] = vb
+			}
+		}
+		// A map entry: key (1) and value (2), both always written.
+		entry := protowire.SizeTag(1) + protowire.SizeBytes(len(k)) + protowire.SizeTag(2) + protowire.SizeBytes(len(vb))
+		body = protowire.AppendTag(body, 5, protowire.BytesType)
+		body = protowire.AppendVarint(body, uint64(entry))
+		body = protowire.AppendTag(body, 1, protowire.BytesType)
+		body = protowire.AppendString(body, k)
+		body = protowire.AppendTag(body, 2, protowire.BytesType)
+		body = protowire.AppendBytes(body, vb)
+	}
+	e.keys, e.body = keys, body
+	b = protowire.AppendTag(b, 1, protowire.BytesType)
+	return protowire.AppendBytes(b, body), nil
+}
+
+// sharable reports whether v is of a kind the builder shares between nodes
+// (types, bools, ints, small int32 constants), worth remembering.
+func sharable(v *tfpb.AttrValue) bool {
+	switch x := v.GetValue().(type) {
+	case *tfpb.AttrValue_Type, *tfpb.AttrValue_B, *tfpb.AttrValue_I:
+		return true
+	case *tfpb.AttrValue_Tensor:
+		t := x.Tensor
+		return t.GetDtype() == dtInt32 && len(t.GetTensorContent()) <= 16 && len(t.GetIntVal()) <= 1
+	}
+	return false
+}
