@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -78,6 +79,20 @@ func Dialect() *textir.Dialect {
 		Name:      Name,
 		Summary:   "device modules, kernels, threads, memory, structured control flow and launches",
 		ParseType: parseType,
+		// Folders of math ops make float constants: arith.constant.
+		MaterializeConstant: func(b *textir.Builder, a textir.Attribute, t textir.Type, loc textir.Location) *textir.Operation {
+			switch a := a.(type) {
+			case textir.FloatAttr:
+				if a.Type == t {
+					return arith.Constant(b, loc, a)
+				}
+			case textir.IntegerAttr:
+				if a.Type == t {
+					return arith.Constant(b, loc, a)
+				}
+			}
+			return nil
+		},
 	}
 	d.Ops = []*textir.OpDef{
 		{

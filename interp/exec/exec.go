@@ -22,6 +22,15 @@
 // is "n:0". Feeds and outputs use these names; an output "^n" runs node n
 // for its effect only. A fed tensor replaces the tensor its op would make:
 // the op is not run for it.
+//
+// Function arguments: argument i of the entry block of a container op with
+// a symbol name (func.func @f) is the tensor "@f:i" ("@f" is "@f:0"); it
+// can be fed, and asked for as an output (it is then the fed tensor).
+//
+// Side effects: ops registered with RegisterEffect (a kernel launch that
+// writes device buffers in place) run on every Run, whatever the outputs,
+// in program order among themselves, each after the producers of its
+// operands.
 package exec
 
 import (
@@ -49,6 +58,7 @@ var (
 	kernels      = map[string]Kernel{}
 	initializers = map[string]int{}
 	unitTypes    = map[textir.Type]bool{}
+	effects      = map[string]bool{}
 	elemTypes    = map[textir.Type]interp.DType{}
 )
 
@@ -78,6 +88,14 @@ func RegisterInitializer(opName string, operand int) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	initializers[opName] = operand
+}
+
+// RegisterEffect declares that ops named opName have side effects: they run
+// on every Run, in program order among themselves.
+func RegisterEffect(opName string) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	effects[opName] = true
 }
 
 // RegisterUnitType declares t a control type: values of type t carry no
@@ -182,6 +200,7 @@ type node struct {
 	want   []interp.DType // dtype expected of each data result; Invalid: unchecked
 	inits  []int32        // initializer nodes of the resource this node makes
 	isInit int32          // node whose resource this node initializes, or -1
+	after  int32          // for an effect node, the previous effect node, or -1
 	name   string
 }
 
@@ -192,7 +211,10 @@ type Program struct {
 	nodes    []node
 	producer []int32 // value id -> node index; -1: not produced by a node
 	numVals  int
-	byName   map[string]int32 // op name -> node index
+	byName   map[string]int32           // op name -> node index
+	args     map[string][]*textir.Value // "@f" -> entry block arguments of f
+	argIDs   map[*textir.Value]int32    // function argument -> value id
+	effects  []int32                    // effect nodes in program order
 
 	memoMu sync.Mutex
 	memo   []any
@@ -207,7 +229,8 @@ func Compile(root *textir.Operation) (*Program, error) {
 		numRes += op.NumResults()
 		return true
 	})
-	p := &Program{root: root, byName: make(map[string]int32, numOps), nodes: make([]node, 0, numOps), producer: make([]int32, 0, numRes)}
+	p := &Program{root: root, byName: make(map[string]int32, numOps), nodes: make([]node, 0, numOps), producer: make([]int32, 0, numRes),
+		args: map[string][]*textir.Value{}, argIDs: map[*textir.Value]int32{}}
 	ids := make(map[*textir.Value]int32, numRes)
 	regMu.RLock()
 	kern := make(map[string]Kernel, len(kernels))
@@ -218,14 +241,32 @@ func Compile(root *textir.Operation) (*Program, error) {
 	for k, v := range unitTypes {
 		units[k] = v
 	}
+	effectOps := make(map[string]bool, len(effects))
+	for k := range effects {
+		effectOps[k] = true
+	}
 	regMu.RUnlock()
+	lastEffect := int32(-1)
 	root.Walk(func(op *textir.Operation) bool {
 		k, ok := kern[op.Name()]
 		if !ok {
 			if op.NumRegions() > 0 {
-				for _, r := range op.Regions() {
-					for _, b := range r.Blocks() {
+				sym, hasSym := textir.SymbolName(op)
+				if _, dup := p.args["@"+sym]; dup {
+					hasSym = false
+				}
+				for ri, r := range op.Regions() {
+					for bi, b := range r.Blocks() {
 						for _, a := range b.Args() {
+							if hasSym && ri == 0 && bi == 0 {
+								// A function argument: a value that can be fed.
+								ids[a] = int32(p.numVals)
+								p.argIDs[a] = int32(p.numVals)
+								p.numVals++
+								p.producer = append(p.producer, -1)
+								p.args["@"+sym] = append(p.args["@"+sym], a)
+								continue
+							}
 							ids[a] = -1 // block arguments have no value
 						}
 					}
@@ -235,7 +276,12 @@ func Compile(root *textir.Operation) (*Program, error) {
 			k = nil // no semantics: an error only if it must run
 		}
 		idx := int32(len(p.nodes))
-		n := node{op: op, kernel: k, out: int32(p.numVals), isInit: -1, name: OpName(op)}
+		n := node{op: op, kernel: k, out: int32(p.numVals), isInit: -1, after: -1, name: OpName(op)}
+		if effectOps[op.Name()] {
+			n.after = lastEffect
+			lastEffect = idx
+			p.effects = append(p.effects, idx)
+		}
 		for i := range op.NumResults() {
 			r := op.Result(i)
 			ids[r] = int32(p.numVals)
@@ -318,9 +364,20 @@ func parseTensorName(s string) (name string, idx int, control bool) {
 	return s, 0, false
 }
 
-// resolve finds the value id of a tensor name.
+// resolve finds the value id of a tensor name. For a function argument
+// ("@f:i") nodeIdx is -1.
 func (p *Program) resolve(s string) (id int32, nodeIdx int32, control bool, err error) {
 	name, idx, control := parseTensorName(s)
+	if strings.HasPrefix(name, "@") && !control {
+		args, ok := p.args[name]
+		if !ok {
+			return -1, -1, false, fmt.Errorf("no function %s with arguments in the program", name)
+		}
+		if idx >= len(args) {
+			return -1, -1, false, fmt.Errorf("function %s has %d arguments; tensor %q does not exist", name, len(args), s)
+		}
+		return p.argIDs[args[idx]], -1, false, nil
+	}
 	ni, ok := p.byName[name]
 	if !ok {
 		// node__idx, as written by tools whose array names avoid ':'.
@@ -426,6 +483,18 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 		if t == nil {
 			return nil, fmt.Errorf("feed %q: nil tensor", name)
 		}
+		if ni < 0 { // a function argument
+			a := p.argValue(id)
+			if want, ok := DTypeOf(a.Type()); ok && want != t.DType() {
+				return nil, fmt.Errorf("feed %q has dtype %v, but the argument of type %s is %v", name, t.DType(), a.Type(), want)
+			}
+			if err := checkShape(a.Type(), t); err != nil {
+				return nil, fmt.Errorf("feed %q: %v", name, err)
+			}
+			vals[id] = t
+			fed[id] = true
+			continue
+		}
 		n := &p.nodes[ni]
 		ri := int(id - n.out)
 		if want, ok := DTypeOf(n.op.Result(ri).Type()); ok && want != t.DType() {
@@ -445,10 +514,14 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			return nil, fmt.Errorf("output %q: %w", o, err)
 		}
 		outIDs[i] = id
+		if ni < 0 && !control && !fed[id] {
+			return nil, fmt.Errorf("output %q: the function argument was not fed", o)
+		}
 		if control || !fed[id] {
 			roots = append(roots, ni)
 		}
 	}
+	roots = append(roots, p.effects...)
 	order, err := p.schedule(roots, fed, opts.DataOnly)
 	if err != nil {
 		return nil, err
@@ -474,6 +547,8 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			if v == nil {
 				if n.unitIn != nil && n.unitIn[len(in)] {
 					v = Unit
+				} else if p.producer[id] < 0 {
+					return nil, n.op.Errorf("operand #%d is a function argument that was not fed (feed it as \"%s\")", len(in), p.argName(id))
 				} else {
 					return nil, n.op.Errorf("operand #%d has no value", len(in))
 				}
@@ -526,6 +601,29 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 	return res, nil
 }
 
+// argValue returns the function argument with value id id.
+func (p *Program) argValue(id int32) *textir.Value {
+	for a, i := range p.argIDs {
+		if i == id {
+			return a
+		}
+	}
+	return nil
+}
+
+// argName returns the tensor name of the function argument with value id id.
+func (p *Program) argName(id int32) string {
+	a := p.argValue(id)
+	for name, args := range p.args {
+		for i, b := range args {
+			if a == b {
+				return name + ":" + strconv.Itoa(i)
+			}
+		}
+	}
+	return "?"
+}
+
 // checkShape rejects a fed tensor whose rank or static dims contradict the
 // value's ranked tensor type.
 func checkShape(t textir.Type, v *interp.Tensor) error {
@@ -569,10 +667,15 @@ func (p *Program) schedule(roots []int32, fed []bool, dataOnly bool) ([]int32, e
 			}
 			return p.producer[id]
 		}
-		// Initializers of the resources n's operands come from.
+		// The previous side effect.
 		k -= len(n.in)
+		if k == 0 {
+			return n.after
+		}
+		k--
+		// Initializers of the resources n's operands come from.
 		for _, id := range n.in {
-			if id < 0 || fed[id] {
+			if id < 0 || fed[id] || p.producer[id] < 0 {
 				continue
 			}
 			pr := &p.nodes[p.producer[id]]
