@@ -18,7 +18,10 @@ import (
 // column's feed does not depend on the others. Rows are empty with
 // probability 1-coverage; present rows hold a bag of ids whose length
 // follows the pooling distribution; a fraction `invalid` of ids are
-// negative, out of vocabulary or outside the boundaries.
+// negative, out of vocabulary or outside the boundaries. An absent
+// split_string feature is "", which StringSplitV2 (like Python's
+// str.split) turns into one empty token: as in TensorFlow, such a row pools
+// the embedding of hash(""), it is not an empty row.
 func Feeds(s *Spec, batch int, seed uint64) ([]npz.Array, error) {
 	if batch <= 0 {
 		return nil, &FieldError{Field: "batch", Msg: fmt.Sprintf("must be positive (got %d)", batch)}
