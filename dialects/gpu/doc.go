@@ -95,4 +95,46 @@
 // an arena whose size the shape expressions compute. The host program is
 // what the runtime executes: one host-to-device copy of the packed inputs,
 // the launches (one for the whole embedding layer), and one copy back.
+//
+// # Precisions of the contract (fixed by the implementation)
+//
+//   - Launches are 1-D: gpu.launch takes one grid size and one block size
+//     (i64); thread_id/block_id y and z are 0, block_dim/grid_dim y and z 1.
+//     Without arguments the form ends after threads(...): no args(), no
+//     type list.
+//   - A load or store moves at most 16 bytes: width × element size ≤ 16
+//     (so i64/f64 allow width 1 or 2). The access must be aligned to its
+//     size (width × element size). `readonly` needs a global pointer.
+//     {width = N} prints without its i64 type.
+//   - Pointer element types: i8, i16, i32, i64, f16, bf16, f32, f64; the
+//     address space is global or shared; !gpu.ptr<f32,global> prints as
+//     !gpu.ptr<f32, global>. Accessors: PtrType, PtrElem, PtrSpace, IsPtr,
+//     Buffer, IsBuffer.
+//   - gpu.for with i32 bounds prints ": i32" after the result types (before
+//     the region), as scf.for does for non-index types; i64 prints nothing.
+//     Result lists of gpu.for and gpu.if are always parenthesised; gpu.yield
+//     is always written. Attributes of gpu.for and gpu.if follow the last
+//     region.
+//   - gpu.shuffle exchanges 32- or 64-bit values (i32, i64, f32, f64);
+//     %offset and %width are i32 (%width a power of two ≤ 32, CUDA's width).
+//   - gpu.atomic_add works on i32, i64, f32 and f64.
+//   - gpu.shared_alloc is not Pure (each op is its own memory, never merged);
+//     count > 0, and a kernel's shared_allocs total at most 48 KiB
+//     (MaxSharedBytes). gpu.module holds gpu.func ops only; gpu.call names a
+//     non-kernel gpu.func of the same gpu.module; gpu.return is directly in
+//     the gpu.func body (its last op). max_threads ∈ [1, 1024] and
+//     min_blocks ≥ 1 are allowed on kernels only. gpu.func arguments are
+//     scalars or pointers (never !gpu.buffer).
+//   - Folders: ptr_offset by 0, buffer_view at 0, ptr_cast to the same type
+//     or back, gpu.for without trips (constant bounds), math of constants
+//     (materialised as arith.constant); gpu.if with a constant condition is
+//     inlined by a canonicalization pattern.
+//
+// # The simulator
+//
+// Compile and Kernel.Launch run a kernel on the CPU (sim.go: lockstep
+// threads, barriers, warp shuffles, checked memory); importing the package
+// registers interp/exec semantics for gpu.alloc, gpu.buffer_view and
+// gpu.launch (semantics.go), so a host func.func runs with exec's
+// function-argument feeds ("@host:0", ...).
 package gpu

@@ -21,7 +21,7 @@ func newCtx() *textir.Context {
 	return textir.NewContext(builtin.Dialect(), funcd.Dialect(), arith.Dialect(), gpu.Dialect())
 }
 
-func parse(t *testing.T, ctx *textir.Context, src string) *textir.Operation {
+func parse(t testing.TB, ctx *textir.Context, src string) *textir.Operation {
 	t.Helper()
 	m, err := textir.Parse(ctx, "test.mlir", []byte(src))
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 // kernel parses src (a gpu.module), verifies it and compiles @name.
-func kernel(t *testing.T, src, name string) *gpu.Kernel {
+func kernel(t testing.TB, src, name string) *gpu.Kernel {
 	t.Helper()
 	ctx := newCtx()
 	m := parse(t, ctx, src)
@@ -505,4 +505,34 @@ func.func @host(%packed: !gpu.buffer, %n: i64) {
 	if err == nil || !strings.Contains(err.Error(), `function argument that was not fed (feed it as "@host:0")`) {
 		t.Errorf("unfed argument: got %v", err)
 	}
+}
+
+// BenchmarkSegmentedSum: the embedding bag of TestSegmentedSum at a
+// realistic size (4096 bags of pooling 1..10, width 64, 100k-row table),
+// reporting simulated rows (one row = one lane-group read of a bag id) per
+// second.
+func BenchmarkSegmentedSum(b *testing.B) {
+	k := kernel(b, bagSrc, "bag")
+	const rows, dim, bags = 100000, 64, 4096
+	table := make([]float32, rows*dim)
+	for i := range table {
+		table[i] = float32(i % 1013)
+	}
+	var ids, offsets []int64
+	offsets = append(offsets, 0)
+	for bag := range bags {
+		for j := range 1 + bag%10 {
+			ids = append(ids, int64((bag*7919+j*104729)%rows))
+		}
+		offsets = append(offsets, int64(len(ids)))
+	}
+	args := []any{gpu.Buf{Data: i64Bytes(ids)}, gpu.Buf{Data: i64Bytes(offsets)}, gpu.Buf{Data: f32Bytes(table)},
+		gpu.Buf{Data: poisoned(4 * bags * dim)}, int64(bags), int64(dim)}
+	b.ResetTimer()
+	for range b.N {
+		if err := k.Launch(bags*32/256, 256, args, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(ids))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
