@@ -308,13 +308,21 @@ func joinT[T interp.Elem](ts []*interp.Tensor) []T {
 
 // concat joins tensors of equal rank along axis (already normalized).
 func concat(op string, ts []*interp.Tensor, axis int) (*interp.Tensor, error) {
-	j, offs, err := joinFlat(op, ts)
-	if err != nil {
-		return nil, err
+	if len(ts) == 0 {
+		return nil, errorf(op, "needs at least one input")
+	}
+	for i, t := range ts {
+		if t == nil {
+			return nil, errorf(op, "input %d is nil", i)
+		}
+		if t.DType() != ts[0].DType() {
+			return nil, errorf(op, "input %d has dtype %v, input 0 has %v", i, t.DType(), ts[0].DType())
+		}
 	}
 	s0 := ts[0].Shape()
 	out := append([]int64{}, s0...)
 	out[axis] = 0
+	inners := make([]int, len(ts))
 	for i, t := range ts {
 		s := t.Shape()
 		if len(s) != len(s0) {
@@ -326,29 +334,61 @@ func concat(op string, ts []*interp.Tensor, axis int) (*interp.Tensor, error) {
 			}
 		}
 		out[axis] += s[axis]
+		inner := int64(1)
+		for _, d := range s[axis:] {
+			inner *= d
+		}
+		inners[i] = int(inner)
 	}
 	n, err := numElements(op, out)
 	if err != nil {
 		return nil, err
 	}
-	outer := int64(1)
+	outer := 1
 	for _, d := range s0[:axis] {
-		outer *= d
+		outer *= int(d)
 	}
-	idx := make([]int, 0, n)
-	for o := int64(0); o < outer; o++ {
-		for i, t := range ts {
-			inner := int64(1)
-			for _, d := range t.Shape()[axis:] {
-				inner *= d
-			}
-			base := offs[i] + int(o*inner)
-			for k := 0; k < int(inner); k++ {
-				idx = append(idx, base+k)
-			}
+	var data any
+	switch ts[0].DType() {
+	case interp.Float32:
+		data = concatT[float32](ts, outer, inners, n)
+	case interp.Float64:
+		data = concatT[float64](ts, outer, inners, n)
+	case interp.Int8:
+		data = concatT[int8](ts, outer, inners, n)
+	case interp.Int16:
+		data = concatT[int16](ts, outer, inners, n)
+	case interp.Int32:
+		data = concatT[int32](ts, outer, inners, n)
+	case interp.Int64:
+		data = concatT[int64](ts, outer, inners, n)
+	case interp.Uint8:
+		data = concatT[uint8](ts, outer, inners, n)
+	case interp.Bool:
+		data = concatT[bool](ts, outer, inners, n)
+	case interp.String:
+		data = concatT[string](ts, outer, inners, n)
+	default:
+		return nil, errorf(op, "unsupported dtype %v", ts[0].DType())
+	}
+	return interp.FromSlice(out, data)
+}
+
+// concatT copies, for each of the outer slices, the inner block of each
+// input in turn.
+func concatT[T interp.Elem](ts []*interp.Tensor, outer int, inners []int, n int) []T {
+	srcs := make([][]T, len(ts))
+	for i, t := range ts {
+		srcs[i], _ = interp.Values[T](t)
+	}
+	dst := make([]T, 0, n)
+	for o := 0; o < outer; o++ {
+		for i, s := range srcs {
+			in := inners[i]
+			dst = append(dst, s[o*in:(o+1)*in]...)
 		}
 	}
-	return take(j, idx, out)
+	return dst
 }
 
 // ConcatV2 concatenates values along axis (a scalar in [-rank, rank)).
