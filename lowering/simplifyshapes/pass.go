@@ -1,0 +1,133 @@
+// Package simplifyshapes is the --simplify-shapes pass: RECom's shape
+// computation simplification. TensorFlow graphs compute shapes at run time
+// with chains of Shape, StridedSlice, Pack, Prod, Slice, Cast, GatherV2 and
+// ConcatV2; after --lower-emb, what is left of each embedding column is
+// mostly such chains feeding the input_layer's Reshapes.
+//
+// The pass runs on each tfg.graph. Infer computes, for every tensor, its
+// dims as canonical symbolic expressions (package dialects/shape/expr),
+// and for small integer tensors (rank ≤ 1, at most MaxContent elements)
+// their content. Symbols are created for unknown placeholder dims (the
+// first placeholder's dim 0 is "batch") and for data-dependent counts (the
+// values of each emb source and filter, Unique, Where, StringSplit); ops
+// that require equal dims (ConcatV2, broadcasting elementwise ops, MatMul,
+// BiasAdd, Select, Pack) merge their symbols' equality classes, so every
+// column ends up with the one batch symbol.
+//
+// The rewrite, through lowering/rewrite's Rewriter:
+//   - a Reshape whose input already has the target dims symbolically is
+//     removed (the input_layer's reshape of a [batch, D] lookup result);
+//   - every small integer operand computed by a TensorFlow chain (a Reshape
+//     shape, Fill dims, Tile multiples, Slice sizes, ...) whose content is
+//     known is rebuilt from the symbols with shape ops: shape.dim or
+//     shape.count binds each symbol once, shape.apply computes each
+//     element, shape.from_extents (or shape.index_cast for a scalar) makes
+//     the tensor;
+//   - the chains that became dead are erased;
+//   - the layer output (the ConcatV2 or emb.concat of the columns), each
+//     column's slice and each lookup's ids get a shape.assert_shape whose
+//     map gives their dims in the batch symbol and the per-column counts:
+//     what --fuse reads to plan one buffer.
+//
+// The graph is a graph region, so the new ops need no particular order
+// (they are put after the op defining what they read, or before their
+// user). The analysis assumes the program runs without error: dims that
+// an op requires to be equal are equal, and a symbolic dim that is
+// broadcast against another is not 1.
+//
+// Options:
+//
+//	disable             leave the IR as it is
+//	no-reshape-removal  keep Reshapes whose input already has the target shape
+//	no-operand-rebuild  keep the TensorFlow shape chains
+//	no-assertions       attach no shape.assert_shape to the layer output, columns and lookups
+package simplifyshapes
+
+import (
+	"github.com/recom-compiler/recom/lowering/pass"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Flag is the pass's command-line name.
+const Flag = "simplify-shapes"
+
+func init() {
+	pass.Register(pass.PassInfo{
+		Flag:    Flag,
+		Summary: "Infer symbolic shapes; rebuild shape operands from symbols with shape ops, removing TensorFlow shape chains and no-op reshapes",
+		New:     func() pass.Pass { return New() },
+	})
+}
+
+// Pass is the --simplify-shapes pass.
+type Pass struct {
+	opts         pass.Options
+	disable      *bool
+	noReshape    *bool
+	noRebuild    *bool
+	noAssertions *bool
+}
+
+// New returns a --simplify-shapes pass with default options.
+func New() *Pass {
+	p := &Pass{}
+	p.disable = p.opts.Bool("disable", "Leave the IR as it is (ablation)", false)
+	p.noReshape = p.opts.Bool("no-reshape-removal", "Keep Reshapes whose input already has the target shape", false)
+	p.noRebuild = p.opts.Bool("no-operand-rebuild", "Keep the TensorFlow shape chains that compute shape operands", false)
+	p.noAssertions = p.opts.Bool("no-assertions", "Attach no shape.assert_shape to the layer output, the columns and the lookups", false)
+	return p
+}
+
+func (*Pass) Flag() string             { return Flag }
+func (*Pass) Name() string             { return "SimplifyShapes" }
+func (*Pass) Summary() string          { return "Symbolic shapes and shape computation simplification" }
+func (*Pass) Anchor() string           { return "" }
+func (p *Pass) Options() *pass.Options { return &p.opts }
+
+// stats are the pass's statistics.
+type stats struct {
+	symbols, merged, reshapes, removed, rebuilt, asserts, left *pass.Statistic
+}
+
+func newStats(st *pass.State) *stats {
+	return &stats{
+		symbols:  st.Stat("symbols-created", "Symbols created (input dims and data-dependent counts)"),
+		merged:   st.Stat("classes-merged", "Equalities that merged two symbol classes"),
+		reshapes: st.Stat("reshapes-removed", "Reshapes removed: the input already had the target shape"),
+		removed:  st.Stat("shape-ops-removed", "tfg ops of dead shape chains removed"),
+		rebuilt:  st.Stat("operands-rebuilt", "Shape operands rebuilt from symbols with shape ops"),
+		asserts:  st.Stat("assertions", "shape.assert_shape ops giving output sizes"),
+		left:     st.Stat("shape-chain-ops-left", "tfg Shape, StridedSlice, Pack, Prod and Slice ops left"),
+	}
+}
+
+// Run simplifies the shape computations of every tfg.graph under root.
+func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
+	s := newStats(st)
+	if *p.disable {
+		st.MarkUnchanged()
+		return nil
+	}
+	var blocks []*textir.Block
+	root.Walk(func(op *textir.Operation) bool {
+		if op.Name() == "tfg.graph" {
+			for _, r := range op.Regions() {
+				blocks = append(blocks, r.Blocks()...)
+			}
+			return false
+		}
+		return true
+	})
+	changed := false
+	for _, b := range blocks {
+		c, err := p.runBlock(st, b, s)
+		if err != nil {
+			return err
+		}
+		changed = changed || c
+	}
+	if !changed {
+		st.MarkUnchanged()
+	}
+	return nil
+}
