@@ -14,7 +14,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
@@ -417,4 +419,51 @@ func TestE2EScaledPresets(t *testing.T) {
 			checkFinite(t, "embedding", got[gen.EmbeddingNode])
 		})
 	}
+}
+
+// BenchmarkInterpE runs model E (1000 columns, random tables: the graph is
+// written with --no-tables) at batch 256 through recom interp, from the
+// file to the outputs. It reports the process CPU seconds per run too (the
+// machine may be shared).
+func BenchmarkInterpE(b *testing.B) {
+	dir := b.TempDir()
+	model, feeds := filepath.Join(dir, "E.pb"), filepath.Join(dir, "feeds.npz")
+	for _, args := range [][]string{
+		{"gen", "--preset", "E", "--no-tables", "-o", model},
+		{"gen", "--feeds", "--batch", "256", model, "-o", feeds},
+	} {
+		if code, _, stderr := runTool(args...); code != 0 {
+			b.Fatal(stderr)
+		}
+	}
+	out := filepath.Join(dir, "out.npz")
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if code, _, stderr := runTool("interp", model, "--feeds", feeds, "--outputs", "prediction", "-o", out); code != 0 {
+			b.Fatal(stderr)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+}
+
+// BenchmarkGen10k generates model F scaled to 10,000 columns as binary
+// protobuf (about a million nodes), without the side file.
+func BenchmarkGen10k(b *testing.B) {
+	out := filepath.Join(b.TempDir(), "F10k.pb")
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if code, _, stderr := runTool("gen", "--preset", "F", "--columns", "10000", "--no-tables", "-o", out); code != 0 {
+			b.Fatal(stderr)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+}
+
+// cpuSeconds is the process's user and system CPU time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

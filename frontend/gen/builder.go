@@ -132,6 +132,7 @@ func (b *builder) control(node string, dep string) {
 // are shared singletons.
 var (
 	typeAttrs  sync.Map // tfpb.DataType -> *tfpb.AttrValue
+	intAttrs   sync.Map // int64 -> *tfpb.AttrValue, beyond smallInts
 	boolAttrs  = [2]*tfpb.AttrValue{{Value: &tfpb.AttrValue_B{B: false}}, {Value: &tfpb.AttrValue_B{B: true}}}
 	smallInts  [130]*tfpb.AttrValue // -1 ... 128
 	emptyList  = &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{}}}
@@ -155,7 +156,11 @@ func aInt(i int64) *tfpb.AttrValue {
 	if i >= -1 && i < int64(len(smallInts))-1 {
 		return smallInts[i+1]
 	}
-	return &tfpb.AttrValue{Value: &tfpb.AttrValue_I{I: i}}
+	if a, ok := intAttrs.Load(i); ok {
+		return a.(*tfpb.AttrValue)
+	}
+	a, _ := intAttrs.LoadOrStore(i, &tfpb.AttrValue{Value: &tfpb.AttrValue_I{I: i}})
+	return a.(*tfpb.AttrValue)
 }
 func aBool(v bool) *tfpb.AttrValue {
 	if v {
@@ -185,13 +190,61 @@ func shapeProto(dims []int64) *tfpb.TensorShapeProto {
 	return s
 }
 
-// attrs builds an attr map from alternating names and values.
+// attrs builds an attr map from alternating names and values. Maps whose
+// values are all shared singletons (types, bools, ints, the empty list and
+// string) are themselves shared: made once per combination.
 func attrs(kv ...any) map[string]*tfpb.AttrValue {
+	if len(kv) <= 2*len(attrKey{}.n) {
+		var k attrKey
+		shared := true
+		for i := 0; i+1 < len(kv); i += 2 {
+			v := kv[i+1].(*tfpb.AttrValue)
+			if !singleton(v) {
+				shared = false
+				break
+			}
+			k.n[i/2], k.v[i/2] = kv[i].(string), v
+		}
+		if shared {
+			attrCache.Lock()
+			defer attrCache.Unlock()
+			if m, ok := attrCache.m[k]; ok {
+				return m
+			}
+			m := makeAttrs(kv)
+			attrCache.m[k] = m
+			return m
+		}
+	}
+	return makeAttrs(kv)
+}
+
+func makeAttrs(kv []any) map[string]*tfpb.AttrValue {
 	m := make(map[string]*tfpb.AttrValue, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i].(string)] = kv[i+1].(*tfpb.AttrValue)
 	}
 	return m
+}
+
+// attrKey identifies a combination of up to eight shared attr values.
+type attrKey struct {
+	n [8]string
+	v [8]*tfpb.AttrValue
+}
+
+var attrCache = struct {
+	sync.Mutex
+	m map[attrKey]map[string]*tfpb.AttrValue
+}{m: map[attrKey]map[string]*tfpb.AttrValue{}}
+
+// singleton reports whether v is one of the shared attr values.
+func singleton(v *tfpb.AttrValue) bool {
+	switch v.GetValue().(type) {
+	case *tfpb.AttrValue_Type, *tfpb.AttrValue_B, *tfpb.AttrValue_I:
+		return true // aType, aBool and aInt share every value
+	}
+	return v == emptyList || v == emptyStrAt
 }
 
 // tAttr is the common attrs map {"T": dt} (shared).

@@ -56,6 +56,9 @@ type Options struct {
 
 // Model is a generated model.
 type Model struct {
+	// Graph is the GraphDef. Its nodes share attribute maps and values
+	// (with each other and with other generated graphs): treat it as
+	// read-only, or proto.Clone it before editing.
 	Graph *tfpb.GraphDef
 	// Tables holds the values of every variable and resource variable
 	// (embedding tables and MLP weights), named by their node names, in

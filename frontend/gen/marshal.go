@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"sort"
-	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -27,52 +26,77 @@ func MarshalGraph(gd *tfpb.GraphDef) ([]byte, error) {
 // what proto.MarshalOptions{Deterministic: true}.Marshal writes, faster on
 // generated graphs: NodeDefs are encoded directly (attrs sorted by name),
 // the encoding of each shared AttrValue is computed once however many
-// nodes use it, the nodes are encoded on all CPUs into blocks of about
-// 1 MiB, and nothing of the size of the whole graph is allocated.
+// nodes use it, runs of nodes are encoded on all CPUs into reused buffers
+// and written in order, and nothing of the size of the graph is allocated.
 func WriteGraph(w io.Writer, gd *tfpb.GraphDef) error {
 	det := proto.MarshalOptions{Deterministic: true}
 	nodes := gd.GetNode()
-	nw := runtime.GOMAXPROCS(0)
-	if len(nodes) < 4096 {
-		nw = 1
+	const run = 4096 // nodes per job
+	jobs := (len(nodes) + run - 1) / run
+	nw := min(runtime.GOMAXPROCS(0), jobs)
+	type result struct {
+		buf []byte
+		err error
 	}
-	const block = 1 << 20
-	chunks := make([][][]byte, nw)
-	errs := make([]error, nw)
-	var wg sync.WaitGroup
-	for c := range nw {
-		lo, hi := c*len(nodes)/nw, (c+1)*len(nodes)/nw
-		wg.Add(1)
+	// Job j's result arrives on done[j]; at most 2·nw jobs are ahead of
+	// the writer, so at most that many buffers exist.
+	done := make([]chan result, jobs)
+	for j := range done {
+		done[j] = make(chan result, 1)
+	}
+	free := make(chan []byte, 2*nw)
+	for range 2 * nw {
+		free <- nil
+	}
+	next := make(chan int)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		defer close(next)
+		for j := range jobs {
+			select {
+			case next <- j:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	for range nw {
 		go func() {
-			defer wg.Done()
 			e := nodeEncoder{det: det, attrs: map[*tfpb.AttrValue][]byte{}}
-			buf := make([]byte, 0, block+block/4)
-			for _, n := range nodes[lo:hi] {
-				var err error
-				if buf, err = e.appendNode(buf, n); err != nil {
-					errs[c] = err
+			for {
+				// A buffer first, then a job: the job the writer waits
+				// for always has its buffer.
+				var buf []byte
+				select {
+				case buf = <-free:
+				case <-quit:
 					return
 				}
-				if len(buf) >= block {
-					chunks[c] = append(chunks[c], buf)
-					buf = make([]byte, 0, block+block/4)
+				j, ok := <-next
+				if !ok {
+					return
 				}
+				buf = buf[:0]
+				var err error
+				for _, n := range nodes[j*run : min((j+1)*run, len(nodes))] {
+					if buf, err = e.appendNode(buf, n); err != nil {
+						break
+					}
+				}
+				done[j] <- result{buf, err}
 			}
-			chunks[c] = append(chunks[c], buf)
 		}()
 	}
-	wg.Wait()
-	for c := range nw {
-		if errs[c] != nil {
-			return errs[c]
+	for j := range jobs {
+		r := <-done[j]
+		if r.err != nil {
+			return r.err
 		}
-	}
-	for _, bl := range chunks {
-		for _, b := range bl {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+		if _, err := w.Write(r.buf); err != nil {
+			return err
 		}
+		free <- r.buf
 	}
 	// Fields after node (1) in field order: the rest of the graph alone.
 	rest, err := det.Marshal(&tfpb.GraphDef{Library: gd.Library, Version: gd.Version, Versions: gd.Versions, DebugInfo: gd.DebugInfo})
