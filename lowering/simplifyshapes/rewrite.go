@@ -1,6 +1,8 @@
 package simplifyshapes
 
 import (
+	"strconv"
+
 	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/shape"
@@ -53,6 +55,30 @@ type rewriter struct {
 	l       *listener
 	members map[expr.Sym][]expr.Sym // class representative -> symbols with a binding
 	values  map[expr.Sym]*textir.Value
+	consts  map[int64]*textir.Value
+	names   map[string]int
+}
+
+// loc derives the location of a new op from base: a node name (which the
+// interpreter takes as the op's name) becomes "name/what" (made unique),
+// so that a new op never takes the name of an existing node.
+func (r *rewriter) loc(base textir.Location, what string) textir.Location {
+	n, ok := textir.LocName(base)
+	if !ok {
+		return base
+	}
+	name := n + "/" + what
+	if k := r.names[name]; k > 0 {
+		r.names[name] = k + 1
+		name += "_" + strconv.Itoa(k)
+	} else {
+		r.names[name] = 1
+	}
+	var child textir.Location
+	if fl, ok := textir.FileLineCol(base); ok {
+		child = fl
+	}
+	return textir.NameLoc{Name: name, Child: child}
 }
 
 func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) (bool, error) {
@@ -61,7 +87,8 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) (bool, error)
 	s.merged.Add(int64(a.Merged))
 	l := &listener{}
 	r := &rewriter{a: a, rw: rewrite.NewRewriter(st.Context(), l), b: b, s: s, l: l,
-		members: map[expr.Sym][]expr.Sym{}, values: map[expr.Sym]*textir.Value{}}
+		members: map[expr.Sym][]expr.Sym{}, values: map[expr.Sym]*textir.Value{},
+		consts: map[int64]*textir.Value{}, names: map[string]int{}}
 	for i := 0; i < a.tab.Len(); i++ {
 		sym := expr.Sym(i)
 		if _, ok := a.bind[sym]; ok {
@@ -145,7 +172,7 @@ func (r *rewriter) symValue(s expr.Sym) *textir.Value {
 	} else {
 		b.SetInsertionPointToStart(r.b)
 	}
-	loc := bd.v.Loc()
+	loc := r.loc(bd.v.Loc(), "shape")
 	var op *textir.Operation
 	if bd.dim >= 0 {
 		if tfName(bd.v.DefiningOp()) == "Placeholder" && repInfo.Kind == expr.InputDim {
@@ -178,9 +205,14 @@ func (r *rewriter) index(e expr.Expr, pos *textir.Operation) (*textir.Value, err
 	r.rw.SetInsertionPoint(pos)
 	b := r.rw.Builder()
 	if c, ok := e.IsConst(); ok {
-		return arith.Constant(b, pos.Loc(), textir.IntegerAttr{Value: c, Type: textir.Index()}).Result(0), nil
+		if v, ok := r.consts[c]; ok {
+			return v, nil
+		}
+		v := arith.Constant(b, r.loc(pos.Loc(), "shape"), textir.IntegerAttr{Value: c, Type: textir.Index()}).Result(0)
+		r.consts[c] = v
+		return v, nil
 	}
-	op, err := shape.BuildApply(b, pos.Loc(), e, r.symValue, r.a.tab.Name)
+	op, err := shape.BuildApply(b, r.loc(pos.Loc(), "shape"), e, r.symValue, r.a.tab.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -279,11 +311,11 @@ func (r *rewriter) build(user *textir.Operation, v *textir.Value, in Info) (*tex
 		if len(elems) != 1 {
 			return nil, nil
 		}
-		op := r.rw.Create(&textir.OperationState{Name: shape.IndexCastOp, Loc: user.Loc(),
+		op := r.rw.Create(&textir.OperationState{Name: shape.IndexCastOp, Loc: r.loc(user.Loc(), "shape"),
 			Operands: elems, ResultTypes: []textir.Type{textir.TensorOf(nil, et)}})
 		return op.Result(0), nil
 	}
-	op := r.rw.Create(&textir.OperationState{Name: shape.FromExtentsOp, Loc: user.Loc(),
+	op := r.rw.Create(&textir.OperationState{Name: shape.FromExtentsOp, Loc: r.loc(user.Loc(), "shape"),
 		Operands: elems, ResultTypes: []textir.Type{textir.TensorOf([]int64{int64(len(elems))}, et)}})
 	return op.Result(0), nil
 }
@@ -460,7 +492,7 @@ func (r *rewriter) assert(user *textir.Operation, v *textir.Value) {
 		}
 	}
 	r.rw.SetInsertionPoint(user)
-	if _, err := shape.BuildAssertShape(r.rw.Builder(), user.Loc(), v, dims, r.symValue, r.a.tab.Name); err == nil {
+	if _, err := shape.BuildAssertShape(r.rw.Builder(), r.loc(user.Loc(), "size"), v, dims, r.symValue, r.a.tab.Name); err == nil {
 		r.s.asserts.Inc()
 	}
 }
