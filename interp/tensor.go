@@ -9,6 +9,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -75,10 +76,41 @@ func (d DType) IsInteger() bool {
 // IsNumeric reports whether d is an integer or floating-point type.
 func (d DType) IsNumeric() bool { return d.IsFloat() || d.IsInteger() }
 
-// MaxElements bounds the number of elements of one tensor (2^32). Shapes
-// whose element count exceeds it are rejected with an error, so a corrupt
-// shape can never cause a huge allocation or an integer overflow.
-const MaxElements = int64(1) << 32
+// MaxElements bounds the number of elements of one tensor the interpreter
+// materialises (default 2^28; the environment variable
+// RECOM_MAX_TENSOR_ELEMENTS raises it, see docs/LIMITS.md). Shapes whose
+// element count exceeds it are rejected with an error, so a corrupt shape or
+// a Fill/Tile/Range of a huge size can never cause a huge allocation or an
+// integer overflow. A program may set it before running (not concurrently).
+var MaxElements = envElements(EnvMaxElements, DefaultMaxElements)
+
+// The environment variable that sets MaxElements, and its default.
+const (
+	EnvMaxElements     = "RECOM_MAX_TENSOR_ELEMENTS"
+	DefaultMaxElements = int64(1) << 28
+)
+
+// envElements returns the positive integer in the environment variable
+// name, or def when it is unset or not a positive integer.
+func envElements(name string, def int64) int64 {
+	if s, ok := os.LookupEnv(name); ok {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil && v > 0 {
+			return v
+		}
+	}
+	return def
+}
+
+// TooLargeError reports a tensor refused for having more than MaxElements
+// elements; its message names the limit and how to raise it.
+type TooLargeError struct {
+	What  string // e.g. "shape [100000,100000]"
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is too large to materialise: more than %d elements (set %s to raise the limit; see docs/LIMITS.md)", e.What, e.Limit, EnvMaxElements)
+}
 
 // MaxRank bounds the rank of a tensor, as TensorFlow does (254).
 const MaxRank = 254
@@ -103,7 +135,7 @@ func NumElements(shape []int64) (int64, error) {
 	n := int64(1)
 	for _, d := range shape {
 		if d > MaxElements || n > MaxElements/d {
-			return 0, fmt.Errorf("shape %s has more than %d elements", ShapeString(shape), MaxElements)
+			return 0, &TooLargeError{What: "shape " + ShapeString(shape), Limit: MaxElements}
 		}
 		n *= d
 	}
@@ -241,7 +273,10 @@ func Zeros(dt DType, shape []int64) (*Tensor, error) {
 
 // MakeSlice allocates a zeroed backing slice of n elements of dtype dt.
 func MakeSlice(dt DType, n int) (any, error) {
-	if n < 0 || int64(n) > MaxElements {
+	if int64(n) > MaxElements {
+		return nil, &TooLargeError{What: fmt.Sprintf("a tensor of %d elements", n), Limit: MaxElements}
+	}
+	if n < 0 {
 		return nil, fmt.Errorf("element count %d out of range [0, %d]", n, MaxElements)
 	}
 	switch dt {

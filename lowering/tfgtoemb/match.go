@@ -912,6 +912,11 @@ func checkTypes(p *plan) error {
 		if (r != 1 && r != 2) || !ranked(x, r) {
 			return fail("the dense input %s has no known rank 1 or 2", opDesc(def(x)))
 		}
+		// An ill-typed graph (an ExpandDims whose T is not its input's
+		// dtype) would give emb.from_dense an ignore value of another type.
+		if xe, ce := textir.ElementType(x.Type()), textir.ElementType(s.x.Type()); xe != ce {
+			return fail("the dense input %s has element type %s, but the column reads %s", opDesc(def(x)), xe, ce)
+		}
 		s.x = x
 		return nil
 	}
