@@ -10,6 +10,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -23,6 +24,7 @@ func Dialects() []*textir.Dialect {
 		emb.Dialect(),
 		shape.Dialect(),
 		gpu.Dialect(),
+		fused.Dialect(),
 	}
 }
 

@@ -1,0 +1,571 @@
+// Package fused is the small dialect of --fuse's boundary op:
+// fused.embedding_layer, the tensor-level op that stands for a whole
+// embedding layer (every column's lookup, pooling, combiner scaling and
+// the concatenation) computed by one kernel of a gpu.module. It is the
+// boundary the GPU runtime implements: its interpreter semantics pack the
+// inputs exactly as the runtime will (Pack), run the kernel on the gpu
+// dialect's simulator, and unpack the output arena.
+//
+// # The op
+//
+//	%out = "fused.embedding_layer"(%table0, %values0, %splits0, %table1, %ids1, ...)
+//	    {kernel = @emb::@layer, schedule = "tuned", width = 24 : i64, block = 256 : i64,
+//	     table_floats = 1152 : i64, columns = [{...}, {...}]}
+//	    : (tensor<50x8xf32>, tensor<?xi64>, tensor<?xi64>, tensor<11x4xf32>, tensor<?xi32>, ...) -> tensor<?x24xf32>
+//
+// columns lists the columns in kernel order (grouped by schedule class);
+// each column contributes its operands in that order: the table, the ids,
+// the row splits (kind "lookup" only: kind "gather" has exactly one id per
+// row) and the weights (when weighted). A column's dictionary holds its
+// static layout (rows, width, table_offset in floats into the tables
+// arena, out_offset in floats into an output row) and its schedule (class,
+// lanes, vector, store_width, segments, rows_in_flight, bags_per_task,
+// pooling, cost), so that the schedule chosen for each column can be read
+// (and FileChecked) in the IR.
+//
+// # The runtime contract (Pack)
+//
+// Three device buffers and one launch:
+//   - tables (uploaded once): every table at its table_offset (in floats,
+//     a multiple of 64: 256-byte aligned), float32;
+//   - the packed inputs (one host-to-device copy per run), int32 words:
+//     words [0, C] are task_start (column c owns tasks [task_start[c],
+//     task_start[c+1])), words C+1+5c .. C+5+5c the descriptor of column c
+//     (splits word offset, ids word offset, weights word offset or -1,
+//     table offset / 64, out_offset), then each column's row splits (B+1
+//     words), ids (int32) and weights (float32 bits), each region starting
+//     at a multiple of 4 words;
+//   - the output arena, B rows of width floats.
+//
+// The kernel takes (tables, inputs, output, B, number of tasks). With the
+// "tuned" schedule a task is one warp: column c has ceil(B / bags_per_task)
+// tasks and the grid is ceil(tasks / (block / 32)) blocks. With the
+// "recom" schedule a task is one block (one per column).
+package fused
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Name is the dialect namespace.
+const Name = "fused"
+
+// EmbeddingLayerOp is the boundary op.
+const EmbeddingLayerOp = "fused.embedding_layer"
+
+// Schedules.
+const (
+	ScheduleTuned = "tuned"
+	ScheduleRecom = "recom"
+)
+
+// Column kinds.
+const (
+	KindLookup = "lookup" // ids and row splits: bags of any size
+	KindGather = "gather" // exactly one id per row: no row splits
+)
+
+// DescWords is the number of int32 words of a column descriptor.
+const DescWords = 5
+
+// TableAlign is the alignment of each table in the tables arena, in floats.
+const TableAlign = 64
+
+// Column is one column of the layer: its static layout and its schedule.
+type Column struct {
+	Name        string
+	Kind        string
+	Combiner    string
+	Weighted    bool
+	Rows, Width int64
+	TableOffset int64 // floats into the tables arena (a multiple of TableAlign)
+	OutOffset   int64 // floats into an output row
+
+	// The schedule.
+	Class        int64   // code path (columns of one class share it)
+	Lanes        int64   // threads per bag (a power of two <= 32)
+	Vector       int64   // floats per table load (1, 2 or 4)
+	StoreWidth   int64   // floats per output store (1, 2 or 4)
+	Segments     int64   // passes of the lanes over a row (width / (lanes * vector), rounded up)
+	RowsInFlight int64   // independent accumulators (id loop unrolled by this)
+	BagsPerTask  int64   // bags of one task (a warp with the tuned schedule)
+	Pooling      float64 // expected ids per bag used by the planner
+	Cost         float64 // expected bytes moved per bag (planner's cost)
+}
+
+// NumOperands returns how many operands the column contributes.
+func (c *Column) NumOperands() int {
+	n := 2
+	if c.Kind == KindLookup {
+		n++
+	}
+	if c.Weighted {
+		n++
+	}
+	return n
+}
+
+// Layer is the static description of a fused.embedding_layer.
+type Layer struct {
+	Schedule    string
+	Width       int64 // floats per output row
+	Block       int64 // threads per block
+	TableFloats int64 // size of the tables arena
+	Columns     []Column
+}
+
+// Attr encodes a column as a dictionary attribute.
+func (c *Column) Attr() textir.DictAttr {
+	i := textir.I64Attr
+	return textir.NewDictAttr([]textir.NamedAttribute{
+		{Name: "name", Value: textir.Str(c.Name)},
+		{Name: "kind", Value: textir.Str(c.Kind)},
+		{Name: "combiner", Value: textir.Str(c.Combiner)},
+		{Name: "weighted", Value: textir.BoolAttr{Value: c.Weighted}},
+		{Name: "rows", Value: i(c.Rows)},
+		{Name: "width", Value: i(c.Width)},
+		{Name: "table_offset", Value: i(c.TableOffset)},
+		{Name: "out_offset", Value: i(c.OutOffset)},
+		{Name: "class", Value: i(c.Class)},
+		{Name: "lanes", Value: i(c.Lanes)},
+		{Name: "vector", Value: i(c.Vector)},
+		{Name: "store_width", Value: i(c.StoreWidth)},
+		{Name: "segments", Value: i(c.Segments)},
+		{Name: "rows_in_flight", Value: i(c.RowsInFlight)},
+		{Name: "bags_per_task", Value: i(c.BagsPerTask)},
+		{Name: "pooling", Value: textir.FloatAttr{Value: c.Pooling, Type: textir.F64()}},
+		{Name: "cost", Value: textir.FloatAttr{Value: c.Cost, Type: textir.F64()}},
+	})
+}
+
+// Attrs returns the op's attributes for l and the kernel kernel.
+func (l *Layer) Attrs(kernel textir.SymbolRefAttr) []textir.NamedAttribute {
+	cols := make([]textir.Attribute, len(l.Columns))
+	for i := range l.Columns {
+		cols[i] = l.Columns[i].Attr()
+	}
+	return []textir.NamedAttribute{
+		{Name: "kernel", Value: kernel},
+		{Name: "schedule", Value: textir.Str(l.Schedule)},
+		{Name: "width", Value: textir.I64Attr(l.Width)},
+		{Name: "block", Value: textir.I64Attr(l.Block)},
+		{Name: "table_floats", Value: textir.I64Attr(l.TableFloats)},
+		{Name: "columns", Value: textir.ArrayAttr{Elems: cols}},
+	}
+}
+
+func getInt(d textir.DictAttr, name string) (int64, error) {
+	a, ok := d.Get(name).(textir.IntegerAttr)
+	if !ok {
+		return 0, fmt.Errorf("column attribute '%s' must be an integer", name)
+	}
+	return a.Value, nil
+}
+
+func getStr(d textir.DictAttr, name string) (string, error) {
+	a, ok := d.Get(name).(textir.StringAttr)
+	if !ok {
+		return "", fmt.Errorf("column attribute '%s' must be a string", name)
+	}
+	return a.Value, nil
+}
+
+func getFloat(d textir.DictAttr, name string) float64 {
+	a, _ := d.Get(name).(textir.FloatAttr)
+	return a.Value
+}
+
+// LayerOf decodes the attributes of a fused.embedding_layer.
+func LayerOf(op *textir.Operation) (*Layer, error) {
+	l := &Layer{}
+	s, ok := op.LookupAttr("schedule").(textir.StringAttr)
+	if !ok || (s.Value != ScheduleTuned && s.Value != ScheduleRecom) {
+		return nil, op.Errorf("attribute 'schedule' must be \"tuned\" or \"recom\"")
+	}
+	l.Schedule = s.Value
+	for _, f := range []struct {
+		name string
+		p    *int64
+	}{{"width", &l.Width}, {"block", &l.Block}, {"table_floats", &l.TableFloats}} {
+		a, ok := op.LookupAttr(f.name).(textir.IntegerAttr)
+		if !ok {
+			return nil, op.Errorf("requires integer attribute '%s'", f.name)
+		}
+		*f.p = a.Value
+	}
+	if _, ok := op.LookupAttr("kernel").(textir.SymbolRefAttr); !ok {
+		return nil, op.Errorf("requires symbol reference attribute 'kernel'")
+	}
+	cols, ok := op.LookupAttr("columns").(textir.ArrayAttr)
+	if !ok {
+		return nil, op.Errorf("requires array attribute 'columns'")
+	}
+	for i, ca := range cols.Elems {
+		d, ok := ca.(textir.DictAttr)
+		if !ok {
+			return nil, op.Errorf("column #%d must be a dictionary", i)
+		}
+		var c Column
+		var err error
+		wrap := func(e error) error { return op.Errorf("column #%d: %v", i, e) }
+		if c.Name, err = getStr(d, "name"); err != nil {
+			return nil, wrap(err)
+		}
+		if c.Kind, err = getStr(d, "kind"); err != nil {
+			return nil, wrap(err)
+		}
+		if c.Combiner, err = getStr(d, "combiner"); err != nil {
+			return nil, wrap(err)
+		}
+		w, _ := d.Get("weighted").(textir.BoolAttr)
+		c.Weighted = w.Value
+		for _, f := range []struct {
+			name string
+			p    *int64
+		}{{"rows", &c.Rows}, {"width", &c.Width}, {"table_offset", &c.TableOffset}, {"out_offset", &c.OutOffset},
+			{"class", &c.Class}, {"lanes", &c.Lanes}, {"vector", &c.Vector}, {"store_width", &c.StoreWidth},
+			{"segments", &c.Segments}, {"rows_in_flight", &c.RowsInFlight}, {"bags_per_task", &c.BagsPerTask}} {
+			if *f.p, err = getInt(d, f.name); err != nil {
+				return nil, wrap(err)
+			}
+		}
+		c.Pooling, c.Cost = getFloat(d, "pooling"), getFloat(d, "cost")
+		if err := c.check(l); err != nil {
+			return nil, wrap(err)
+		}
+		l.Columns = append(l.Columns, c)
+	}
+	return l, nil
+}
+
+func (c *Column) check(l *Layer) error {
+	switch {
+	case c.Kind != KindLookup && c.Kind != KindGather:
+		return fmt.Errorf("kind must be \"lookup\" or \"gather\", got %q", c.Kind)
+	case c.Combiner != "sum" && c.Combiner != "mean" && c.Combiner != "sqrtn":
+		return fmt.Errorf("unknown combiner %q", c.Combiner)
+	case c.Kind == KindGather && c.Weighted:
+		return fmt.Errorf("a gather column cannot be weighted")
+	case c.Rows < 1 || c.Width < 1:
+		return fmt.Errorf("table must be at least 1x1, got %dx%d", c.Rows, c.Width)
+	case c.TableOffset < 0 || c.TableOffset%TableAlign != 0 || c.TableOffset+c.Rows*c.Width > l.TableFloats:
+		return fmt.Errorf("table_offset %d is not a multiple of %d inside the %d-float arena", c.TableOffset, TableAlign, l.TableFloats)
+	case c.OutOffset < 0 || c.OutOffset+c.Width > l.Width:
+		return fmt.Errorf("out_offset %d + width %d exceeds the output width %d", c.OutOffset, c.Width, l.Width)
+	case c.BagsPerTask < 1:
+		return fmt.Errorf("bags_per_task must be positive")
+	}
+	return nil
+}
+
+// Dialect returns the fused dialect.
+func Dialect() *textir.Dialect {
+	d := &textir.Dialect{Name: Name, Summary: "the fused embedding layer: the boundary between the program and its one GPU kernel"}
+	d.Ops = []*textir.OpDef{{
+		Name:     EmbeddingLayerOp,
+		Summary:  "every embedding lookup of a layer, pooled, scaled and concatenated by one kernel",
+		Operands: textir.AtLeast(2),
+		Results:  textir.Exactly(1),
+		Attrs: []textir.AttrSpec{
+			{Name: "kernel", Kind: textir.SymbolRefAttrKind},
+			{Name: "schedule", Kind: textir.StringAttrKind},
+			{Name: "width", Kind: textir.IntegerAttrKind},
+			{Name: "block", Kind: textir.IntegerAttrKind},
+			{Name: "table_floats", Kind: textir.IntegerAttrKind},
+			{Name: "columns", Kind: textir.ArrayAttrKind},
+		},
+		Traits: textir.Pure,
+		Verify: verify,
+	}}
+	return d
+}
+
+func verify(op *textir.Operation) error {
+	l, err := LayerOf(op)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for i := range l.Columns {
+		n += l.Columns[i].NumOperands()
+	}
+	if n != op.NumOperands() {
+		return op.Errorf("columns take %d operands, but the op has %d", n, op.NumOperands())
+	}
+	rt, ok := op.Result(0).Type().(*textir.TensorType)
+	if !ok || len(rt.Shape) != 2 || rt.Shape[1] != l.Width || rt.Elem != textir.F32() {
+		return op.Errorf("result must be tensor<?x%dxf32>, got %s", l.Width, op.Result(0).Type())
+	}
+	k := 0
+	for i := range l.Columns {
+		c := &l.Columns[i]
+		tt, ok := op.Operand(k).Type().(*textir.TensorType)
+		if !ok || len(tt.Shape) != 2 || tt.Shape[0] != c.Rows || tt.Shape[1] != c.Width || tt.Elem != textir.F32() {
+			return op.Errorf("column #%d: table must be tensor<%dx%dxf32>, got %s", i, c.Rows, c.Width, op.Operand(k).Type())
+		}
+		k += c.NumOperands()
+	}
+	return nil
+}
+
+func init() {
+	exec.Register(EmbeddingLayerOp, kernel)
+}
+
+// Packed is what the runtime hands to the device for one run.
+type Packed struct {
+	Tables []byte // the tables arena
+	Inputs []byte // the packed inputs
+	Batch  int64
+	Tasks  int64
+	Grid   int64
+	Block  int64
+}
+
+// ColumnInput is one column's run-time inputs.
+type ColumnInput struct {
+	Table   []float32
+	Ids     []int64
+	Splits  []int64 // nil for gather columns
+	Weights []float32
+}
+
+func align4(n int64) int64 { return (n + 3) &^ 3 }
+
+// Pack lays the inputs out as the runtime does (see the package doc). It
+// checks what the kernel relies on: equal batch sizes, valid row splits,
+// ids in range.
+func (l *Layer) Pack(in []ColumnInput) (*Packed, error) {
+	C := int64(len(l.Columns))
+	if int64(len(in)) != C {
+		return nil, fmt.Errorf("%d column inputs for %d columns", len(in), C)
+	}
+	batch := int64(-1)
+	for i := range l.Columns {
+		c, x := &l.Columns[i], &in[i]
+		b := int64(len(x.Ids))
+		if c.Kind == KindLookup {
+			b = int64(len(x.Splits)) - 1
+			if b < 0 || x.Splits[0] != 0 || x.Splits[b] != int64(len(x.Ids)) {
+				return nil, fmt.Errorf("column %q: invalid row splits", c.Name)
+			}
+			for j := int64(0); j < b; j++ {
+				if x.Splits[j] > x.Splits[j+1] {
+					return nil, fmt.Errorf("column %q: row splits must be non-decreasing", c.Name)
+				}
+			}
+		}
+		if batch >= 0 && b != batch {
+			return nil, fmt.Errorf("column %q has %d rows, but column %q has %d (ConcatV2 needs equal batch sizes)", c.Name, b, l.Columns[0].Name, batch)
+		}
+		batch = b
+		if int64(len(x.Table)) != c.Rows*c.Width {
+			return nil, fmt.Errorf("column %q: table has %d floats, want %d", c.Name, len(x.Table), c.Rows*c.Width)
+		}
+		for j, id := range x.Ids {
+			if id < 0 || id >= c.Rows {
+				return nil, fmt.Errorf("column %q: id %d (value %d) is not in [0, %d)", c.Name, id, j, c.Rows)
+			}
+		}
+		if c.Weighted && len(x.Weights) != len(x.Ids) {
+			return nil, fmt.Errorf("column %q: %d weights for %d ids", c.Name, len(x.Weights), len(x.Ids))
+		}
+	}
+	if batch < 0 {
+		batch = 0
+	}
+	p := &Packed{Batch: batch, Block: l.Block}
+	tables := make([]float32, l.TableFloats)
+	for i := range l.Columns {
+		copy(tables[l.Columns[i].TableOffset:], in[i].Table)
+	}
+	p.Tables = f32Bytes(tables)
+	// Sizes first.
+	pos := align4(C + 1 + DescWords*C)
+	desc := make([]int64, DescWords*C)
+	starts := make([]int64, C+1)
+	for i := range l.Columns {
+		c, x := &l.Columns[i], &in[i]
+		d := desc[DescWords*i:]
+		d[0], d[2] = -1, -1
+		if c.Kind == KindLookup {
+			d[0] = pos
+			pos = align4(pos + batch + 1)
+		}
+		d[1] = pos
+		pos = align4(pos + int64(len(x.Ids)))
+		if c.Weighted {
+			d[2] = pos
+			pos = align4(pos + int64(len(x.Ids)))
+		}
+		d[3] = c.TableOffset / TableAlign
+		d[4] = c.OutOffset
+		tasks := int64(1)
+		if l.Schedule == ScheduleTuned {
+			tasks = (batch + c.BagsPerTask - 1) / c.BagsPerTask
+		}
+		starts[i+1] = starts[i] + tasks
+	}
+	if pos > math.MaxInt32 || starts[C] > math.MaxInt32 {
+		return nil, fmt.Errorf("the packed inputs (%d words, %d tasks) exceed the kernel's 32-bit offsets", pos, starts[C])
+	}
+	words := make([]int32, pos)
+	for i, s := range starts {
+		words[i] = int32(s)
+	}
+	for i, d := range desc {
+		words[C+1+int64(i)] = int32(d)
+	}
+	for i := range l.Columns {
+		c, x, d := &l.Columns[i], &in[i], desc[DescWords*i:]
+		if c.Kind == KindLookup {
+			for j, s := range x.Splits {
+				words[d[0]+int64(j)] = int32(s)
+			}
+		}
+		for j, id := range x.Ids {
+			words[d[1]+int64(j)] = int32(id)
+		}
+		if c.Weighted {
+			for j, w := range x.Weights {
+				words[d[2]+int64(j)] = int32(math.Float32bits(w))
+			}
+		}
+	}
+	p.Inputs = i32Bytes(words)
+	p.Tasks = starts[C]
+	if l.Schedule == ScheduleTuned {
+		wpb := l.Block / gpu.WarpSize
+		p.Grid = (p.Tasks + wpb - 1) / wpb
+	} else {
+		p.Grid = p.Tasks
+	}
+	return p, nil
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		u := math.Float32bits(x)
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return b
+}
+
+func i32Bytes(v []int32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		u := uint32(x)
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return b
+}
+
+// Run packs the inputs, launches the compiled kernel k on the simulator
+// over a poisoned output arena, and returns the [B, Width] output.
+func (l *Layer) Run(k *gpu.Kernel, in []ColumnInput) ([]float32, int64, error) {
+	p, err := l.Pack(in)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]byte, 4*p.Batch*l.Width)
+	for i := range out {
+		out[i] = 0xff // NaN: what the kernel does not write shows
+	}
+	if p.Grid > 0 {
+		args := []any{gpu.Buf{Data: p.Tables}, gpu.Buf{Data: p.Inputs}, gpu.Buf{Data: out}, p.Batch, p.Tasks}
+		if err := k.Launch(p.Grid, p.Block, args, nil); err != nil {
+			return nil, 0, err
+		}
+	}
+	res := make([]float32, p.Batch*l.Width)
+	for i := range res {
+		res[i] = math.Float32frombits(uint32(out[4*i]) | uint32(out[4*i+1])<<8 | uint32(out[4*i+2])<<16 | uint32(out[4*i+3])<<24)
+	}
+	return res, p.Batch, nil
+}
+
+type compiled struct {
+	layer *Layer
+	k     *gpu.Kernel
+}
+
+func ints(op *textir.Operation, what string, t *interp.Tensor) ([]int64, error) {
+	if t.Rank() != 1 {
+		return nil, op.Errorf("%s must be a vector, got shape %s", what, interp.ShapeString(t.Shape()))
+	}
+	out := make([]int64, t.Len())
+	for i := range out {
+		v, ok := t.Int64At(i)
+		if !ok {
+			return nil, op.Errorf("%s must be integers, got %v", what, t.DType())
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
+	m, err := st.Memo(func() (any, error) {
+		l, err := LayerOf(op)
+		if err != nil {
+			return nil, err
+		}
+		ref := op.LookupAttr("kernel").(textir.SymbolRefAttr)
+		fn := textir.LookupSymbol(op, ref)
+		if fn == nil {
+			return nil, op.Errorf("kernel %s not found", ref)
+		}
+		k, err := gpu.Compile(fn)
+		if err != nil {
+			return nil, err
+		}
+		return &compiled{l, k}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := m.(*compiled)
+	l := c.layer
+	cols := make([]ColumnInput, len(l.Columns))
+	k := 0
+	for i := range l.Columns {
+		col := &l.Columns[i]
+		tab := in[k].Float32s()
+		if tab == nil || in[k].Rank() != 2 || in[k].Dim(0) != col.Rows || in[k].Dim(1) != col.Width {
+			return nil, op.Errorf("column #%d: the table must be a float32 %dx%d matrix, got %v of shape %s", i, col.Rows, col.Width, in[k].DType(), interp.ShapeString(in[k].Shape()))
+		}
+		cols[i].Table = tab
+		if cols[i].Ids, err = ints(op, "ids", in[k+1]); err != nil {
+			return nil, err
+		}
+		k += 2
+		if col.Kind == KindLookup {
+			if cols[i].Splits, err = ints(op, "row splits", in[k]); err != nil {
+				return nil, err
+			}
+			k++
+		}
+		if col.Weighted {
+			if cols[i].Weights = in[k].Float32s(); cols[i].Weights == nil {
+				return nil, op.Errorf("column #%d: weights must be float32, got %v", i, in[k].DType())
+			}
+			k++
+		}
+	}
+	out, batch, err := l.Run(c.k, cols)
+	if err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	t, err := interp.New([]int64{batch, l.Width}, out)
+	if err != nil {
+		return nil, err
+	}
+	return []*interp.Tensor{t}, nil
+}

@@ -1,0 +1,428 @@
+// Package embtogpu is the --fuse pass (version 1): every embedding lookup
+// of a layer in ONE GPU kernel.
+//
+// It finds each input_layer concatenation (tfg.ConcatV2 on axis 1, or
+// emb.concat) whose inputs are all pooled lookups (emb.lookup,
+// emb.gather_scatter, emb.gather, seen through the input_layer's
+// row-preserving tfg.Reshape and tfg.Identity), plans a schedule for every
+// column (Plan), builds one kernel for the whole layer (BuildKernel) into
+// gpu.module @emb at the top of the module, and replaces the lookups and
+// the concatenation with one fused.embedding_layer op that calls the
+// kernel. The lookups, the pooling, the combiner scaling (mean, sqrtn,
+// weights), empty bags (zeros) and the write of each pooled row into its
+// column's slice of the [B, ΣD] output happen in the kernel.
+//
+// Version 1 leaves the id computations before the lookups (emb.hash,
+// emb.bucketize, emb.vocab_lookup, emb.check_range, the ragged sources,
+// ...) where they are: their results (ids, row splits, weights) become the
+// kernel's inputs, packed into one buffer by the runtime (see package
+// fused). Moving the id transforms into the kernel is version 2.
+//
+// The tuned schedule (default): a task is one warp and handles a chunk of
+// bags of one column; all tasks of all columns form one flat grid of
+// max-threads blocks, and a warp finds its column by a binary search of the
+// per-column task starts. Per column: a vector width of 4 floats (16-byte
+// loads) when D % 4 == 0 (else 2 or 1), D/vector lanes per bag rounded up
+// to a power of two (sub-warp groups for narrow rows: D = 8 gives 2 lanes,
+// 16 bags per warp pass; a whole warp looping over the row for D >= 128),
+// rows-in-flight independent accumulators (the id loop unrolled; twice as
+// many for long bags, one for gathers), readonly (ld.global.nc) row loads,
+// and bags per task chosen so that every task moves about task-bytes bytes
+// (cost per bag = expected pooling x (row bytes + id bytes) + output bytes;
+// rows of tables of at most l2-bytes are counted at a quarter, they stay in
+// L2). Columns with the same schedule share one code path (a class).
+//
+// schedule=recom builds RECom's design for comparison (RECOM-NOTES.md):
+// one 64-thread block per column, a thread per bag, the row accumulated 8
+// floats per pass over the bag with vector loads, one id at a time, no
+// load balancing across columns.
+package embtogpu
+
+import (
+	"fmt"
+
+	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/lowering/pass"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Flag is the pass's command-line name.
+const Flag = "fuse"
+
+// ModuleName is the gpu.module the kernels go into.
+const ModuleName = "emb"
+
+func init() {
+	pass.Register(pass.PassInfo{
+		Flag:    Flag,
+		Summary: "Fuse every embedding lookup of a layer into one GPU kernel (gpu dialect)",
+		New:     func() pass.Pass { return New() },
+	})
+}
+
+// Pass is the --fuse pass. Options:
+//
+//	schedule=tuned|recom   the kernel design (default tuned)
+//	max-threads=256        threads per block (tuned)
+//	rows-in-flight=4       independent rows per thread (tuned)
+//	default-pooling=8      expected ids per bag when no bound is known
+//	task-bytes=4096        bytes a task (a warp) should move
+//	l2-bytes=1048576       tables up to this size are taken to stay in L2
+type Pass struct {
+	opts                                 pass.Options
+	schedule                             *string
+	maxThreads, rif, pooling, task, l2sz *int
+}
+
+// New returns a --fuse pass with default options.
+func New() *Pass {
+	p := &Pass{}
+	d := DefaultOptions()
+	p.schedule = p.opts.String("schedule", "Kernel design: tuned, or recom (one 64-thread block per column, for comparison)", d.Schedule)
+	p.maxThreads = p.opts.Int("max-threads", "Threads per block of the tuned schedule", int(d.MaxThreads))
+	p.rif = p.opts.Int("rows-in-flight", "Rows in flight per thread (the id loop's unroll)", int(d.RowsInFlight))
+	p.pooling = p.opts.Int("default-pooling", "Expected ids per bag when no bound is known", int(d.DefaultPooling))
+	p.task = p.opts.Int("task-bytes", "Bytes one task (a warp) should move", int(d.TaskBytes))
+	p.l2sz = p.opts.Int("l2-bytes", "Tables up to this many bytes are taken to stay in L2", int(d.L2Bytes))
+	return p
+}
+
+func (*Pass) Flag() string { return Flag }
+func (*Pass) Name() string { return "Fuse" }
+func (*Pass) Summary() string {
+	return "Fuse every embedding lookup of a layer into one GPU kernel (gpu dialect)"
+}
+func (*Pass) Anchor() string           { return "builtin.module" }
+func (p *Pass) Options() *pass.Options { return &p.opts }
+
+func (p *Pass) planOptions() Options {
+	return Options{Schedule: *p.schedule, MaxThreads: int64(*p.maxThreads), RowsInFlight: int64(*p.rif),
+		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz)}
+}
+
+// layer is one concatenation to fuse.
+type layer struct {
+	concat  *textir.Operation
+	lookups []*textir.Operation // in output order
+}
+
+func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
+	opts := p.planOptions()
+	if err := opts.check(); err != nil {
+		return err
+	}
+	layers := st.Stat("layers", "Embedding layers fused into one kernel")
+	columns := st.Stat("columns", "Columns fused")
+	classes := st.Stat("classes", "Schedule classes (code paths) in the kernels")
+	var found []layer
+	root.Walk(func(op *textir.Operation) bool {
+		if l, ok := matchLayer(op, st); ok {
+			found = append(found, l)
+		}
+		return true
+	})
+	if len(found) == 0 {
+		st.MarkUnchanged()
+		return nil
+	}
+	ctx := st.Context()
+	body := root.Region(0).Front()
+	if body == nil {
+		return root.Errorf("expects a module with a body")
+	}
+	mod := textir.LookupSymbolIn(root, ModuleName)
+	if mod != nil && mod.Name() != gpu.ModuleOp {
+		return mod.Errorf("symbol @%s is taken, --fuse needs it for its gpu.module", ModuleName)
+	}
+	if mod == nil {
+		mod = gpu.NewModule(ctx, textir.NameLoc{Name: "embedding_layer"}, ModuleName)
+		body.Append(mod)
+	}
+	for _, l := range found {
+		infos := make([]ColumnInfo, len(l.lookups))
+		for i, lk := range l.lookups {
+			infos[i] = columnInfo(lk)
+		}
+		plan, order, err := Plan(infos, opts)
+		if err != nil {
+			return l.concat.Errorf("%v", err)
+		}
+		name := "layer"
+		for i := 1; textir.LookupSymbolIn(mod, name) != nil; i++ {
+			name = fmt.Sprintf("layer_%d", i)
+		}
+		// The op keeps the concatenation's name: its output is the
+		// same tensor.
+		loc := l.concat.Loc()
+		if n := tfg.NodeName(l.concat); n != "" {
+			if ln, ok := textir.LocName(loc); !ok || ln != n {
+				loc = textir.NameLoc{Name: n}
+			}
+		}
+		fn := BuildKernel(ctx, loc, name, plan)
+		mod.Region(0).Front().Append(fn)
+		var operands []*textir.Value
+		seen := map[int64]bool{}
+		for k, c := range plan.Columns {
+			lk := l.lookups[order[k]]
+			operands = append(operands, lk.Operand(0), lk.Operand(1))
+			if c.Kind == fused.KindLookup {
+				operands = append(operands, lk.Operand(2))
+			}
+			if c.Weighted {
+				operands = append(operands, lk.Operand(3))
+			}
+			if !seen[c.Class] {
+				seen[c.Class] = true
+				classes.Inc()
+			}
+		}
+		b := textir.NewBuilder(ctx)
+		b.SetInsertionPoint(l.concat)
+		ref := textir.SymbolRefAttr{Root: ModuleName, Nested: []string{name}}
+		op := b.Create(&textir.OperationState{Name: fused.EmbeddingLayerOp, Loc: loc, Operands: operands,
+			ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, plan.Width}, textir.F32())},
+			Attrs:       plan.Attrs(ref)})
+		if n := tfg.NodeName(l.concat); n != "" {
+			op.SetAttr("_mlir_name", textir.Str(n))
+		}
+		l.concat.Result(0).ReplaceAllUsesWith(op.Result(0))
+		eraseDead(l.concat)
+		layers.Inc()
+		columns.Add(int64(len(plan.Columns)))
+	}
+	return nil
+}
+
+// columnInfo describes a lookup for the planner.
+func columnInfo(lk *textir.Operation) ColumnInfo {
+	tt := lk.Operand(0).Type().(*textir.TensorType)
+	ci := ColumnInfo{Name: columnName(lk), Kind: fused.KindLookup, Combiner: emb.Combiner(lk),
+		Rows: tt.Shape[0], Width: tt.Shape[1], MaxBag: -1, Table: lk.Operand(0)}
+	switch lk.Name() {
+	case emb.GatherOp:
+		ci.Kind, ci.Combiner, ci.MaxBag = fused.KindGather, emb.CombinerSum, 1
+	case emb.GatherScatterOp:
+		ci.MaxBag = 1
+	}
+	if lk.NumOperands() > 3 {
+		ci.Weighted = true
+	}
+	if ci.Kind == fused.KindLookup && ci.MaxBag < 0 {
+		if _, hi, ok := emb.BagSize(lk.Operand(2)); ok {
+			ci.MaxBag = max(hi, 1)
+		}
+	}
+	return ci
+}
+
+// columnName names a column by its lookup's location, else its table's
+// name.
+func columnName(lk *textir.Operation) string {
+	if n, ok := textir.LocName(lk.Loc()); ok && n != "" {
+		return n
+	}
+	if t := lk.Operand(0).DefiningOp(); t != nil {
+		if s, ok := t.Attr(emb.AttrName).(textir.StringAttr); ok {
+			return s.Value
+		}
+	}
+	return ""
+}
+
+// matchLayer recognises an input_layer concatenation of lookups.
+func matchLayer(op *textir.Operation, st *pass.State) (layer, bool) {
+	var ins []*textir.Value
+	switch op.Name() {
+	case emb.ConcatOp:
+		ins = op.Operands()
+	case "tfg.ConcatV2":
+		n := op.NumOperands()
+		for n > 0 && tfg.IsControl(op.Operand(n-1).Type()) {
+			n--
+		}
+		if n < 2 {
+			return layer{}, false
+		}
+		if ax, ok := constInt(op.Operand(n - 1)); !ok || (ax != 1 && ax != -1) {
+			return layer{}, false
+		}
+		ins = op.Operands()[:n-1]
+		for _, r := range op.Results()[1:] {
+			if r.HasUses() {
+				return layer{}, false
+			}
+		}
+	default:
+		return layer{}, false
+	}
+	l := layer{concat: op}
+	any := false
+	for i, v := range ins {
+		lk := traceLookup(v)
+		if lk == nil {
+			if any || i > 0 {
+				st.Emit(op.Remarkf("not fused: input #%d is not a pooled embedding lookup", i))
+			}
+			return layer{}, false
+		}
+		tt, ok := lk.Operand(0).Type().(*textir.TensorType)
+		if !ok || tt.Elem != textir.F32() {
+			st.Emit(op.Remarkf("not fused: input #%d looks up a table of %s (version 1 fuses f32 tables)", i, lk.Operand(0).Type()))
+			return layer{}, false
+		}
+		any = true
+		l.lookups = append(l.lookups, lk)
+	}
+	return l, len(l.lookups) > 0
+}
+
+// traceLookup follows v back through row-preserving reshapes and
+// identities to a pooled lookup, or returns nil.
+func traceLookup(v *textir.Value) *textir.Operation {
+	for depth := 0; depth < 8; depth++ {
+		def := v.DefiningOp()
+		if def == nil || v.Index() != 0 {
+			return nil
+		}
+		switch def.Name() {
+		case emb.LookupOp, emb.GatherOp, emb.GatherScatterOp:
+			return def
+		case "tfg.Identity":
+			v = def.Operand(0)
+		case "tfg.Reshape":
+			src := def.Operand(0)
+			d, ok := lastDim(src)
+			if !ok || !reshapeKeepsWidth(def.Operand(1), d) {
+				return nil
+			}
+			v = src
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// lastDim returns the static width of a [?, D] value, looking through
+// earlier reshapes of the chain.
+func lastDim(v *textir.Value) (int64, bool) {
+	for range 8 {
+		if tt, ok := v.Type().(*textir.TensorType); ok && len(tt.Shape) == 2 && tt.Shape[1] >= 0 {
+			return tt.Shape[1], true
+		}
+		def := v.DefiningOp()
+		if def == nil || (def.Name() != "tfg.Reshape" && def.Name() != "tfg.Identity") {
+			return 0, false
+		}
+		v = def.Operand(0)
+	}
+	return 0, false
+}
+
+// reshapeKeepsWidth reports whether the shape operand of a Reshape of a
+// [B, d] tensor is [x, d] (so x is B): the input_layer's
+// Pack(StridedSlice(Shape(t))[0], d), or safe_embedding_lookup_sparse's
+// ConcatV2(Slice(dense_shape, [0], [1]), Slice(Shape(result), [1], [-1])).
+func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
+	def := shape.DefiningOp()
+	if def == nil {
+		return false
+	}
+	data := func(op *textir.Operation) []*textir.Value {
+		var vs []*textir.Value
+		for _, x := range op.Operands() {
+			if !tfg.IsControl(x.Type()) {
+				vs = append(vs, x)
+			}
+		}
+		return vs
+	}
+	switch def.Name() {
+	case "tfg.Pack":
+		in := data(def)
+		if len(in) != 2 {
+			return false
+		}
+		w, ok := constInt(in[1])
+		return ok && w == d
+	case "tfg.ConcatV2":
+		in := data(def)
+		if len(in) != 3 {
+			return false
+		}
+		if ax, ok := constInt(in[2]); !ok || ax != 0 {
+			return false
+		}
+		head := in[0].DefiningOp()
+		if head == nil || head.Name() != "tfg.Slice" {
+			return false
+		}
+		if sz, ok := constInt(data(head)[2]); !ok || sz != 1 {
+			return false
+		}
+		tail := in[1].DefiningOp()
+		if tail == nil || tail.Name() != "tfg.Slice" {
+			return false
+		}
+		ti := data(tail)
+		sh := ti[0].DefiningOp()
+		if sh == nil || sh.Name() != "tfg.Shape" {
+			return false
+		}
+		begin, ok1 := constInt(ti[1])
+		size, ok2 := constInt(ti[2])
+		if !ok1 || !ok2 || begin != 1 || size != -1 {
+			return false
+		}
+		w, ok := lastDim(sh.Operand(0))
+		return ok && w == d
+	}
+	return false
+}
+
+// constInt returns the single integer of a tfg.Const (scalar or one
+// element).
+func constInt(v *textir.Value) (int64, bool) {
+	def := v.DefiningOp()
+	if def == nil || def.Name() != "tfg.Const" {
+		return 0, false
+	}
+	d, ok := def.Attr("value").(*textir.DenseElementsAttr)
+	if !ok {
+		return 0, false
+	}
+	t, err := tfg.TensorFromAttr(d)
+	if err != nil || t.Len() != 1 {
+		return 0, false
+	}
+	return t.Int64At(0)
+}
+
+// removable lists the stateless ops the lookup chains are made of.
+var removable = map[string]bool{
+	"tfg.Reshape": true, "tfg.Shape": true, "tfg.Slice": true, "tfg.StridedSlice": true, "tfg.Pack": true,
+	"tfg.Const": true, "tfg.ConcatV2": true, "tfg.Cast": true, "tfg.Identity": true,
+	emb.LookupOp: true, emb.GatherOp: true, emb.GatherScatterOp: true, emb.ConcatOp: true,
+}
+
+// eraseDead erases op and then every removable op left without uses.
+func eraseDead(op *textir.Operation) {
+	work := []*textir.Operation{op}
+	for len(work) > 0 {
+		o := work[len(work)-1]
+		work = work[:len(work)-1]
+		if o.Block() == nil || o.HasResultUses() || !removable[o.Name()] {
+			continue
+		}
+		for _, v := range o.Operands() {
+			if d := v.DefiningOp(); d != nil {
+				work = append(work, d)
+			}
+		}
+		o.Erase()
+	}
+}

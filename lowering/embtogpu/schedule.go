@@ -1,0 +1,196 @@
+package embtogpu
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+)
+
+// ColumnInfo is what the planner knows about one column.
+type ColumnInfo struct {
+	Name     string
+	Kind     string // fused.KindLookup or fused.KindGather
+	Combiner string
+	Weighted bool
+	Rows     int64
+	Width    int64
+	// MaxBag bounds the ids of a bag (1 for gather and gather-scatter
+	// lookups, k for a dense [B, k] source), or -1 when unknown.
+	MaxBag int64
+	// Table identifies the table: columns with the same non-nil Table
+	// share one copy in the tables arena.
+	Table any
+}
+
+// Options tune the planner.
+type Options struct {
+	Schedule       string // fused.ScheduleTuned or fused.ScheduleRecom
+	MaxThreads     int64  // threads per block of the tuned schedule
+	RowsInFlight   int64  // rows in flight per thread (the id loop's unroll)
+	DefaultPooling int64  // expected ids per bag when no bound is known
+	TaskBytes      int64  // target bytes moved by one task (a warp)
+	L2Bytes        int64  // tables up to this size are taken to stay in L2
+}
+
+// DefaultOptions returns the planner's defaults (sized for an H200).
+func DefaultOptions() Options {
+	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
+		TaskBytes: 4096, L2Bytes: 1 << 20}
+}
+
+// RecomBlock is the block size of the recom schedule (the artifact's 64
+// threads per column).
+const RecomBlock = 64
+
+// RecomChunk is the floats of a row one thread of the recom schedule
+// accumulates per pass over its bag (the artifact loads 8 per pass).
+const RecomChunk = 8
+
+func (o *Options) check() error {
+	switch {
+	case o.Schedule != fused.ScheduleTuned && o.Schedule != fused.ScheduleRecom:
+		return fmt.Errorf("schedule must be \"tuned\" or \"recom\", got %q", o.Schedule)
+	case o.MaxThreads < 32 || o.MaxThreads > 1024 || o.MaxThreads%32 != 0:
+		return fmt.Errorf("max-threads must be a multiple of 32 in [32, 1024], got %d", o.MaxThreads)
+	case o.RowsInFlight < 1 || o.RowsInFlight > 16 || o.RowsInFlight&(o.RowsInFlight-1) != 0:
+		return fmt.Errorf("rows-in-flight must be a power of two in [1, 16], got %d", o.RowsInFlight)
+	case o.DefaultPooling < 1:
+		return fmt.Errorf("default-pooling must be positive, got %d", o.DefaultPooling)
+	case o.TaskBytes < 1:
+		return fmt.Errorf("task-bytes must be positive, got %d", o.TaskBytes)
+	}
+	return nil
+}
+
+func nextPow2(n int64) int64 {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len64(uint64(n-1))
+}
+
+// vectorWidth is the widest load (4, 2 or 1 floats) that keeps every row
+// aligned: tables start 256-byte aligned, so a row of width D is 16-byte
+// aligned when D % 4 == 0.
+func vectorWidth(d int64) int64 {
+	switch {
+	case d%4 == 0:
+		return 4
+	case d%2 == 0:
+		return 2
+	}
+	return 1
+}
+
+// Plan chooses each column's schedule and the layout (tables arena, output
+// slices) of the layer. cols are in output (concatenation) order; the
+// result's Columns are in kernel order: grouped by schedule class, and
+// order[k] is the index in cols of kernel column k.
+func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err error) {
+	if err := opts.check(); err != nil {
+		return nil, nil, err
+	}
+	l = &fused.Layer{Schedule: opts.Schedule, Block: opts.MaxThreads}
+	if opts.Schedule == fused.ScheduleRecom {
+		l.Block = RecomBlock
+	}
+	for _, c := range cols {
+		l.Width += c.Width
+	}
+	var out int64
+	planned := make([]fused.Column, len(cols))
+	for i, ci := range cols {
+		c := fused.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted,
+			Rows: ci.Rows, Width: ci.Width, OutOffset: out}
+		out += ci.Width
+		d := ci.Width
+		c.Vector = vectorWidth(d)
+		c.StoreWidth = c.Vector
+		for c.StoreWidth > 1 && (c.OutOffset%c.StoreWidth != 0 || l.Width%c.StoreWidth != 0) {
+			c.StoreWidth /= 2
+		}
+		switch {
+		case ci.Kind == fused.KindGather || ci.MaxBag == 1:
+			c.Pooling = 1
+		case ci.MaxBag > 0:
+			c.Pooling = float64(ci.MaxBag)
+		default:
+			c.Pooling = float64(opts.DefaultPooling)
+		}
+		// Bytes per bag: the rows (at least a 64-byte sector pair from
+		// HBM; a quarter of that when the table stays in L2), the ids
+		// (and weights), the row splits and the output.
+		rowBytes := math.Max(float64(4*d), 64)
+		if ci.Rows*d*4 <= opts.L2Bytes {
+			rowBytes = float64(4*d) / 4
+		}
+		idBytes := 4.0
+		if ci.Weighted {
+			idBytes = 8
+		}
+		c.Cost = c.Pooling*(rowBytes+idBytes) + float64(4*d) + 4
+		if opts.Schedule == fused.ScheduleRecom {
+			c.Lanes, c.RowsInFlight = 1, 1
+			c.Segments = (d + RecomChunk - 1) / RecomChunk
+			c.BagsPerTask = RecomBlock
+		} else {
+			c.Lanes = min(nextPow2((d+c.Vector-1)/c.Vector), 32)
+			c.Segments = (d + c.Lanes*c.Vector - 1) / (c.Lanes * c.Vector)
+			switch {
+			case ci.Kind == fused.KindGather || c.Pooling <= 1:
+				c.RowsInFlight = 1
+			case c.Pooling >= 16:
+				// Long bags: the lanes of a bag walk many ids one after
+				// another; twice the rows in flight hide more latency.
+				c.RowsInFlight = min(2*opts.RowsInFlight, 16)
+			default:
+				c.RowsInFlight = min(opts.RowsInFlight, nextPow2(int64(math.Ceil(c.Pooling))))
+			}
+			groups := 32 / c.Lanes // bags per warp pass
+			passes := int64(math.Round(float64(opts.TaskBytes) / (float64(groups) * c.Cost)))
+			passes = max(1, min(passes, 16))
+			c.BagsPerTask = groups * passes
+		}
+		planned[i] = c
+	}
+	// Classes: columns with the same code share it; kernel order groups them.
+	type key struct {
+		kind, comb                        string
+		weighted                          bool
+		d, vec, sw, lanes, segs, rif, bpt int64
+	}
+	keyOf := func(c *fused.Column) key {
+		return key{c.Kind, c.Combiner, c.Weighted, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
+	}
+	classOf := map[key]int64{}
+	for i := range planned {
+		k := keyOf(&planned[i])
+		if _, ok := classOf[k]; !ok {
+			classOf[k] = int64(len(classOf))
+		}
+		planned[i].Class = classOf[k]
+	}
+	order = make([]int, len(planned))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return planned[order[a]].Class < planned[order[b]].Class })
+	offsets := map[any]int64{}
+	for _, i := range order {
+		c := planned[i]
+		if off, ok := offsets[cols[i].Table]; ok && cols[i].Table != nil {
+			c.TableOffset = off
+		} else {
+			c.TableOffset = l.TableFloats
+			l.TableFloats += (c.Rows*c.Width + fused.TableAlign - 1) / fused.TableAlign * fused.TableAlign
+			if cols[i].Table != nil {
+				offsets[cols[i].Table] = c.TableOffset
+			}
+		}
+		l.Columns = append(l.Columns, c)
+	}
+	return l, order, nil
+}
