@@ -479,7 +479,7 @@ func (a *Analysis) broadcast(x, y []expr.Expr) []expr.Expr {
 	if len(x) < len(y) {
 		x, y = y, x
 	}
-	out := append([]expr.Expr(nil), x...)
+	out := append([]expr.Expr{}, x...)
 	off := len(x) - len(y)
 	for i, d := range y {
 		e := x[off+i]
@@ -706,7 +706,7 @@ func (a *Analysis) infer(op *textir.Operation) {
 		if !ok {
 			break
 		}
-		od := append(append([]expr.Expr(nil), xd[:axis]...), xd[axis+1:]...)
+		od := append(append([]expr.Expr{}, xd[:axis]...), xd[axis+1:]...)
 		xc := a.content(arg(0))
 		for i, x := range res {
 			var c []expr.Expr
@@ -1134,7 +1134,7 @@ func (a *Analysis) inferGather(name string, args []*textir.Value, op *textir.Ope
 		a.set(r, nil, nil)
 		return
 	}
-	od := append(append(append([]expr.Expr(nil), pd[:ax]...), id...), pd[ax+1:]...)
+	od := append(append(append([]expr.Expr{}, pd[:ax]...), id...), pd[ax+1:]...)
 	var c []expr.Expr
 	if pc := a.content(args[0]); len(pd) == 1 && pc != nil {
 		if ix, ok := a.consts(args[1]); ok {
@@ -1239,6 +1239,23 @@ func (a *Analysis) inferReshape(x, shape, r *textir.Value) {
 		}
 	} else {
 		a.equate(total, rest)
+		// Same rank and one differing dim: that dim is equal too (sizes
+		// are nonzero), which Equate cannot solve from the products.
+		if xd := a.dims(x); len(xd) == len(od) {
+			diff := -1
+			for i := range xd {
+				if !a.same(xd[i], od[i]) {
+					if diff >= 0 {
+						diff = -2
+						break
+					}
+					diff = i
+				}
+			}
+			if diff >= 0 {
+				a.equate(xd[diff], od[diff])
+			}
+		}
 	}
 	var c []expr.Expr
 	if len(od) <= 1 {
