@@ -58,8 +58,8 @@ func e2eInterp(t *testing.T, model, feeds, tables string, outputs ...string) (st
 	return out, got
 }
 
-// checkFinite fails on a NaN or an infinity.
-func checkFinite(t *testing.T, name string, x *interp.Tensor) {
+// e2eCheckFinite fails on a NaN or an infinity.
+func e2eCheckFinite(t *testing.T, name string, x *interp.Tensor) {
 	t.Helper()
 	for i, v := range x.Float32s() {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
@@ -68,15 +68,15 @@ func checkFinite(t *testing.T, name string, x *interp.Tensor) {
 	}
 }
 
-func checkShape(t *testing.T, name string, x *interp.Tensor, want ...int64) {
+func e2eCheckShape(t *testing.T, name string, x *interp.Tensor, want ...int64) {
 	t.Helper()
 	if got := x.Shape(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("%s: shape %v, want %v", name, got, want)
 	}
 }
 
-// embWidth is the width of the embedding layer of a spec.
-func embWidth(s *gen.Spec) int64 {
+// e2eEmbWidth is the width of the embedding layer of a spec.
+func e2eEmbWidth(s *gen.Spec) int64 {
 	w := int64(0)
 	for _, g := range s.Groups {
 		w += int64(g.Count * g.Dim)
@@ -84,8 +84,8 @@ func embWidth(s *gen.Spec) int64 {
 	return w
 }
 
-// specOf reads the spec recorded in a generated model.
-func specOf(t *testing.T, model string) *gen.Spec {
+// e2eSpecOf reads the spec recorded in a generated model.
+func e2eSpecOf(t *testing.T, model string) *gen.Spec {
 	t.Helper()
 	f, err := graphdef.Load(model)
 	if err != nil {
@@ -105,15 +105,15 @@ func specOf(t *testing.T, model string) *gen.Spec {
 func TestE2ESmallBundled(t *testing.T) {
 	model := filepath.Join("..", "..", "examples", "small.pbtxt")
 	tables := filepath.Join("..", "..", "examples", "small.tables.npz")
-	width := embWidth(specOf(t, model))
+	width := e2eEmbWidth(e2eSpecOf(t, model))
 	for _, batch := range []int{1, 64} {
 		feeds, _ := e2eFeeds(t, model, batch, 7)
 		out, got := e2eInterp(t, model, feeds, tables, "prediction", gen.EmbeddingNode)
 		p, emb := got["prediction"], got[gen.EmbeddingNode]
-		checkShape(t, "prediction", p, int64(batch), 1)
-		checkShape(t, "embedding", emb, int64(batch), width)
-		checkFinite(t, "prediction", p)
-		checkFinite(t, "embedding", emb)
+		e2eCheckShape(t, "prediction", p, int64(batch), 1)
+		e2eCheckShape(t, "embedding", emb, int64(batch), width)
+		e2eCheckFinite(t, "prediction", p)
+		e2eCheckFinite(t, "embedding", emb)
 		for i, v := range p.Float32s() {
 			if !(v > 0 && v < 1) {
 				t.Errorf("batch %d: prediction[%d] = %v is not a probability", batch, i, v)
@@ -138,7 +138,7 @@ func TestE2ESmallBundled(t *testing.T) {
 // handle) and the ids are the vocabulary positions, -1 out of vocabulary.
 func TestE2EVocabularyTables(t *testing.T) {
 	model := filepath.Join("..", "..", "examples", "small.pbtxt")
-	s := specOf(t, model)
+	s := e2eSpecOf(t, model)
 	f, err := graphdef.Load(model)
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestE2EFeedEdgeCases(t *testing.T) {
 	model := filepath.Join("..", "..", "examples", "small.pbtxt")
 	_, in := e2eFeeds(t, model, 64, 1)
 	var emptyRows, negative, oov, longest int
-	for _, name := range sortedKeys(in) {
+	for _, name := range e2eSortedKeys(in) {
 		x := in[name]
 		rows := int(x.Dim(0))
 		width := 1
@@ -234,7 +234,7 @@ func TestE2EFeedEdgeCases(t *testing.T) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func e2eSortedKeys[V any](m map[string]V) []string {
 	k := make([]string, 0, len(m))
 	for n := range m {
 		k = append(k, n)
@@ -243,18 +243,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	return k
 }
 
-// kindCase is one column kind of the matrix, with its parameters.
-type kindCase struct {
+// e2eKindCase is one column kind of the matrix, with its parameters.
+type e2eKindCase struct {
 	name  string
 	group gen.Group
 }
 
-func kindCases() []kindCase {
+func e2eKindCases() []e2eKindCase {
 	def := int64(3)
 	multi := &gen.Pooling{Dist: "uniform", Min: 1, Max: 4}
 	cov, full := 0.7, 1.0
 	feed := gen.Feed{Pooling: multi, Coverage: &cov, Invalid: 0.2}
-	return []kindCase{
+	return []e2eKindCase{
 		{"hashed_string", gen.Group{Count: 1, Kind: gen.HashedString, Buckets: 50, Feed: feed}},
 		{"hashed_int", gen.Group{Count: 1, Kind: gen.HashedInt, Buckets: 50, Feed: feed}},
 		{"split_string", gen.Group{Count: 1, Kind: gen.SplitString, Separator: ";", Buckets: 50, Feed: feed}},
@@ -276,7 +276,7 @@ func kindCases() []kindCase {
 // and the side file gives.
 func TestE2EEveryKind(t *testing.T) {
 	const dim = 4
-	for _, kc := range kindCases() {
+	for _, kc := range e2eKindCases() {
 		for _, style := range []gen.TableStyle{gen.Variable, gen.Resource, gen.Const} {
 			for _, comb := range []string{"sum", "mean", "sqrtn"} {
 				name := kc.name + "/" + string(style) + "/" + comb
@@ -299,16 +299,16 @@ func TestE2EEveryKind(t *testing.T) {
 						feeds, in := e2eFeeds(t, model, batch, 11)
 						_, got := e2eInterp(t, model, feeds, tables, gen.EmbeddingNode)
 						emb := got[gen.EmbeddingNode]
-						checkShape(t, "embedding", emb, int64(batch), int64(g.Count*dim))
-						checkFinite(t, "embedding", emb)
+						e2eCheckShape(t, "embedding", emb, int64(batch), int64(g.Count*dim))
+						e2eCheckFinite(t, "embedding", emb)
 						if g.Kind != gen.SplitString {
 							// StringSplitV2 splits "" into one empty
 							// token, as Python's str.split: TensorFlow
 							// pools the row of hash(""), not zeros.
-							checkEmptyRows(t, in, emb)
+							e2eCheckEmptyRows(t, in, emb)
 						}
 						if g.Kind == gen.Identity && style == gen.Variable {
-							checkIdentity(t, &g, in, readNPZ(t, tables), emb)
+							e2eCheckIdentity(t, &g, in, readNPZ(t, tables), emb)
 						}
 					}
 				})
@@ -317,9 +317,9 @@ func TestE2EEveryKind(t *testing.T) {
 	}
 }
 
-// checkEmptyRows: a row where every id feed is empty (padding only) pools
+// e2eCheckEmptyRows: a row where every id feed is empty (padding only) pools
 // nothing and must be zero. Bucketized features are never empty.
-func checkEmptyRows(t *testing.T, in map[string]*interp.Tensor, emb *interp.Tensor) {
+func e2eCheckEmptyRows(t *testing.T, in map[string]*interp.Tensor, emb *interp.Tensor) {
 	t.Helper()
 	rows, width := int(emb.Dim(0)), int(emb.Dim(1))
 	for r := 0; r < rows; r++ {
@@ -351,10 +351,10 @@ func checkEmptyRows(t *testing.T, in map[string]*interp.Tensor, emb *interp.Tens
 	}
 }
 
-// checkIdentity recomputes an identity column: ids are the feed without
+// e2eCheckIdentity recomputes an identity column: ids are the feed without
 // the -1 padding; out-of-range ids become the default value when there is
 // one, then negative ids are dropped; the rows of the table are combined.
-func checkIdentity(t *testing.T, g *gen.Group, in, tables map[string]*interp.Tensor, emb *interp.Tensor) {
+func e2eCheckIdentity(t *testing.T, g *gen.Group, in, tables map[string]*interp.Tensor, emb *interp.Tensor) {
 	t.Helper()
 	var key, table string
 	for k := range in {
@@ -413,10 +413,10 @@ func TestE2EScaledPresets(t *testing.T) {
 			e2eTool(t, "gen", "--preset", preset, "--columns", "50", "--no-tables", "-o", model)
 			feeds, _ := e2eFeeds(t, model, 64, 2)
 			_, got := e2eInterp(t, model, feeds, "", "prediction", gen.EmbeddingNode)
-			checkShape(t, "prediction", got["prediction"], 64, 1)
-			checkShape(t, "embedding", got[gen.EmbeddingNode], 64, embWidth(specOf(t, model)))
-			checkFinite(t, "prediction", got["prediction"])
-			checkFinite(t, "embedding", got[gen.EmbeddingNode])
+			e2eCheckShape(t, "prediction", got["prediction"], 64, 1)
+			e2eCheckShape(t, "embedding", got[gen.EmbeddingNode], 64, e2eEmbWidth(e2eSpecOf(t, model)))
+			e2eCheckFinite(t, "prediction", got["prediction"])
+			e2eCheckFinite(t, "embedding", got[gen.EmbeddingNode])
 		})
 	}
 }
@@ -437,30 +437,30 @@ func BenchmarkInterpE(b *testing.B) {
 		}
 	}
 	out := filepath.Join(dir, "out.npz")
-	cpu0 := cpuSeconds()
+	cpu0 := e2eCPUSeconds()
 	for b.Loop() {
 		if code, _, stderr := runTool("interp", model, "--feeds", feeds, "--outputs", "prediction", "-o", out); code != 0 {
 			b.Fatal(stderr)
 		}
 	}
-	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((e2eCPUSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // BenchmarkGen10k generates model F scaled to 10,000 columns as binary
 // protobuf (about a million nodes), without the side file.
 func BenchmarkGen10k(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "F10k.pb")
-	cpu0 := cpuSeconds()
+	cpu0 := e2eCPUSeconds()
 	for b.Loop() {
 		if code, _, stderr := runTool("gen", "--preset", "F", "--columns", "10000", "--no-tables", "-o", out); code != 0 {
 			b.Fatal(stderr)
 		}
 	}
-	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric((e2eCPUSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
-// cpuSeconds is the process's user and system CPU time.
-func cpuSeconds() float64 {
+// e2eCPUSeconds is the process's user and system CPU time.
+func e2eCPUSeconds() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
