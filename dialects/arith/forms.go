@@ -1,23 +1,40 @@
 package arith
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/recom-compiler/recom/textir"
 )
 
-// allAttrs merges properties (when a dictionary) and discardable attributes.
-func allAttrs(op *textir.Operation) []textir.NamedAttribute {
-	props, ok := op.Props().(textir.DictAttr)
-	if !ok || len(props.Entries) == 0 {
-		return op.Attrs()
-	}
-	return textir.NewDictAttr(append(append([]textir.NamedAttribute(nil), props.Entries...), op.Attrs()...)).Entries
+// forms prints the shared custom forms (textir/forms.go).
+var forms textir.FormPrinter
+
+// %r = arith.addi %a, %b [{attrs}] : t
+func printBinary(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
+
+func parseBinary(p *textir.OpParser, st *textir.OperationState) error {
+	return textir.ParseSameTypeForm(p, st, 2)
+}
+
+// %r = arith.negf %a [{attrs}] : t
+func printUnary(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
+
+func parseUnary(p *textir.OpParser, st *textir.OperationState) error {
+	return textir.ParseSameTypeForm(p, st, 1)
+}
+
+// %r = arith.extsi %a [{attrs}] : i32 to i64
+func printCast(p *textir.OpPrinter, op *textir.Operation) { forms.PrintCast(p, op, "to") }
+
+func parseCast(p *textir.OpParser, st *textir.OperationState) error {
+	return textir.ParseCastForm(p, st, "to")
 }
 
 // %c = arith.constant [{attrs}] 5 : i32
 func printConstant(p *textir.OpPrinter, op *textir.Operation) {
-	p.PrintOptionalAttrDict(allAttrs(op), "value")
+	p.PrintOptionalAttrDict(textir.AllAttrs(op), "value")
 	p.Print(" ")
 	v := op.LookupAttr("value")
 	if ia, ok := v.(textir.IntegerAttr); ok && ia.Type == textir.I1() {
@@ -84,88 +101,39 @@ func constantNames(op *textir.Operation) []string {
 	return []string{"cst"}
 }
 
-// %r = arith.addi %a, %b [{attrs}] : t
-func printBinary(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperands(op.Operands())
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
-
-func parseOperands(p *textir.OpParser, n int) ([]textir.UnresolvedOperand, error) {
-	ops := make([]textir.UnresolvedOperand, 0, n)
-	for i := range n {
-		if i > 0 {
-			if err := p.ParsePunct(","); err != nil {
-				return nil, err
-			}
-		}
-		o, err := p.ParseOperand()
-		if err != nil {
-			return nil, err
-		}
-		ops = append(ops, o)
-	}
-	return ops, nil
-}
-
-func parseBinary(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := parseOperands(p, 2)
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	return p.ResolveOperands(ops, []textir.Type{t, t}, &st.Operands)
-}
-
 // %r = arith.cmpi slt, %a, %b [{attrs}] : t
-func printCmpI(p *textir.OpPrinter, op *textir.Operation) {
+func printCmpI(p *textir.OpPrinter, op *textir.Operation) { printCmp(p, op, predicateNames[:]) }
+
+func parseCmpI(p *textir.OpParser, st *textir.OperationState) error {
+	return parseCmp(p, st, predicateNames[:])
+}
+
+// printCmp prints the form of arith.cmpi and arith.cmpf, whose predicate
+// attribute indexes names; an invalid predicate prints in the generic form.
+func printCmp(p *textir.OpPrinter, op *textir.Operation, names []string) {
 	pa, ok := op.LookupAttr("predicate").(textir.IntegerAttr)
-	if !ok || Predicate(pa.Value).String() == "<invalid predicate>" {
-		panic("arith.cmpi without a valid predicate") // printed in the generic form
-	}
-	p.Print(" " + Predicate(pa.Value).String() + ", ")
+	textir.RequireCustom(ok && pa.Value >= 0 && pa.Value < int64(len(names)))
+	p.Print(" " + names[pa.Value] + ", ")
 	p.PrintOperands(op.Operands())
-	p.PrintOptionalAttrDict(allAttrs(op), "predicate")
+	p.PrintOptionalAttrDict(textir.AllAttrs(op), "predicate")
 	p.Print(" : ")
 	p.PrintType(op.Operand(0).Type())
 }
 
-func parseCmpI(p *textir.OpParser, st *textir.OperationState) error {
-	pred := Predicate(-1)
-	for i, n := range predicateNames {
-		if p.ParseOptionalKeyword(n) {
-			pred = Predicate(i)
-			break
-		}
-	}
+func parseCmp(p *textir.OpParser, st *textir.OperationState, names []string) error {
+	pred := slices.IndexFunc(names, p.ParseOptionalKeyword)
 	if pred < 0 {
-		return p.Errorf("expected a comparison predicate (eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge)")
+		return p.Errorf("expected a comparison predicate (%s)", strings.Join(names, ", "))
 	}
 	if err := p.ParsePunct(","); err != nil {
 		return err
 	}
-	ops, err := parseOperands(p, 2)
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
+	ops, t, err := textir.ParseResultTypeForm(p, st, 2)
 	if err != nil {
 		return err
 	}
 	st.AddAttr("predicate", textir.I64Attr(int64(pred)))
-	st.ResultTypes = append(st.ResultTypes, withElem(t, textir.I1()))
+	st.ResultTypes[len(st.ResultTypes)-1] = withElem(t, textir.I1())
 	return p.ResolveOperands(ops, []textir.Type{t, t}, &st.Operands)
 }
 
@@ -173,7 +141,7 @@ func parseCmpI(p *textir.OpParser, st *textir.OperationState) error {
 func printSelect(p *textir.OpPrinter, op *textir.Operation) {
 	p.Print(" ")
 	p.PrintOperands(op.Operands())
-	p.PrintOptionalAttrDict(allAttrs(op))
+	p.PrintOptionalAttrDict(textir.AllAttrs(op))
 	p.Print(" : ")
 	if ct := op.Operand(0).Type(); ct != textir.I1() {
 		p.PrintType(ct)
@@ -183,7 +151,7 @@ func printSelect(p *textir.OpPrinter, op *textir.Operation) {
 }
 
 func parseSelect(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := parseOperands(p, 3)
+	ops, err := textir.ParseOperands(p, 3)
 	if err != nil {
 		return err
 	}
@@ -206,38 +174,4 @@ func parseSelect(p *textir.OpParser, st *textir.OperationState) error {
 	}
 	st.ResultTypes = append(st.ResultTypes, t)
 	return p.ResolveOperands(ops, []textir.Type{ct, t, t}, &st.Operands)
-}
-
-// %r = arith.extsi %a [{attrs}] : i32 to i64
-func printCast(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperand(op.Operand(0))
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-	p.Print(" to ")
-	p.PrintType(op.Result(0).Type())
-}
-
-func parseCast(p *textir.OpParser, st *textir.OperationState) error {
-	o, err := p.ParseOperand()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	in, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseKeyword("to"); err != nil {
-		return err
-	}
-	out, err := p.ParseType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, out)
-	return p.ResolveOperands([]textir.UnresolvedOperand{o}, []textir.Type{in}, &st.Operands)
 }

@@ -343,69 +343,8 @@ func verifyCmpF(op *textir.Operation) error {
 }
 
 // %r = arith.cmpf olt, %a, %b [{attrs}] : t
-func printCmpF(p *textir.OpPrinter, op *textir.Operation) {
-	pa, ok := op.LookupAttr("predicate").(textir.IntegerAttr)
-	if !ok || FPredicate(pa.Value).String() == "<invalid predicate>" {
-		panic("arith.cmpf without a valid predicate") // printed in the generic form
-	}
-	p.Print(" " + FPredicate(pa.Value).String() + ", ")
-	p.PrintOperands(op.Operands())
-	p.PrintOptionalAttrDict(allAttrs(op), "predicate")
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-}
+func printCmpF(p *textir.OpPrinter, op *textir.Operation) { printCmp(p, op, fpredicateNames[:]) }
 
 func parseCmpF(p *textir.OpParser, st *textir.OperationState) error {
-	pred := FPredicate(-1)
-	for i, n := range fpredicateNames {
-		if p.ParseOptionalKeyword(n) {
-			pred = FPredicate(i)
-			break
-		}
-	}
-	if pred < 0 {
-		return p.Errorf("expected a comparison predicate (false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, ult, ule, une, uno, true)")
-	}
-	if err := p.ParsePunct(","); err != nil {
-		return err
-	}
-	ops, err := parseOperands(p, 2)
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.AddAttr("predicate", textir.I64Attr(int64(pred)))
-	st.ResultTypes = append(st.ResultTypes, withElem(t, textir.I1()))
-	return p.ResolveOperands(ops, []textir.Type{t, t}, &st.Operands)
-}
-
-// %r = arith.negf %a [{attrs}] : t
-func printUnary(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperand(op.Operand(0))
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
-
-func parseUnary(p *textir.OpParser, st *textir.OperationState) error {
-	o, err := p.ParseOperand()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	return p.ResolveOperands([]textir.UnresolvedOperand{o}, []textir.Type{t}, &st.Operands)
+	return parseCmp(p, st, fpredicateNames[:])
 }
