@@ -40,6 +40,7 @@ package embtogpu
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/gpu"
@@ -65,7 +66,7 @@ func init() {
 
 // Pass is the --fuse pass. Options:
 //
-//	schedule=tuned|recom   the kernel design (default tuned)
+//	schedule=tuned|recom   the kernel design (default tuned; case-insensitive)
 //	max-threads=256        threads per block (tuned)
 //	rows-in-flight=4       independent rows per thread (tuned)
 //	default-pooling=8      expected ids per bag when no bound is known
@@ -99,7 +100,8 @@ func (*Pass) Anchor() string           { return "builtin.module" }
 func (p *Pass) Options() *pass.Options { return &p.opts }
 
 func (p *Pass) planOptions() Options {
-	return Options{Schedule: *p.schedule, MaxThreads: int64(*p.maxThreads), RowsInFlight: int64(*p.rif),
+	// The schedule's name is case-insensitive ("RECom" reads as "recom").
+	return Options{Schedule: strings.ToLower(*p.schedule), MaxThreads: int64(*p.maxThreads), RowsInFlight: int64(*p.rif),
 		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz)}
 }
 
