@@ -5,25 +5,11 @@ import (
 )
 
 // The custom forms (see the package documentation for examples). A custom
-// printer panics on an op its form cannot express (an invalid op); the
-// printer then uses the generic form.
+// printer gives up (textir.RequireCustom) on an op its form cannot express
+// (an invalid op); the printer then uses the generic form.
 
-type notCustom struct{}
-
-func requireCustom(ok bool) {
-	if !ok {
-		panic(notCustom{})
-	}
-}
-
-// allAttrs merges properties (when a dictionary) and discardable attributes.
-func allAttrs(op *textir.Operation) []textir.NamedAttribute {
-	props, ok := op.Props().(textir.DictAttr)
-	if !ok || len(props.Entries) == 0 {
-		return op.Attrs()
-	}
-	return textir.NewDictAttr(append(append([]textir.NamedAttribute(nil), props.Entries...), op.Attrs()...)).Entries
-}
+// forms prints the shared custom forms (textir/forms.go).
+var forms textir.FormPrinter
 
 // symbolResultName names a bound symbol's value after the symbol.
 func symbolResultName(op *textir.Operation) []string {
@@ -49,15 +35,12 @@ func parseOptionalArrowIndex(p *textir.OpParser) error {
 // %b = shape.dim %x, 0 {symbol = "batch"} : tensor<?x1xi64> -> index
 func printDim(p *textir.OpPrinter, op *textir.Operation) {
 	i, ok := op.LookupAttr(IndexAttr).(textir.IntegerAttr)
-	requireCustom(ok && i.Type == textir.I64())
+	textir.RequireCustom(ok && i.Type == textir.I64())
 	p.Print(" ")
 	p.PrintOperand(op.Operand(0))
 	p.Print(", ")
 	p.PrintAttrWithoutType(i)
-	p.PrintOptionalAttrDict(allAttrs(op), IndexAttr)
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-	p.Print(" -> index")
+	printIndexResult(p, op, IndexAttr)
 }
 
 func parseDim(p *textir.OpParser, st *textir.OperationState) error {
@@ -73,28 +56,14 @@ func parseDim(p *textir.OpParser, st *textir.OperationState) error {
 		return err
 	}
 	st.AddAttr(IndexAttr, textir.I64Attr(i))
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	if err := parseOptionalArrowIndex(p); err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, textir.Index())
-	return p.ResolveOperands([]textir.UnresolvedOperand{x}, []textir.Type{t}, &st.Operands)
+	return parseIndexResult(p, st, x)
 }
 
 // %n = shape.count %v {symbol = "nnz.age"} : tensor<?xi64> -> index
 func printCount(p *textir.OpPrinter, op *textir.Operation) {
 	p.Print(" ")
 	p.PrintOperand(op.Operand(0))
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-	p.Print(" -> index")
+	printIndexResult(p, op)
 }
 
 func parseCount(p *textir.OpParser, st *textir.OperationState) error {
@@ -102,6 +71,21 @@ func parseCount(p *textir.OpParser, st *textir.OperationState) error {
 	if err != nil {
 		return err
 	}
+	return parseIndexResult(p, st, x)
+}
+
+// printIndexResult writes the end of shape.dim and shape.count:
+// " {attrs} : T -> index", T the type of operand 0.
+func printIndexResult(p *textir.OpPrinter, op *textir.Operation, elided ...string) {
+	p.PrintOptionalAttrDict(textir.AllAttrs(op), elided...)
+	p.Print(" : ")
+	p.PrintType(op.Operand(0).Type())
+	p.Print(" -> index")
+}
+
+// parseIndexResult reads "{attrs} : T [-> index]", the rest of shape.dim
+// and shape.count after their operand x, of type T.
+func parseIndexResult(p *textir.OpParser, st *textir.OperationState, x textir.UnresolvedOperand) error {
 	if err := p.ParseOptionalAttrDict(st); err != nil {
 		return err
 	}
@@ -120,7 +104,7 @@ func parseCount(p *textir.OpParser, st *textir.OperationState) error {
 func printMapOperands(p *textir.OpPrinter, op *textir.Operation, operands []*textir.Value) {
 	a := op.LookupAttr(MapAttr)
 	_, err := ParseExprAttr(a)
-	requireCustom(err == nil)
+	textir.RequireCustom(err == nil)
 	p.Print(" ")
 	p.PrintAttr(a)
 	p.Print("(")
@@ -158,7 +142,7 @@ func parseMapOperands(p *textir.OpParser, st *textir.OperationState) ([]textir.U
 // %e = shape.apply #shape.expr<(b) -> b * 8>(%b) : index
 func printApply(p *textir.OpPrinter, op *textir.Operation) {
 	printMapOperands(p, op, op.Operands())
-	p.PrintOptionalAttrDict(allAttrs(op), MapAttr)
+	p.PrintOptionalAttrDict(textir.AllAttrs(op), MapAttr)
 	p.Print(" : index")
 }
 
@@ -198,7 +182,7 @@ func printAssertShape(p *textir.OpPrinter, op *textir.Operation) {
 	p.PrintOperand(op.Operand(0))
 	p.Print(",")
 	printMapOperands(p, op, op.Operands()[1:])
-	p.PrintOptionalAttrDict(allAttrs(op), MapAttr)
+	p.PrintOptionalAttrDict(textir.AllAttrs(op), MapAttr)
 	p.Print(" : ")
 	p.PrintType(op.Operand(0).Type())
 }
@@ -229,65 +213,19 @@ func parseAssertShape(p *textir.OpParser, st *textir.OperationState) error {
 }
 
 // %s = shape.from_extents %a, %b : tensor<2xi64>
-func printFromExtents(p *textir.OpPrinter, op *textir.Operation) {
-	if op.NumOperands() > 0 {
-		p.Print(" ")
-		p.PrintOperands(op.Operands())
-	}
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
+func printFromExtents(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
 
 func parseFromExtents(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := p.ParseOperandList()
-	if err != nil {
+	ops, _, err := textir.ParseResultTypeForm(p, st, -1)
+	if err != nil || len(ops) == 0 {
 		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	if len(ops) == 0 {
-		return nil
 	}
 	return p.ResolveOperands(ops, index(len(ops)), &st.Operands)
 }
 
 // %t = shape.index_cast %e : index to tensor<i32>
-func printIndexCast(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperand(op.Operand(0))
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-	p.Print(" to ")
-	p.PrintType(op.Result(0).Type())
-}
+func printIndexCast(p *textir.OpPrinter, op *textir.Operation) { forms.PrintCast(p, op, "to") }
 
 func parseIndexCast(p *textir.OpParser, st *textir.OperationState) error {
-	x, err := p.ParseOperand()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	in, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseKeyword("to"); err != nil {
-		return err
-	}
-	out, err := p.ParseType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, out)
-	return p.ResolveOperands([]textir.UnresolvedOperand{x}, []textir.Type{in}, &st.Operands)
+	return textir.ParseCastForm(p, st, "to")
 }
