@@ -19,27 +19,12 @@ import (
 //	%r = emb.gather %t, %ids : tensor<100x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
 //	%r = emb.concat %a, %b : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<?x12xf32>
 //
-// A custom printer panics on an op its form cannot express (an invalid op,
-// such as row splits of another type); the printer then uses the generic
-// form.
+// A custom printer gives up (textir.RequireCustom) on an op its form
+// cannot express (an invalid op, such as row splits of another type); the
+// printer then uses the generic form.
 
-type notCustom struct{}
-
-// requireCustom makes the printer fall back to the generic form unless ok.
-func requireCustom(ok bool) {
-	if !ok {
-		panic(notCustom{})
-	}
-}
-
-// allAttrs merges properties (when a dictionary) and discardable attributes.
-func allAttrs(op *textir.Operation) []textir.NamedAttribute {
-	props, ok := op.Props().(textir.DictAttr)
-	if !ok || len(props.Entries) == 0 {
-		return op.Attrs()
-	}
-	return textir.NewDictAttr(append(append([]textir.NamedAttribute(nil), props.Entries...), op.Attrs()...)).Entries
-}
+// forms prints the shared custom forms (textir/forms.go).
+var forms textir.FormPrinter
 
 // raggedNames names the results of ops that make ragged values.
 func raggedNames(op *textir.Operation) []string {
@@ -64,12 +49,23 @@ func parseOperands(p *textir.OpParser) ([]textir.UnresolvedOperand, error) {
 func printOperandsAndAttrs(p *textir.OpPrinter, op *textir.Operation) {
 	p.Print(" ")
 	p.PrintOperands(op.Operands())
-	p.PrintOptionalAttrDict(allAttrs(op))
+	p.PrintOptionalAttrDict(textir.AllAttrs(op))
+}
+
+// parseColonTypes reads "{attrs} : t1, t2" and returns the types with the
+// position of the first.
+func parseColonTypes(p *textir.OpParser, st *textir.OperationState) (textir.Location, []textir.Type, error) {
+	if err := p.ParseOptionalAttrDict(st); err != nil {
+		return nil, nil, err
+	}
+	loc := p.Loc()
+	ts, err := p.ParseColonTypeList()
+	return loc, ts, err
 }
 
 // sources: %values, %splits = op operands {attrs} : operand types -> values type
 func printSource(p *textir.OpPrinter, op *textir.Operation) {
-	requireCustom(op.NumResults() == 2 && op.Result(1).Type() == SplitsType())
+	textir.RequireCustom(op.NumResults() == 2 && op.Result(1).Type() == SplitsType())
 	printOperandsAndAttrs(p, op)
 	p.Print(" : ")
 	p.PrintTypes(op.OperandTypes())
@@ -86,11 +82,7 @@ func parseSource(n int) func(p *textir.OpParser, st *textir.OperationState) erro
 		if len(ops) != n {
 			return textir.Errorf(ops[0].Loc, "expected %d operands, but found %d", n, len(ops))
 		}
-		if err := p.ParseOptionalAttrDict(st); err != nil {
-			return err
-		}
-		loc := p.Loc()
-		ts, err := p.ParseColonTypeList()
+		loc, ts, err := parseColonTypes(p, st)
 		if err != nil {
 			return err
 		}
@@ -110,43 +102,16 @@ func parseSource(n int) func(p *textir.OpParser, st *textir.OperationState) erro
 }
 
 // transforms: %r = op %v {attrs} : in -> out
-func printTransform(p *textir.OpPrinter, op *textir.Operation) {
-	printOperandsAndAttrs(p, op)
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-	p.Print(" -> ")
-	p.PrintType(op.Result(0).Type())
-}
+func printTransform(p *textir.OpPrinter, op *textir.Operation) { forms.PrintCast(p, op, "->") }
 
 func parseTransform(p *textir.OpParser, st *textir.OperationState) error {
-	o, err := p.ParseOperand()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	in, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	if err := p.ParsePunct("->"); err != nil {
-		return err
-	}
-	out, err := p.ParseType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, out)
-	return p.ResolveOperands([]textir.UnresolvedOperand{o}, []textir.Type{in}, &st.Operands)
+	return textir.ParseCastForm(p, st, "->")
 }
 
 // %r = emb.add_offset %v, %splits {stride = S} : values type
 func printAddOffset(p *textir.OpPrinter, op *textir.Operation) {
-	requireCustom(op.NumOperands() == 2 && op.Operand(1).Type() == SplitsType() && op.Result(0).Type() == op.Operand(0).Type())
-	printOperandsAndAttrs(p, op)
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
+	textir.RequireCustom(op.NumOperands() == 2 && op.Operand(1).Type() == SplitsType() && op.Result(0).Type() == op.Operand(0).Type())
+	forms.PrintSameType(p, op)
 }
 
 func parseAddOffset(p *textir.OpParser, st *textir.OperationState) error {
@@ -171,9 +136,9 @@ func parseAddOffset(p *textir.OpParser, st *textir.OperationState) error {
 // %values, %splits[, %weights] = emb.filter %v, %s[, %w] {attrs} : values type[, weights type]
 func printFilter(p *textir.OpPrinter, op *textir.Operation) {
 	n := op.NumOperands()
-	requireCustom((n == 2 || n == 3) && op.NumResults() == n && op.Operand(1).Type() == SplitsType())
+	textir.RequireCustom((n == 2 || n == 3) && op.NumResults() == n && op.Operand(1).Type() == SplitsType())
 	for i := range n {
-		requireCustom(op.Result(i).Type() == op.Operand(i).Type())
+		textir.RequireCustom(op.Result(i).Type() == op.Operand(i).Type())
 	}
 	printOperandsAndAttrs(p, op)
 	p.Print(" : ")
@@ -192,11 +157,7 @@ func parseFilter(p *textir.OpParser, st *textir.OperationState) error {
 	if len(ops) != 2 && len(ops) != 3 {
 		return textir.Errorf(ops[0].Loc, "expected 2 or 3 operands (values, row splits[, weights]), but found %d", len(ops))
 	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	loc := p.Loc()
-	ts, err := p.ParseColonTypeList()
+	loc, ts, err := parseColonTypes(p, st)
 	if err != nil {
 		return err
 	}
@@ -212,22 +173,11 @@ func parseFilter(p *textir.OpParser, st *textir.OperationState) error {
 }
 
 // %t = emb.table {name = "...", value = dense<...>} : type
-func printTable(p *textir.OpPrinter, op *textir.Operation) {
-	p.PrintOptionalAttrDict(allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
+func printTable(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
 
 func parseTable(p *textir.OpParser, st *textir.OperationState) error {
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	return nil
+	_, _, err := textir.ParseResultTypeForm(p, st, 0)
+	return err
 }
 
 // usesSplits reports whether operand 2 of a lookup-like op is row splits.
@@ -238,7 +188,7 @@ func usesSplits(name string) bool { return name == LookupOp || name == GatherSca
 func printLookup(p *textir.OpPrinter, op *textir.Operation) {
 	ts := op.OperandTypes()
 	if usesSplits(op.Name()) {
-		requireCustom(len(ts) >= 3 && ts[2] == SplitsType())
+		textir.RequireCustom(len(ts) >= 3 && ts[2] == SplitsType())
 		ts = append(ts[:2:2], ts[3:]...)
 	}
 	printOperandsAndAttrs(p, op)
@@ -253,11 +203,7 @@ func parseLookup(p *textir.OpParser, st *textir.OperationState) error {
 	if err != nil {
 		return err
 	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	loc := p.Loc()
-	ts, err := p.ParseColonTypeList()
+	loc, ts, err := parseColonTypes(p, st)
 	if err != nil {
 		return err
 	}

@@ -136,7 +136,7 @@ func lookupToGatherScatter() textir.RewritePattern {
 			b.SetInsertionPoint(op)
 			g := rw.Create(&textir.OperationState{Name: GatherScatterOp, Loc: op.Loc(),
 				Operands: op.Operands(), ResultTypes: []textir.Type{op.Result(0).Type()},
-				Attrs: allAttrs(op)})
+				Attrs: textir.AllAttrs(op)})
 			rw.ReplaceOp(op, g.Results())
 			return true
 		}}
