@@ -203,77 +203,20 @@ func verifyCall(op *textir.Operation) error {
 	return nil
 }
 
-// allAttrs merges properties (when a dictionary) and discardable attributes.
-func allAttrs(op *textir.Operation) []textir.NamedAttribute {
-	props, ok := op.Props().(textir.DictAttr)
-	if !ok || len(props.Entries) == 0 {
-		return op.Attrs()
-	}
-	return textir.NewDictAttr(append(append([]textir.NamedAttribute(nil), props.Entries...), op.Attrs()...)).Entries
-}
-
-func dictAt(a textir.Attribute, i int) []textir.NamedAttribute {
-	arr, ok := a.(textir.ArrayAttr)
-	if !ok || i >= len(arr.Elems) {
-		return nil
-	}
-	d, _ := arr.Elems[i].(textir.DictAttr)
-	return d.Entries
-}
+// forms prints the shared custom forms (textir/forms.go).
+var forms textir.FormPrinter
 
 // func.func [visibility] @name(%arg0: t {attrs}, ...) [-> results] [attributes {...}] [{ body }]
 func printFunc(p *textir.OpPrinter, op *textir.Operation) {
 	ft := FunctionType(op)
-	if ft == nil {
-		panic("func.func without a function type") // the printer falls back to the generic form
-	}
+	textir.RequireCustom(ft != nil)
 	if v, ok := op.LookupAttr("sym_visibility").(textir.StringAttr); ok && v.Value != "" && v.Value != "public" {
 		p.Print(" " + v.Value)
 	}
 	p.Print(" ")
 	p.PrintSymbolName(symName(op))
-	p.Print("(")
-	argAttrs := op.LookupAttr("arg_attrs")
-	if body := op.Region(0).Front(); body != nil {
-		if body.NumArgs() != len(ft.Inputs) {
-			panic("entry block does not match the signature")
-		}
-		for i, a := range body.Args() {
-			if i > 0 {
-				p.Print(", ")
-			}
-			p.PrintArgumentWithAttrs(a, dictAt(argAttrs, i))
-		}
-	} else {
-		for i, t := range ft.Inputs {
-			if i > 0 {
-				p.Print(", ")
-			}
-			p.PrintType(t)
-			p.PrintOptionalAttrDict(dictAt(argAttrs, i))
-		}
-	}
-	p.Print(")")
-	if len(ft.Results) > 0 {
-		resAttrs := op.LookupAttr("res_attrs")
-		p.Print(" -> ")
-		_, isFn := ft.Results[0].(*textir.FunctionType)
-		paren := len(ft.Results) != 1 || isFn || len(dictAt(resAttrs, 0)) > 0
-		if paren {
-			p.Print("(")
-		}
-		for i, t := range ft.Results {
-			if i > 0 {
-				p.Print(", ")
-			}
-			p.PrintType(t)
-			p.PrintOptionalAttrDict(dictAt(resAttrs, i))
-		}
-		if paren {
-			p.Print(")")
-		}
-	}
-	p.PrintOptionalAttrDictWithKeyword(allAttrs(op), "sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
+	textir.PrintFunctionSignature(p, op, ft, true)
+	p.PrintOptionalAttrDictWithKeyword(textir.AllAttrs(op), "sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
 	if !op.Region(0).Empty() {
 		p.Print(" ")
 		p.PrintRegion(op.Region(0), false, true)
@@ -287,74 +230,26 @@ func parseFunc(p *textir.OpParser, st *textir.OperationState) error {
 			break
 		}
 	}
-	name, err := p.ParseSymbolName()
-	if err != nil {
-		return err
-	}
-	st.AddAttr("sym_name", textir.Str(name))
-	argsLoc := p.Loc()
-	args, err := p.ParseArgumentList(true)
+	name, err := textir.ParseSymbolNameAttr(p, st)
 	if err != nil {
 		return err
 	}
 	named := 0
-	var inputs []textir.Type
-	var argAttrs []textir.Attribute
-	anyArgAttrs := false
-	for _, a := range args {
-		if a.Name != "" {
-			named++
-		}
-		inputs = append(inputs, a.Type)
-		argAttrs = append(argAttrs, a.Attrs)
-		anyArgAttrs = anyArgAttrs || len(a.Attrs.Entries) > 0
-	}
-	if named != 0 && named != len(args) {
-		return textir.Errorf(argsLoc, "expected all arguments of @%s to be named, or none", name)
-	}
-	var results []textir.Type
-	var resAttrs []textir.Attribute
-	anyResAttrs := false
-	if p.ParseOptionalPunct("->") {
-		if p.ParseOptionalPunct("(") {
-			if !p.ParseOptionalPunct(")") {
-				for {
-					t, err := p.ParseType()
-					if err != nil {
-						return err
-					}
-					var tmp textir.OperationState
-					if err := p.ParseOptionalAttrDict(&tmp); err != nil {
-						return err
-					}
-					results = append(results, t)
-					d := textir.NewDictAttr(tmp.Attrs)
-					resAttrs = append(resAttrs, d)
-					anyResAttrs = anyResAttrs || len(d.Entries) > 0
-					if p.ParseOptionalPunct(")") {
-						break
-					}
-					if err := p.ParsePunct(","); err != nil {
-						return err
-					}
-				}
+	sig, err := textir.ParseFunctionSignature(p, true, func(loc textir.Location, args []textir.Argument) error {
+		for _, a := range args {
+			if a.Name != "" {
+				named++
 			}
-		} else {
-			t, err := p.ParseType()
-			if err != nil {
-				return err
-			}
-			results = append(results, t)
-			resAttrs = append(resAttrs, textir.DictAttr{})
 		}
+		if named != 0 && named != len(args) {
+			return textir.Errorf(loc, "expected all arguments of @%s to be named, or none", name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	st.AddAttr("function_type", textir.TypeAttr{Type: textir.FunctionTypeOf(inputs, results)})
-	if anyArgAttrs {
-		st.AddAttr("arg_attrs", textir.ArrayAttr{Elems: argAttrs})
-	}
-	if anyResAttrs {
-		st.AddAttr("res_attrs", textir.ArrayAttr{Elems: resAttrs})
-	}
+	sig.AddAttrs(st)
 	if err := p.ParseOptionalAttrDictWithKeyword(st); err != nil {
 		return err
 	}
@@ -362,94 +257,29 @@ func parseFunc(p *textir.OpParser, st *textir.OperationState) error {
 	st.Regions = append(st.Regions, r)
 	bodyLoc := p.Loc()
 	var entry []textir.Argument
-	if named > 0 || len(args) == 0 {
-		entry = args
+	if named > 0 || len(sig.Args) == 0 {
+		entry = sig.Args
 	}
 	ok, err := p.ParseOptionalRegion(r, entry)
 	if err != nil {
 		return err
 	}
-	if ok && named != len(args) {
+	if ok && named != len(sig.Args) {
 		return textir.Errorf(bodyLoc, "expected named arguments for @%s, which has a body", name)
 	}
 	return nil
 }
 
 // func.return [{attrs}] [%a, %b : t1, t2]
-func printReturn(p *textir.OpPrinter, op *textir.Operation) {
-	p.PrintOptionalAttrDict(allAttrs(op))
-	if op.NumOperands() > 0 {
-		p.Print(" ")
-		p.PrintOperands(op.Operands())
-		p.Print(" : ")
-		p.PrintTypes(op.OperandTypes())
-	}
-}
+func printReturn(p *textir.OpPrinter, op *textir.Operation) { forms.PrintReturn(p, op) }
 
 func parseReturn(p *textir.OpParser, st *textir.OperationState) error {
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	ops, err := p.ParseOperandList()
-	if err != nil || len(ops) == 0 {
-		return err
-	}
-	types, err := p.ParseColonTypeList()
-	if err != nil {
-		return err
-	}
-	if len(types) != len(ops) {
-		return p.Errorf("%d operands present, but expected %d", len(ops), len(types))
-	}
-	return p.ResolveOperands(ops, types, &st.Operands)
+	return textir.ParseReturnForm(p, st)
 }
 
 // func.call @f(%a, %b) [{attrs}] : (t1, t2) -> t3
-func printCall(p *textir.OpPrinter, op *textir.Operation) {
-	ref, ok := op.LookupAttr("callee").(textir.SymbolRefAttr)
-	if !ok {
-		panic("func.call without a callee")
-	}
-	p.Print(" ")
-	p.PrintAttr(ref)
-	p.Print("(")
-	p.PrintOperands(op.Operands())
-	p.Print(")")
-	p.PrintOptionalAttrDict(allAttrs(op), "callee")
-	p.Print(" : ")
-	p.PrintFunctionalType(op)
-}
+func printCall(p *textir.OpPrinter, op *textir.Operation) { forms.PrintCall(p, op) }
 
 func parseCall(p *textir.OpParser, st *textir.OperationState) error {
-	name, err := p.ParseSymbolName()
-	if err != nil {
-		return err
-	}
-	if err := p.ParsePunct("("); err != nil {
-		return err
-	}
-	ops, err := p.ParseOperandList()
-	if err != nil {
-		return err
-	}
-	if err := p.ParsePunct(")"); err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	if err := p.ParsePunct(":"); err != nil {
-		return err
-	}
-	loc := p.Loc()
-	ins, outs, err := p.ParseFunctionalType()
-	if err != nil {
-		return err
-	}
-	if len(ins) != len(ops) {
-		return textir.Errorf(loc, "%d operands present, but expected %d", len(ops), len(ins))
-	}
-	st.AddAttr("callee", textir.SymbolRefAttr{Root: name})
-	st.ResultTypes = append(st.ResultTypes, outs...)
-	return p.ResolveOperands(ops, ins, &st.Operands)
+	return textir.ParseCallForm(p, st)
 }
