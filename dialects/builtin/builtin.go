@@ -65,23 +65,13 @@ func Body(m *textir.Operation) *textir.Block {
 	return r.Front()
 }
 
-// allAttrs returns the op's properties (when a dictionary) and discardable
-// attributes as one sorted list, for custom forms that print them together.
-func allAttrs(op *textir.Operation) []textir.NamedAttribute {
-	props, ok := op.Props().(textir.DictAttr)
-	if !ok || len(props.Entries) == 0 {
-		return op.Attrs()
-	}
-	return textir.NewDictAttr(append(append([]textir.NamedAttribute(nil), props.Entries...), op.Attrs()...)).Entries
-}
-
 // module [@name] [attributes {...}] { ... }
 func printModule(p *textir.OpPrinter, op *textir.Operation) {
 	if name, ok := textir.SymbolName(op); ok {
 		p.Print(" ")
 		p.PrintSymbolName(name)
 	}
-	p.PrintOptionalAttrDictWithKeyword(allAttrs(op), "sym_name")
+	p.PrintOptionalAttrDictWithKeyword(textir.AllAttrs(op), "sym_name")
 	p.Print(" ")
 	p.PrintRegion(op.Region(0), false, false)
 }
@@ -174,7 +164,7 @@ func printCast(p *textir.OpPrinter, op *textir.Operation) {
 	}
 	p.Print(" to ")
 	p.PrintTypes(op.ResultTypes())
-	p.PrintOptionalAttrDict(allAttrs(op))
+	p.PrintOptionalAttrDict(textir.AllAttrs(op))
 }
 
 func parseCast(p *textir.OpParser, st *textir.OperationState) error {
