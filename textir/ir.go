@@ -584,7 +584,19 @@ func (ctx *Context) Clone(op *Operation, m map[*Value]*Value) *Operation {
 		m = map[*Value]*Value{}
 	}
 	blockMap := map[*Block]*Block{}
-	return cloneOp(op, m, blockMap)
+	n := cloneOp(op, m, blockMap)
+	// A use that comes before its definition (graph regions allow it) was
+	// cloned while its value had no copy yet: map it now, so the clone
+	// never refers to the original's values.
+	n.Walk(func(o *Operation) bool {
+		for i := range o.operands {
+			if w, ok := m[o.operands[i].val]; ok {
+				o.SetOperand(i, w)
+			}
+		}
+		return true
+	})
+	return n
 }
 
 func cloneOp(op *Operation, m map[*Value]*Value, bm map[*Block]*Block) *Operation {

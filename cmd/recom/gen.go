@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -93,15 +94,30 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 			if err != nil {
 				return err
 			}
-			if err := genWriteGraph(out, m, stdout); err != nil {
+			// The model and its side file are both written before either
+			// is committed, so a failure leaves neither.
+			gf, err := genPrepareGraph(out, m, stdout)
+			if err != nil {
 				return err
 			}
+			defer gf.Abort()
 			side := ""
 			if len(m.Tables) > 0 && out != "-" {
 				side = tablesPath(out)
-				if err := genWriteNPZ(side, m.Tables, stdout); err != nil {
+				tf, err := genPrepareNPZ(side, m.Tables, stdout)
+				if err != nil {
 					return err
 				}
+				defer tf.Abort()
+				if err := tf.Commit(); err != nil {
+					return err
+				}
+			}
+			if err := gf.Commit(); err != nil {
+				if side != "" {
+					os.Remove(side)
+				}
+				return err
 			}
 			fmt.Fprintf(stderr, "recom gen: %s: %d columns, %d nodes, output %q", out, s.NumColumns(), len(m.Graph.Node), m.Output)
 			if side != "" {
@@ -136,51 +152,54 @@ func tablesPath(out string) string {
 	return out + ".tables.npz"
 }
 
-func genWriteGraph(path string, m *gen.Model, stdout io.Writer) error {
-	if !strings.HasSuffix(path, ".pb") {
-		return genWriteFile(path, graphdef.MarshalText(m.Graph), stdout)
-	}
+// genPrepareGraph writes the model to a temporary file beside path and
+// returns it uncommitted.
+func genPrepareGraph(path string, m *gen.Model, stdout io.Writer) (*outfile.File, error) {
 	f, err := outfile.Create(path, stdout)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer f.Abort()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := gen.WriteGraph(w, m.Graph); err != nil {
-		return err
+	if !strings.HasSuffix(path, ".pb") {
+		_, err = f.Write(graphdef.MarshalText(m.Graph))
+	} else {
+		w := bufio.NewWriterSize(f, 1<<20)
+		if err = gen.WriteGraph(w, m.Graph); err == nil {
+			err = w.Flush()
+		}
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	if err != nil {
+		f.Abort()
+		return nil, err
 	}
-	return f.Commit()
+	return f, nil
 }
 
-func genWriteFile(path string, data []byte, stdout io.Writer) error {
+// genPrepareNPZ streams arrays into a temporary file beside path and
+// returns it uncommitted.
+func genPrepareNPZ(path string, arrays []npz.Array, stdout io.Writer) (*outfile.File, error) {
 	f, err := outfile.Create(path, stdout)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer f.Abort()
-	if _, err := f.Write(data); err != nil {
-		return err
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := npz.WriteNPZ(w, arrays); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Commit()
+	if err := w.Flush(); err != nil {
+		f.Abort()
+		return nil, err
+	}
+	return f, nil
 }
 
 // genWriteNPZ streams arrays into path (written atomically).
 func genWriteNPZ(path string, arrays []npz.Array, stdout io.Writer) error {
-	f, err := outfile.Create(path, stdout)
+	f, err := genPrepareNPZ(path, arrays, stdout)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err := npz.WriteNPZ(w, arrays); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
 	return f.Commit()
 }
 

@@ -46,8 +46,9 @@ table initializers are not counted; control results are not data). Its
 first data result is then the output.
 
 Variables come from --tables (an .npz whose arrays are named by variable
-node; hash tables as "<table node>:keys" and "<table node>:values"), or
-else are deterministic random values from --seed.`
+node; hash tables as "<table node>:keys" and "<table node>:values"; a
+variable missing from it is an error), or, without --tables, are
+deterministic random values from --seed.`
 
 type interpFlags struct {
 	feeds, tables, out string
@@ -134,6 +135,9 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 		if err := readTables(f.tables, opts); err != nil {
 			return err
 		}
+		// Given tables must be complete: a variable missing from them is
+		// an error, never silently random.
+		opts.RandomTables = false
 	}
 	feeds := map[string]*interp.Tensor{}
 	if f.feeds != "" {
