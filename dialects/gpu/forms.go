@@ -8,55 +8,9 @@ import (
 // sorted; a load's or store's width prints without its i64 type
 // ({width = 4}).
 
-// printAttrs prints " {a, b = 1}" for attrs not elided, with width's type
-// elided; nothing when empty.
-func printAttrs(p *textir.OpPrinter, attrs []textir.NamedAttribute, elided ...string) {
-	first := true
-outer:
-	for _, a := range attrs {
-		for _, e := range elided {
-			if a.Name == e {
-				continue outer
-			}
-		}
-		if first {
-			p.Print(" {")
-			first = false
-		} else {
-			p.Print(", ")
-		}
-		p.PrintKeywordOrString(a.Name)
-		if _, unit := a.Value.(textir.UnitAttr); unit {
-			continue
-		}
-		p.Print(" = ")
-		if ia, ok := a.Value.(textir.IntegerAttr); ok && a.Name == "width" && ia.Type == textir.I64() {
-			p.PrintAttrWithoutType(ia)
-		} else {
-			p.PrintAttr(a.Value)
-		}
-	}
-	if !first {
-		p.Print("}")
-	}
-}
-
-func parseOperands(p *textir.OpParser, n int) ([]textir.UnresolvedOperand, error) {
-	ops := make([]textir.UnresolvedOperand, 0, n)
-	for i := range n {
-		if i > 0 {
-			if err := p.ParsePunct(","); err != nil {
-				return nil, err
-			}
-		}
-		o, err := p.ParseOperand()
-		if err != nil {
-			return nil, err
-		}
-		ops = append(ops, o)
-	}
-	return ops, nil
-}
+// forms prints the shared custom forms (textir/forms.go), with widths
+// untyped.
+var forms = textir.FormPrinter{UntypedInts: []string{"width"}}
 
 func resolve(p *textir.OpParser, st *textir.OperationState, ops []textir.UnresolvedOperand, types ...textir.Type) error {
 	return p.ResolveOperands(ops, types, &st.Operands)
@@ -67,17 +21,15 @@ func printModule(p *textir.OpPrinter, op *textir.Operation) {
 	name, _ := textir.SymbolName(op)
 	p.Print(" ")
 	p.PrintSymbolName(name)
-	p.PrintOptionalAttrDictWithKeyword(allAttrs(op), "sym_name")
+	p.PrintOptionalAttrDictWithKeyword(textir.AllAttrs(op), "sym_name")
 	p.Print(" ")
 	p.PrintRegion(op.Region(0), false, false)
 }
 
 func parseModule(p *textir.OpParser, st *textir.OperationState) error {
-	name, err := p.ParseSymbolName()
-	if err != nil {
+	if _, err := textir.ParseSymbolNameAttr(p, st); err != nil {
 		return err
 	}
-	st.AddAttr("sym_name", textir.Str(name))
 	if err := p.ParseOptionalAttrDictWithKeyword(st); err != nil {
 		return err
 	}
@@ -92,73 +44,40 @@ func parseModule(p *textir.OpParser, st *textir.OperationState) error {
 	return nil
 }
 
-func dictAt(a textir.Attribute, i int) []textir.NamedAttribute {
-	arr, ok := a.(textir.ArrayAttr)
-	if !ok || i >= len(arr.Elems) {
-		return nil
-	}
-	d, _ := arr.Elems[i].(textir.DictAttr)
-	return d.Entries
-}
-
 // gpu.func @name(%a: t {attrs}, ...) [-> results] [kernel] [attributes {...}] { body }
 func printFunc(p *textir.OpPrinter, op *textir.Operation) {
 	ft := FuncType(op)
 	body := op.Region(0).Front()
-	if ft == nil || body == nil || body.NumArgs() != len(ft.Inputs) {
-		panic("malformed gpu.func") // the printer falls back to the generic form
-	}
+	textir.RequireCustom(ft != nil && body != nil && body.NumArgs() == len(ft.Inputs))
 	name, _ := textir.SymbolName(op)
 	p.Print(" ")
 	p.PrintSymbolName(name)
-	p.Print("(")
-	argAttrs := op.LookupAttr("arg_attrs")
-	for i, a := range body.Args() {
-		if i > 0 {
-			p.Print(", ")
-		}
-		p.PrintArgumentWithAttrs(a, dictAt(argAttrs, i))
-	}
-	p.Print(")")
-	p.PrintOptionalArrowTypeList(ft.Results)
+	textir.PrintFunctionSignature(p, op, ft, false)
 	if IsKernel(op) {
 		p.Print(" kernel")
 	}
-	p.PrintOptionalAttrDictWithKeyword(allAttrs(op), "sym_name", "function_type", "kernel", "arg_attrs")
+	p.PrintOptionalAttrDictWithKeyword(textir.AllAttrs(op), "sym_name", "function_type", "kernel", "arg_attrs")
 	p.Print(" ")
 	p.PrintRegion(op.Region(0), false, true)
 }
 
 func parseFunc(p *textir.OpParser, st *textir.OperationState) error {
-	name, err := p.ParseSymbolName()
+	name, err := textir.ParseSymbolNameAttr(p, st)
 	if err != nil {
 		return err
 	}
-	st.AddAttr("sym_name", textir.Str(name))
-	argsLoc := p.Loc()
-	args, err := p.ParseArgumentList(true)
-	if err != nil {
-		return err
-	}
-	var inputs []textir.Type
-	var argAttrs []textir.Attribute
-	anyArgAttrs := false
-	for _, a := range args {
-		if a.Name == "" {
-			return textir.Errorf(argsLoc, "expected named arguments for @%s", name)
+	sig, err := textir.ParseFunctionSignature(p, false, func(loc textir.Location, args []textir.Argument) error {
+		for _, a := range args {
+			if a.Name == "" {
+				return textir.Errorf(loc, "expected named arguments for @%s", name)
+			}
 		}
-		inputs = append(inputs, a.Type)
-		argAttrs = append(argAttrs, a.Attrs)
-		anyArgAttrs = anyArgAttrs || len(a.Attrs.Entries) > 0
-	}
-	results, err := p.ParseOptionalArrowTypeList()
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	st.AddAttr("function_type", textir.TypeAttr{Type: textir.FunctionTypeOf(inputs, results)})
-	if anyArgAttrs {
-		st.AddAttr("arg_attrs", textir.ArrayAttr{Elems: argAttrs})
-	}
+	sig.AddAttrs(st)
 	if p.ParseOptionalKeyword("kernel") {
 		st.AddAttr("kernel", textir.UnitAttr{})
 	}
@@ -167,86 +86,21 @@ func parseFunc(p *textir.OpParser, st *textir.OperationState) error {
 	}
 	r := &textir.Region{}
 	st.Regions = append(st.Regions, r)
-	return p.ParseRegion(r, args)
+	return p.ParseRegion(r, sig.Args)
 }
 
 // gpu.return / gpu.yield [{attrs}] [%a, %b : t1, t2]
-func printTerminator(p *textir.OpPrinter, op *textir.Operation) {
-	printAttrs(p, allAttrs(op))
-	if op.NumOperands() > 0 {
-		p.Print(" ")
-		p.PrintOperands(op.Operands())
-		p.Print(" : ")
-		p.PrintTypes(op.OperandTypes())
-	}
-}
+func printTerminator(p *textir.OpPrinter, op *textir.Operation) { forms.PrintReturn(p, op) }
 
 func parseTerminator(p *textir.OpParser, st *textir.OperationState) error {
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	ops, err := p.ParseOperandList()
-	if err != nil || len(ops) == 0 {
-		return err
-	}
-	types, err := p.ParseColonTypeList()
-	if err != nil {
-		return err
-	}
-	if len(types) != len(ops) {
-		return p.Errorf("%d operands present, but expected %d", len(ops), len(types))
-	}
-	return resolve(p, st, ops, types...)
+	return textir.ParseReturnForm(p, st)
 }
 
 // gpu.call @f(%a, %b) [{attrs}] : (t1, t2) -> t3
-func printCall(p *textir.OpPrinter, op *textir.Operation) {
-	ref, ok := op.LookupAttr("callee").(textir.SymbolRefAttr)
-	if !ok {
-		panic("gpu.call without a callee")
-	}
-	p.Print(" ")
-	p.PrintAttr(ref)
-	p.Print("(")
-	p.PrintOperands(op.Operands())
-	p.Print(")")
-	printAttrs(p, allAttrs(op), "callee")
-	p.Print(" : ")
-	p.PrintFunctionalType(op)
-}
+func printCall(p *textir.OpPrinter, op *textir.Operation) { forms.PrintCall(p, op) }
 
 func parseCall(p *textir.OpParser, st *textir.OperationState) error {
-	name, err := p.ParseSymbolName()
-	if err != nil {
-		return err
-	}
-	if err := p.ParsePunct("("); err != nil {
-		return err
-	}
-	ops, err := p.ParseOperandList()
-	if err != nil {
-		return err
-	}
-	if err := p.ParsePunct(")"); err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	if err := p.ParsePunct(":"); err != nil {
-		return err
-	}
-	loc := p.Loc()
-	ins, outs, err := p.ParseFunctionalType()
-	if err != nil {
-		return err
-	}
-	if len(ins) != len(ops) {
-		return textir.Errorf(loc, "%d operands present, but expected %d", len(ops), len(ins))
-	}
-	st.AddAttr("callee", textir.SymbolRefAttr{Root: name})
-	st.ResultTypes = append(st.ResultTypes, outs...)
-	return p.ResolveOperands(ops, ins, &st.Operands)
+	return textir.ParseCallForm(p, st)
 }
 
 // gpu.thread_id x [{attrs}]
@@ -256,7 +110,7 @@ func printDimOp(p *textir.OpPrinter, op *textir.Operation) {
 		panic("bad dimension")
 	}
 	p.Print(" " + d)
-	printAttrs(p, allAttrs(op), "dimension")
+	forms.PrintAttrDict(p, textir.AllAttrs(op), "dimension")
 }
 
 func parseDimOp(p *textir.OpParser, st *textir.OperationState) error {
@@ -276,7 +130,9 @@ func parseDimOp(p *textir.OpParser, st *textir.OperationState) error {
 }
 
 // gpu.lane_id [{attrs}], gpu.barrier [{attrs}]
-func printNullary(p *textir.OpPrinter, op *textir.Operation) { printAttrs(p, allAttrs(op)) }
+func printNullary(p *textir.OpPrinter, op *textir.Operation) {
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
+}
 
 func parseNullary(result textir.Type) func(p *textir.OpParser, st *textir.OperationState) error {
 	return func(p *textir.OpParser, st *textir.OperationState) error {
@@ -297,7 +153,7 @@ func printShuffle(p *textir.OpPrinter, op *textir.Operation) {
 	}
 	p.Print(" " + m + " ")
 	p.PrintOperands(op.Operands())
-	printAttrs(p, allAttrs(op), "mode")
+	forms.PrintAttrDict(p, textir.AllAttrs(op), "mode")
 	p.Print(" : ")
 	p.PrintType(op.Result(0).Type())
 }
@@ -314,7 +170,7 @@ func parseShuffle(p *textir.OpParser, st *textir.OperationState) error {
 	if !found {
 		return p.Errorf("expected a shuffle mode (xor, down, up or idx)")
 	}
-	ops, err := parseOperands(p, 3)
+	ops, err := textir.ParseOperands(p, 3)
 	if err != nil {
 		return err
 	}
@@ -355,7 +211,7 @@ func parseAccess(p *textir.OpParser) (ptr, idx textir.UnresolvedOperand, err err
 func printLoad(p *textir.OpPrinter, op *textir.Operation) {
 	p.Print(" ")
 	printAccess(p, op.Operand(0), op.Operand(1))
-	printAttrs(p, allAttrs(op))
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
 	p.Print(" : ")
 	p.PrintType(op.Operand(0).Type())
 	p.Print(" -> ")
@@ -392,7 +248,7 @@ func printStore(p *textir.OpPrinter, op *textir.Operation) {
 	p.PrintOperands(vals)
 	p.Print(", ")
 	printAccess(p, MemPtr(op), MemIndex(op))
-	printAttrs(p, allAttrs(op))
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
 	p.Print(" : ")
 	for _, v := range vals {
 		p.PrintType(v.Type())
@@ -434,81 +290,29 @@ func parseStore(p *textir.OpParser, st *textir.OperationState) error {
 }
 
 // gpu.ptr_offset %p, %i [{attrs}] : !gpu.ptr<T, s>
-func printPtrOffset(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperands(op.Operands())
-	printAttrs(p, allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
+func printPtrOffset(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
 
 func parsePtrOffset(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := parseOperands(p, 2)
+	ops, t, err := textir.ParseResultTypeForm(p, st, 2)
 	if err != nil {
 		return err
 	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
 	return resolve(p, st, ops, t, textir.I64())
 }
 
 // gpu.ptr_cast %p [{attrs}] : !gpu.ptr<A, s> to !gpu.ptr<B, s>
-func printPtrCast(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperand(op.Operand(0))
-	printAttrs(p, allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Operand(0).Type())
-	p.Print(" to ")
-	p.PrintType(op.Result(0).Type())
-}
+func printPtrCast(p *textir.OpPrinter, op *textir.Operation) { forms.PrintCast(p, op, "to") }
 
 func parsePtrCast(p *textir.OpParser, st *textir.OperationState) error {
-	o, err := p.ParseOperand()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	in, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseKeyword("to"); err != nil {
-		return err
-	}
-	out, err := p.ParseType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, out)
-	return resolve(p, st, []textir.UnresolvedOperand{o}, in)
+	return textir.ParseCastForm(p, st, "to")
 }
 
 // gpu.shared_alloc {count = N : i64} : !gpu.ptr<T, shared>
-func printSharedAlloc(p *textir.OpPrinter, op *textir.Operation) {
-	printAttrs(p, allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
+func printSharedAlloc(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
 
 func parseSharedAlloc(p *textir.OpParser, st *textir.OperationState) error {
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	return nil
+	_, _, err := textir.ParseResultTypeForm(p, st, 0)
+	return err
 }
 
 // gpu.atomic_add %p[%i], %v [{attrs}] : !gpu.ptr<T, s>, T
@@ -517,7 +321,7 @@ func printAtomicAdd(p *textir.OpPrinter, op *textir.Operation) {
 	printAccess(p, op.Operand(0), op.Operand(1))
 	p.Print(", ")
 	p.PrintOperand(op.Operand(2))
-	printAttrs(p, allAttrs(op))
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
 	p.Print(" : ")
 	p.PrintType(op.Operand(0).Type())
 	p.Print(", ")
@@ -598,7 +402,7 @@ func printFor(p *textir.OpPrinter, op *textir.Operation) {
 	}
 	p.Print(" ")
 	p.PrintRegion(op.Region(0), false, true)
-	printAttrs(p, allAttrs(op))
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
 }
 
 func parseFor(p *textir.OpParser, st *textir.OperationState) error {
@@ -699,7 +503,7 @@ func printIf(p *textir.OpPrinter, op *textir.Operation) {
 		p.Print(" else ")
 		p.PrintRegion(op.Region(1), false, true)
 	}
-	printAttrs(p, allAttrs(op))
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
 }
 
 func parseIf(p *textir.OpParser, st *textir.OperationState) error {
@@ -729,31 +533,10 @@ func parseIf(p *textir.OpParser, st *textir.OperationState) error {
 }
 
 // %r = gpu.sqrt %a [{attrs}] : t (likewise min, max with two operands, fma with three)
-func printMath(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperands(op.Operands())
-	printAttrs(p, allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
+func printMath(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
 
 func parseMath(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := p.ParseOperandList()
-	if err != nil {
-		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	if len(ops) == 0 {
-		return p.Errorf("expected operands")
-	}
-	return resolve(p, st, ops, t)
+	return textir.ParseSameTypeForm(p, st, -1)
 }
 
 // gpu.launch @m::@k blocks(%g) threads(%b) [args(%a, ...)] [{attrs}] [: t, ...]
@@ -775,7 +558,7 @@ func printLaunch(p *textir.OpPrinter, op *textir.Operation) {
 		p.PrintOperands(args)
 		p.Print(")")
 	}
-	printAttrs(p, allAttrs(op), "kernel")
+	forms.PrintAttrDict(p, textir.AllAttrs(op), "kernel")
 	if len(args) > 0 {
 		p.Print(" : ")
 		for i, v := range args {
@@ -858,7 +641,7 @@ func parseLaunch(p *textir.OpParser, st *textir.OperationState) error {
 func printBufferView(p *textir.OpPrinter, op *textir.Operation) {
 	p.Print(" ")
 	printAccess(p, op.Operand(0), op.Operand(1))
-	printAttrs(p, allAttrs(op))
+	forms.PrintAttrDict(p, textir.AllAttrs(op))
 	p.Print(" : ")
 	p.PrintType(op.Operand(0).Type())
 	p.Print(" -> ")
@@ -889,26 +672,12 @@ func parseBufferView(p *textir.OpParser, st *textir.OperationState) error {
 }
 
 // gpu.alloc %bytes [{attrs}] : !gpu.buffer
-func printAlloc(p *textir.OpPrinter, op *textir.Operation) {
-	p.Print(" ")
-	p.PrintOperand(op.Operand(0))
-	printAttrs(p, allAttrs(op))
-	p.Print(" : ")
-	p.PrintType(op.Result(0).Type())
-}
+func printAlloc(p *textir.OpPrinter, op *textir.Operation) { forms.PrintSameType(p, op) }
 
 func parseAlloc(p *textir.OpParser, st *textir.OperationState) error {
-	o, err := p.ParseOperand()
+	ops, _, err := textir.ParseResultTypeForm(p, st, 1)
 	if err != nil {
 		return err
 	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	t, err := p.ParseColonType()
-	if err != nil {
-		return err
-	}
-	st.ResultTypes = append(st.ResultTypes, t)
-	return resolve(p, st, []textir.UnresolvedOperand{o}, textir.I64())
+	return resolve(p, st, ops, textir.I64())
 }

@@ -291,15 +291,6 @@ func Dialect() *textir.Dialect {
 	return d
 }
 
-// allAttrs merges properties (when a dictionary) and discardable attributes.
-func allAttrs(op *textir.Operation) []textir.NamedAttribute {
-	props, ok := op.Props().(textir.DictAttr)
-	if !ok || len(props.Entries) == 0 {
-		return op.Attrs()
-	}
-	return textir.NewDictAttr(append(append([]textir.NamedAttribute(nil), props.Entries...), op.Attrs()...)).Entries
-}
-
 // Accessors for passes and the emitter.
 
 // FuncType returns the signature of a gpu.func (nil when missing).
