@@ -265,7 +265,7 @@ func joinFlat(op string, ts []*interp.Tensor) (*interp.Tensor, []int, error) {
 		total += t.Len()
 	}
 	if int64(total) > interp.MaxElements {
-		return nil, nil, errorf(op, "output has more than %d elements", interp.MaxElements)
+		return nil, nil, errorf(op, "%w", &interp.TooLargeError{What: fmt.Sprintf("an output of %d elements", total), Limit: interp.MaxElements})
 	}
 	var data any
 	switch ts[0].DType() {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -1092,7 +1093,7 @@ func rangeT[T number](start, limit, delta T) (*interp.Tensor, error) {
 		size = float64(q)
 	}
 	if size > float64(interp.MaxElements) || size != size {
-		return nil, errorf(op, "requires the output size to be at most %d, got %v", interp.MaxElements, size)
+		return nil, errorf(op, "%w", &interp.TooLargeError{What: "the output size " + strconv.FormatFloat(size, 'g', -1, 64), Limit: interp.MaxElements})
 	}
 	r := make([]T, int(size))
 	v := start

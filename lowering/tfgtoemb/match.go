@@ -940,6 +940,9 @@ func checkTypes(p *plan) error {
 		if !ranked(p.src.x, 1) {
 			return fail("the split input %s is not a vector", opDesc(def(p.src.x)))
 		}
+		if e := textir.ElementType(p.src.x.Type()); !tfg.IsString(e) {
+			return fail("the split input %s has element type %s, not strings", opDesc(def(p.src.x)), e)
+		}
 	}
 	var e textir.Type
 	if p.src.kind == srcSparse {
