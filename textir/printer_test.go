@@ -399,7 +399,6 @@ type printCase struct {
 // purpose (null values, malformed dense data).
 var notReparsable = map[string]bool{"generic_basic": true, "dense": true}
 
-
 var printCases = []printCase{
 	{"generic_basic", PrintOptions{}, func(ctx *Context) *Operation {
 		m, b := irb{ctx: ctx}.module("")
