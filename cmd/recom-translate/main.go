@@ -31,6 +31,7 @@ import (
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/textir"
@@ -149,6 +150,18 @@ func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, std
 	}
 	if err := textir.Verify(ctx, module); err != nil {
 		return err
+	}
+	// llc turns an empty module into an empty PTX file without a word; say
+	// instead that there is nothing to emit.
+	hasKernel := false
+	module.Walk(func(op *textir.Operation) bool {
+		if op.Name() == gpu.FuncOp && gpu.IsKernel(op) {
+			hasKernel = true
+		}
+		return !hasKernel
+	})
+	if !hasKernel {
+		return textir.Errorf(module.DiagLoc(), "no gpu kernel to emit (run --fuse first, or write a gpu.module with a gpu.func ... kernel)")
 	}
 	ll, err := nvptx.EmitText(module)
 	if err != nil {

@@ -98,3 +98,10 @@
     "gpu.return"() : () -> ()
   }) {function_type = (f32) -> (), kernel, sym_name = "dim"} : () -> ()
 }) {sym_name = "m"} : () -> ()
+
+// A module without a kernel is an error, not an empty .ll (llc would turn it
+// into an empty PTX without a word).
+// RUN: echo 'module {}' > %t.empty.mlir
+// RUN: not recom-translate --emit-llvm %t.empty.mlir -o %t.empty.ll 2>&1 | FileCheck --check-prefix=NOKERNEL %s
+// RUN: test ! -e %t.empty.ll
+// NOKERNEL: error: no gpu kernel to emit
