@@ -100,7 +100,9 @@ func Validate(g *tfpb.GraphDef) error {
 		errs = append(errs, &NodeError{Node: node, Err: err})
 		return len(errs) < maxErrors
 	}
-	byName := make(map[string]*tfpb.NodeDef, len(g.GetNode()))
+	// byName maps a name to its node's index; the caches below are indexed
+	// by node, not keyed by name (a large graph's name maps miss the cache).
+	byName := make(map[string]int, len(g.GetNode()))
 	for i, n := range g.GetNode() {
 		if n.GetName() == "" {
 			if !add(fmt.Sprintf("#%d", i), errors.New("node has no name")) {
@@ -119,18 +121,19 @@ func Validate(g *tfpb.GraphDef) error {
 			}
 			continue
 		}
-		byName[n.GetName()] = n
+		byName[n.GetName()] = i
 	}
-	numOut := map[string]int{} // cache; -1 = unknown
-	outputs := func(n *tfpb.NodeDef) int {
-		if k, ok := numOut[n.GetName()]; ok {
-			return k
+	nodes := g.GetNode()
+	numOut := make([]int, len(nodes)) // cache: outputs+1; 0 = not known yet, -1+1 = unknown
+	outputs := func(i int) int {
+		if k := numOut[i]; k != 0 {
+			return k - 1
 		}
-		k, err := ops.NumOutputs(n)
+		k, err := ops.NumOutputs(nodes[i])
 		if err != nil {
 			k = -1
 		}
-		numOut[n.GetName()] = k
+		numOut[i] = k + 1
 		return k
 	}
 	for _, n := range g.GetNode() {
@@ -154,15 +157,16 @@ func Validate(g *tfpb.GraphDef) error {
 					}
 				}
 			}
-			p, ok := byName[r.Node]
+			pi, ok := byName[r.Node]
 			if !ok {
 				if !add(n.GetName(), fmt.Errorf("%w: input %q: no node %q", ErrMissingInput, in, r.Node)) {
 					return errors.Join(errs...)
 				}
 				continue
 			}
+			p := nodes[pi]
 			if !r.Control {
-				if k := outputs(p); k >= 0 && r.Index >= k {
+				if k := outputs(pi); k >= 0 && r.Index >= k {
 					if !add(n.GetName(), fmt.Errorf("%w: input %q: node %q (op %s) has %d outputs",
 						ErrBadOutputIndex, in, p.GetName(), p.GetOp(), k)) {
 						return errors.Join(errs...)
@@ -194,56 +198,59 @@ func isBackEdgeSource(op string) bool { return op == "NextIteration" || op == "R
 
 // findCycle looks for a cycle over data and control edges, ignoring the
 // back edges out of NextIteration nodes, and reports it as a *NodeError
-// naming a node on it and the path.
-func findCycle(g *tfpb.GraphDef, byName map[string]*tfpb.NodeDef) error {
+// naming a node on it and the path. byName maps each name to the index of
+// the node that holds it (the first of duplicates).
+func findCycle(g *tfpb.GraphDef, byName map[string]int) error {
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := make(map[string]int, len(byName))
+	nodes := g.GetNode()
+	color := make([]uint8, len(nodes))
 	type frame struct {
-		n *tfpb.NodeDef
-		i int
+		i    int // the node's index
+		next int // its next input
 	}
-	for _, root := range g.GetNode() {
-		if color[root.GetName()] != white || byName[root.GetName()] != root {
+	for ri, root := range nodes {
+		if color[ri] != white || byName[root.GetName()] != ri {
 			continue
 		}
-		stack := []frame{{root, 0}}
-		color[root.GetName()] = grey
+		stack := []frame{{ri, 0}}
+		color[ri] = grey
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
-			if top.i >= len(top.n.GetInput()) {
-				color[top.n.GetName()] = black
+			ins := nodes[top.i].GetInput()
+			if top.next >= len(ins) {
+				color[top.i] = black
 				stack = stack[:len(stack)-1]
 				continue
 			}
-			in := top.n.GetInput()[top.i]
-			top.i++
+			in := ins[top.next]
+			top.next++
 			r, err := ParseInput(in)
 			if err != nil {
 				continue
 			}
-			p, ok := byName[r.Node]
-			if !ok || isBackEdgeSource(p.GetOp()) {
+			pi, ok := byName[r.Node]
+			if !ok || isBackEdgeSource(nodes[pi].GetOp()) {
 				continue
 			}
-			switch color[p.GetName()] {
+			switch color[pi] {
 			case white:
-				color[p.GetName()] = grey
-				stack = append(stack, frame{p, 0})
+				color[pi] = grey
+				stack = append(stack, frame{pi, 0})
 			case grey:
 				// p is on the stack and feeds top; each stack entry feeds
 				// the one below it, so data flows p -> top -> ... -> p.
-				path := []string{p.GetName()}
+				path := []string{nodes[pi].GetName()}
 				for i := len(stack) - 1; i >= 0; i-- {
-					path = append(path, stack[i].n.GetName())
-					if stack[i].n == p {
+					path = append(path, nodes[stack[i].i].GetName())
+					if stack[i].i == pi {
 						break
 					}
 				}
-				return &NodeError{Node: p.GetName(), Err: fmt.Errorf("%w: %s", ErrCycle, strings.Join(quoteAll(path), " -> "))}
+				return &NodeError{Node: nodes[pi].GetName(), Err: fmt.Errorf("%w: %s", ErrCycle, strings.Join(quoteAll(path), " -> "))}
 			}
 		}
 	}

@@ -65,16 +65,23 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 		byName[n.Name] = i
 	}
 	// Parse inputs once; find how many outputs unknown ops must have.
-	inputs := make([][]graphdef.TensorRef, len(g.Node))
+	// Each input is kept with its producer's index, so that the name map
+	// (large, and slow to probe in a graph of a million nodes) is read once
+	// per edge.
+	inputs := make([][]input, len(g.Node))
 	maxUse := make([]int, len(g.Node))
 	for i, n := range g.Node {
 		seenControl := false
+		if len(n.Input) > 0 {
+			inputs[i] = make([]input, 0, len(n.Input))
+		}
 		for _, s := range n.Input {
 			r, err := graphdef.ParseInput(s)
 			if err != nil {
 				return nil, nodeErr(n.Name, "%v", err)
 			}
-			if _, ok := byName[r.Node]; !ok {
+			p, ok := byName[r.Node]
+			if !ok {
 				return nil, nodeErr(n.Name, "input %q names a missing node", s)
 			}
 			if r.Control {
@@ -82,10 +89,10 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 			} else if seenControl {
 				return nil, nodeErr(n.Name, "data input %q after a control input", s)
 			}
-			if p := byName[r.Node]; !r.Control && r.Index+1 > maxUse[p] {
+			if !r.Control && r.Index+1 > maxUse[p] {
 				maxUse[p] = r.Index + 1
 			}
-			inputs[i] = append(inputs[i], r)
+			inputs[i] = append(inputs[i], input{TensorRef: r, node: p})
 		}
 	}
 
@@ -140,7 +147,7 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 	for i, n := range g.Node {
 		vals := make([]*textir.Value, len(inputs[i]))
 		for j, r := range inputs[i] {
-			p := created[byName[r.Node]]
+			p := created[r.node]
 			if r.Control {
 				vals[j] = p.Result(p.NumResults() - 1)
 				continue
@@ -158,6 +165,12 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 	module.Region(0).AppendBlock(mb)
 	mb.Append(graph)
 	return module, nil
+}
+
+// input is a parsed node input and the index of the node it names.
+type input struct {
+	graphdef.TensorRef
+	node int
 }
 
 func isReserved(name string) bool {

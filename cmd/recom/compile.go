@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/lowering/pipeline"
+	"github.com/recom-compiler/recom/textir"
+)
+
+func init() { subcommands = append(subcommands, newCompileCmd) }
+
+const compileHelp = `Compiles the embedding layer of MODEL (a binary or text GraphDef, or a
+SavedModel) into one GPU kernel, running every stage in one process:
+
+  import            GraphDef -> tfg                  DIR/0-tfg.mlir
+  lower-emb         tfg -> emb                       DIR/1-emb.mlir
+  simplify-shapes   symbolic shapes                  DIR/2-shape.mlir
+  fuse              every column in one gpu kernel   DIR/3-gpu.mlir
+  llvm              NVPTX LLVM IR                    DIR/model.ll
+  ptx               llc-19 -march=nvptx64            DIR/model.ptx
+  cubin             ptxas -v, where installed        DIR/model.cubin, DIR/ptxas.txt
+
+The IR is verified after each stage. DIR/summary.txt (also printed) gives
+the columns by kind, the ops each rewrite removed, the ops before and after
+each stage, the kernels, ptxas's registers and shared memory where it ran,
+and the time of each stage.
+
+The pass flags take the passes' options, as recom-opt's do, for ablations:
+--lower-emb='no-range-analysis', --fuse='schedule=recom max-threads=128'.
+
+DIR is written atomically: the files are made in a temporary directory
+beside it, renamed to DIR at the end; a failed run leaves the previous DIR,
+or none. An existing DIR is replaced only when it holds nothing but the
+files recom compile writes.`
+
+// compileFiles are the names recom compile writes into its directory.
+var compileFiles = []string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "3-gpu.mlir",
+	"model.ll", "model.ptx", "model.cubin", "ptxas.txt", "summary.txt"}
+
+type compileFlags struct {
+	out        string
+	inputs     []string
+	outputs    []string
+	tags       []string
+	signature  string
+	stopAfter  string
+	passOpts   map[string]*string
+	mcpu       string
+	optLevel   int
+	noCubin    bool
+	verifyEach bool
+	quiet      bool
+	generic    bool
+	debugInfo  bool
+	cpuProfile string
+	progress   string
+}
+
+func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	f := &compileFlags{passOpts: map[string]*string{}}
+	cmd := &cobra.Command{
+		Use:   "compile MODEL [--inputs T,...] [--outputs T,...] [--lower-emb='OPTS'] [--simplify-shapes='OPTS'] [--fuse='OPTS'] [--stop-after=STAGE] -o DIR",
+		Short: "compile a model's embedding layer to one GPU kernel (GraphDef -> tfg -> emb -> shape -> gpu -> LLVM IR -> PTX)",
+		Long:  compileHelp,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runCompile(ctx, cmd, args[0], f, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "output", "o", "", "the output `DIR` (written atomically)")
+	fl.StringSliceVar(&f.inputs, "inputs", nil, "cut the graph at these tensors (`node:idx,...`), fed as placeholders")
+	fl.StringSliceVar(&f.outputs, "outputs", nil, "compute these tensors (`node:idx,...`); the rest of the graph is pruned")
+	fl.StringSliceVar(&f.tags, "tags", nil, "SavedModel: the MetaGraph's `tags` (default serve)")
+	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to use (default serving_default if present)")
+	fl.StringVar(&f.stopAfter, "stop-after", "", "stop after this `stage`: "+strings.Join(pipeline.Stages, ", "))
+	for _, p := range []struct{ flag, what string }{
+		{pipeline.StageLowerEmb, "options of --lower-emb (no-range-analysis, no-lookup-rewrite, no-unique-removal, no-identity-removal)"},
+		{pipeline.StageSimplifyShapes, "options of --simplify-shapes (disable, no-reshape-removal, no-operand-rebuild, no-assertions)"},
+		{pipeline.StageFuse, "options of --fuse (schedule=tuned|recom, max-threads=N, rows-in-flight=N, ...)"},
+	} {
+		v := new(string)
+		f.passOpts[p.flag] = v
+		fl.StringVar(v, p.flag, "", p.what)
+		fl.Lookup(p.flag).NoOptDefVal = " "
+	}
+	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU (llc's -mcpu, ptxas's -arch)")
+	fl.IntVarP(&f.optLevel, "opt-level", "O", llc.DefaultOptLevel, "llc's optimisation level (1, 2 or 3)")
+	fl.BoolVar(&f.noCubin, "no-cubin", false, "skip ptxas even where it is installed")
+	fl.BoolVar(&f.verifyEach, "verify-each", true, "verify the IR after each stage (--verify-each=false to skip)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "do not print the summary (it is still written to DIR/summary.txt)")
+	fl.BoolVar(&f.generic, "mlir-print-op-generic", false, "write the IR files in the generic form")
+	fl.BoolVar(&f.debugInfo, "mlir-print-debuginfo", false, "write locations in the IR files")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the compilation to `FILE`")
+	fl.StringVar(&f.progress, "progress", "auto", "show each stage as it starts on stderr: auto (when stderr is a terminal), always, never")
+	return cmd
+}
+
+func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compileFlags, stdout, stderr io.Writer) error {
+	if f.out == "" {
+		return errors.New("no output directory (-o DIR)")
+	}
+	opts := pipeline.Options{
+		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature,
+		StopAfter: f.stopAfter, KeepIR: true, NoVerify: !f.verifyEach,
+		Print: textir.PrintOptions{Generic: f.generic, DebugInfo: f.debugInfo},
+		MCPU:  f.mcpu, OptLevel: f.optLevel, NoCubin: f.noCubin,
+	}
+	for flag, v := range f.passOpts {
+		if cmd.Flags().Changed(flag) {
+			if opts.PassOptions == nil {
+				opts.PassOptions = map[string]string{}
+			}
+			opts.PassOptions[flag] = strings.TrimSpace(*v)
+		}
+	}
+	if err := opts.CheckOptions(); err != nil {
+		return err
+	}
+	switch f.progress {
+	case "always":
+		opts.Progress = progressPrinter(stderr)
+	case "auto":
+		if isTerminal(stderr) {
+			opts.Progress = progressPrinter(stderr)
+		}
+	case "never":
+	default:
+		return fmt.Errorf("--progress=%s: want auto, always or never", f.progress)
+	}
+	dir, err := newOutDir(f.out)
+	if err != nil {
+		return err
+	}
+	defer dir.abort()
+
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if os.Getenv("GOGC") == "" {
+		// The compiler allocates a whole graph's IR several times over
+		// and frees little before it ends: collect less often.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+
+	res, err := pipeline.Compile(ctx, model, opts)
+	for _, d := range res.Diagnostics {
+		fmt.Fprintln(stderr, d.Error())
+	}
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Stages {
+		if len(s.Output) > 0 {
+			if err := dir.write(pipeline.FileName(s.Name), s.Output); err != nil {
+				return err
+			}
+		}
+	}
+	if res.Cubin != nil {
+		if err := dir.write("ptxas.txt", []byte(res.Cubin.Log)); err != nil {
+			return err
+		}
+	}
+	var sum strings.Builder
+	res.WriteSummary(&sum)
+	if err := dir.write("summary.txt", []byte(sum.String())); err != nil {
+		return err
+	}
+	if err := dir.commit(); err != nil {
+		return err
+	}
+	if !f.quiet {
+		io.WriteString(stdout, sum.String())
+	}
+	return nil
+}
+
+func progressPrinter(w io.Writer) func(string) {
+	i := 0
+	return func(stage string) {
+		i++
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s\n", i, len(pipeline.Stages), stage)
+	}
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&fs.ModeCharDevice != 0
+}
+
+// outDir is an output directory written atomically. A staging directory
+// beside the target (.DIR.tmpNNN) holds the new files in new/; commit moves
+// an existing target to old/ in it, renames new/ to the target and removes
+// the staging directory. A failed run (abort) removes the staging directory
+// and leaves the target as it was.
+type outDir struct {
+	path, stage string
+	done        bool
+}
+
+// newOutDir starts writing the directory path. An existing path must be a
+// directory holding only files that recom compile writes (or nothing), so
+// that no one's other files are ever replaced.
+func newOutDir(path string) (*outDir, error) {
+	path = filepath.Clean(path)
+	if st, err := os.Lstat(path); err == nil {
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s exists and is not a directory", path)
+		}
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !slices.Contains(compileFiles, e.Name()) {
+				return nil, fmt.Errorf("%s holds %s, which recom compile does not write: not replacing it (remove it or choose another directory)",
+					path, e.Name())
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	parent, base := filepath.Split(path)
+	if parent == "" {
+		parent = "."
+	}
+	stage, err := os.MkdirTemp(parent, "."+base+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(filepath.Join(stage, "new"), 0o755); err != nil {
+		os.RemoveAll(stage)
+		return nil, err
+	}
+	return &outDir{path: path, stage: stage}, nil
+}
+
+func (d *outDir) write(name string, data []byte) error {
+	f, err := os.OpenFile(filepath.Join(d.stage, "new", name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// commit puts the new directory in place of the target. An existing
+// target is first moved into the staging directory and removed with it
+// once the new one is in place; if that rename fails, the old one is put
+// back.
+func (d *outDir) commit() error {
+	if d.done {
+		return errors.New("output directory already committed")
+	}
+	old := ""
+	if _, err := os.Lstat(d.path); err == nil {
+		old = filepath.Join(d.stage, "old")
+		if err := os.Rename(d.path, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(filepath.Join(d.stage, "new"), d.path); err != nil {
+		if old != "" {
+			os.Rename(old, d.path)
+		}
+		return err
+	}
+	d.done = true
+	os.RemoveAll(d.stage)
+	syncDir(filepath.Dir(d.path))
+	return nil
+}
+
+// abort removes the staging directory unless committed.
+func (d *outDir) abort() {
+	if !d.done {
+		d.done = true
+		os.RemoveAll(d.stage)
+	}
+}
+
+func syncDir(dir string) {
+	if f, err := os.Open(dir); err == nil {
+		f.Sync()
+		f.Close()
+	}
+}

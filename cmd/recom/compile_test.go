@@ -1,0 +1,278 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/recom-compiler/recom/backend/llc"
+)
+
+const compileSmallModel = "../../examples/small.pbtxt"
+
+func compileNeedLLC(t *testing.T) {
+	t.Helper()
+	if _, err := llc.FindLLC(); err != nil {
+		t.Skip(err)
+	}
+}
+
+// compileFilesIn returns the file names in dir.
+func compileFilesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	return listDir(t, dir)
+}
+
+// recom compile writes every stage's file and the summary, and prints the
+// summary.
+func TestCompileSmall(t *testing.T) {
+	compileNeedLLC(t)
+	out := filepath.Join(t.TempDir(), "out")
+	status, stdout, stderr := runTool("compile", compileSmallModel, "-o", out)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	want := []string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "3-gpu.mlir", "model.ll", "model.ptx", "summary.txt"}
+	if _, err := llc.FindPtxas(); err == nil {
+		want = append(want, "model.cubin", "ptxas.txt")
+		slices.Sort(want)
+	}
+	if got := compileFilesIn(t, out); !slices.Equal(got, want) {
+		t.Errorf("files %v, want %v", got, want)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sum) != stdout {
+		t.Errorf("printed summary differs from summary.txt:\n%s\n---\n%s", stdout, sum)
+	}
+	for _, want := range []string{"model: " + compileSmallModel, "columns: 24", "kernels: 1 (layer)", "ops removed by rewrites:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	ptx, _ := os.ReadFile(filepath.Join(out, "model.ptx"))
+	if n := len(regexp.MustCompile(`(?m)^\.visible \.entry `).FindAll(ptx, -1)); n != 1 {
+		t.Errorf("%d kernel entries in model.ptx, want 1", n)
+	}
+	tfg, _ := os.ReadFile(filepath.Join(out, "0-tfg.mlir"))
+	gpu, _ := os.ReadFile(filepath.Join(out, "3-gpu.mlir"))
+	if !strings.Contains(string(tfg), "tfg.graph") || !strings.Contains(string(gpu), "gpu.module @emb") {
+		t.Errorf("IR files do not hold their stages")
+	}
+	if strings.Contains(stderr, "recom compile: [") {
+		t.Errorf("progress shown on a non-terminal stderr:\n%s", stderr)
+	}
+}
+
+// The scaled presets E, F and probe, generated without table values,
+// compile to exactly one kernel entry that llc-19 compiles.
+func TestCompilePresets(t *testing.T) {
+	compileNeedLLC(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		preset, columns string
+	}{{"E", "50"}, {"F", "60"}, {"probe", "40"}} {
+		t.Run(c.preset, func(t *testing.T) {
+			model := filepath.Join(dir, c.preset+".pbtxt")
+			if status, _, stderr := runTool("gen", "--preset", c.preset, "--columns", c.columns, "--no-tables", "-o", model); status != 0 {
+				t.Fatalf("gen: %s", stderr)
+			}
+			out := filepath.Join(dir, c.preset+".out")
+			status, stdout, stderr := runTool("compile", model, "-o", out, "-q")
+			if status != 0 {
+				t.Fatalf("compile: status %d: %s", status, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("-q printed:\n%s", stdout)
+			}
+			ptx, err := os.ReadFile(filepath.Join(out, "model.ptx"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(ptx), ".visible .entry "); n != 1 {
+				t.Errorf("%d kernel entries, want 1", n)
+			}
+			sum, _ := os.ReadFile(filepath.Join(out, "summary.txt"))
+			if !strings.Contains(string(sum), "columns: "+c.columns+"\n") || !strings.Contains(string(sum), "kernels: 1 (layer)") {
+				t.Errorf("summary:\n%s", sum)
+			}
+		})
+	}
+}
+
+// Pass flags reach the passes, and --stop-after ends the run at a stage.
+func TestCompileFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		args  []string
+		files []string
+		want  []string
+	}{
+		{"no-range-analysis", []string{"--lower-emb=no-range-analysis", "--stop-after=lower-emb"},
+			[]string{"0-tfg.mlir", "1-emb.mlir", "summary.txt"},
+			[]string{"pass options: --lower-emb='no-range-analysis'", "removed-by-range-analysis            0\n"}},
+		{"recom schedule", []string{"--fuse=schedule=recom", "--stop-after", "fuse"},
+			[]string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "3-gpu.mlir", "summary.txt"},
+			[]string{"@emb::@layer: schedule recom, 24 columns", "kernels: 1 (layer)"}},
+		{"several options", []string{"--fuse=max-threads=128 rows-in-flight=2", "--simplify-shapes=no-assertions", "--stop-after=fuse"},
+			[]string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "3-gpu.mlir", "summary.txt"},
+			[]string{"--fuse='max-threads=128 rows-in-flight=2'", "--simplify-shapes='no-assertions'", "block 128", "assertions                                  0\n"}},
+		{"bare pass flag", []string{"--fuse", "--stop-after=import"},
+			[]string{"0-tfg.mlir", "summary.txt"},
+			[]string{"pass options: --fuse=''"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			status, stdout, stderr := runTool(append([]string{"compile", compileSmallModel, "-o", out}, c.args...)...)
+			if status != 0 {
+				t.Fatalf("status %d: %s", status, stderr)
+			}
+			if got := compileFilesIn(t, out); !slices.Equal(got, c.files) {
+				t.Errorf("files %v, want %v", got, c.files)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("summary lacks %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
+
+// The output directory is replaced atomically: a failed run leaves the
+// previous directory (or none) and no temporary directory; a directory
+// holding other files is never replaced.
+func TestCompileAtomicDir(t *testing.T) {
+	compileNeedLLC(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	ok := func(args ...string) {
+		t.Helper()
+		if status, _, stderr := runTool(append([]string{"compile", compileSmallModel, "-o", out, "-q"}, args...)...); status != 0 {
+			t.Fatalf("status %d: %s", status, stderr)
+		}
+	}
+	fail := func(want string, args ...string) {
+		t.Helper()
+		status, _, stderr := runTool(append([]string{"compile", "-o", out, "-q"}, args...)...)
+		if status == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: status %d, stderr %q, want an error with %q", args, status, stderr, want)
+		}
+	}
+	noTemps := func() {
+		t.Helper()
+		for _, n := range listDir(t, dir) {
+			if strings.HasPrefix(n, ".") {
+				t.Errorf("left behind: %s", n)
+			}
+		}
+	}
+
+	// A failure with no previous directory leaves none.
+	fail("missing.pbtxt", filepath.Join(dir, "missing.pbtxt"))
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("failed first run made %s", out)
+	}
+	noTemps()
+
+	// A run after a full one replaces it wholly: no file of the old run stays.
+	ok()
+	ok("--stop-after=simplify-shapes")
+	if got := compileFilesIn(t, out); !slices.Equal(got, []string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "summary.txt"}) {
+		t.Errorf("after the second run: %v", got)
+	}
+	noTemps()
+
+	// Failures after the IR stages (llc fails on a bad target), in a pass
+	// option and in the model leave the previous directory as it was.
+	before, _ := os.ReadFile(filepath.Join(out, "summary.txt"))
+	bad := filepath.Join(dir, "bad.pbtxt")
+	os.WriteFile(bad, []byte("node { name: \"a\" op: \"NoSuchOp\" input: \"b\" }\n"), 0o644)
+	fail("no node", bad)
+	fail("no-such-option", compileSmallModel, "--fuse=no-such-option=1")
+	fail("unknown stage", compileSmallModel, "--stop-after=link")
+	fail("max-threads", compileSmallModel, "--fuse=max-threads=0")
+	// An llc-19 that fails, found first on PATH.
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	os.WriteFile(filepath.Join(bin, "llc-19"), []byte("#!/bin/sh\necho 'llc-19: out of luck' >&2\nexit 1\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	fail("out of luck", compileSmallModel)
+	after, _ := os.ReadFile(filepath.Join(out, "summary.txt"))
+	if string(after) != string(before) {
+		t.Errorf("a failed run changed summary.txt")
+	}
+	if got := compileFilesIn(t, out); len(got) != 4 {
+		t.Errorf("a failed run changed the directory: %v", got)
+	}
+	noTemps()
+
+	// A directory holding a file recom compile does not write is refused
+	// and left alone, and so is a path that is a file.
+	mine := filepath.Join(dir, "mine")
+	os.Mkdir(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("keep"), 0o644)
+	status, _, stderr := runTool("compile", compileSmallModel, "-o", mine)
+	if status == 0 || !strings.Contains(stderr, "notes.txt") {
+		t.Errorf("foreign directory: status %d, %q", status, stderr)
+	}
+	if got := compileFilesIn(t, mine); !slices.Equal(got, []string{"notes.txt"}) {
+		t.Errorf("foreign directory changed: %v", got)
+	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	if status, _, stderr := runTool("compile", compileSmallModel, "-o", file); status == 0 || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("file as DIR: status %d, %q", status, stderr)
+	}
+	noTemps()
+
+	// An empty directory is filled.
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	if status, _, stderr := runTool("compile", compileSmallModel, "-o", empty, "--stop-after=import", "-q"); status != 0 {
+		t.Errorf("empty directory: %s", stderr)
+	}
+	noTemps()
+}
+
+// Usage errors.
+func TestCompileUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compile", compileSmallModel}, "no output directory"},
+		{[]string{"compile", "-o", "x"}, "accepts 1 arg"},
+		{[]string{"compile", compileSmallModel, "-o", "x", "--progress=sometimes"}, "--progress=sometimes"},
+		{[]string{"compile", compileSmallModel, "-o", "x", "--opt-level=9"}, "optimisation level 9"},
+		{[]string{"compile", compileSmallModel, "-o", "x", "--outputs=no_such_node"}, "no_such_node"},
+	} {
+		status, _, stderr := runTool(c.args...)
+		if status == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: status %d, stderr %q, want %q", c.args, status, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat("x"); err == nil {
+		t.Errorf("a failed run made ./x")
+		os.RemoveAll("x")
+	}
+}
+
+// --progress=always names each stage on stderr as it starts.
+func TestCompileProgress(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	status, _, stderr := runTool("compile", compileSmallModel, "-o", out, "-q", "--progress=always", "--stop-after=fuse")
+	if status != 0 {
+		t.Fatal(stderr)
+	}
+	want := "recom compile: [1/7] import\nrecom compile: [2/7] lower-emb\nrecom compile: [3/7] simplify-shapes\nrecom compile: [4/7] fuse\n"
+	if stderr != want {
+		t.Errorf("progress:\n%s\nwant:\n%s", stderr, want)
+	}
+}

@@ -1,0 +1,172 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// VectorLoads counts the 16-byte vector loads of a PTX module
+// (ld.global[.nc].v4.{f32,b32,u32,s32} and v2 of 64-bit types).
+func VectorLoads(ptx []byte) int {
+	n := 0
+	for _, line := range bytes.Split(ptx, []byte("\n")) {
+		l := bytes.TrimSpace(line)
+		if !bytes.HasPrefix(l, []byte("ld.global")) {
+			continue
+		}
+		if bytes.Contains(l, []byte(".v4.f32")) || bytes.Contains(l, []byte(".v4.b32")) ||
+			bytes.Contains(l, []byte(".v4.u32")) || bytes.Contains(l, []byte(".v4.s32")) ||
+			bytes.Contains(l, []byte(".v2.f64")) || bytes.Contains(l, []byte(".v2.b64")) ||
+			bytes.Contains(l, []byte(".v2.u64")) || bytes.Contains(l, []byte(".v2.s64")) {
+			n++
+		}
+	}
+	return n
+}
+
+// removalStat reports whether a statistic counts ops a rewrite removed.
+func removalStat(name string) bool {
+	return strings.Contains(name, "removed") || strings.Contains(name, "removal")
+}
+
+// WriteSummary writes the human-readable report of a compilation (what
+// `recom compile` writes to DIR/summary.txt and prints): the model, the
+// columns by kind, the ops each rewrite removed, ops before and after each
+// stage with its time, the kernels, ptxas's resources where it ran, and
+// every pass statistic. Lines start with a fixed word so that tests can
+// match them.
+func (r *Result) WriteSummary(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "model: %s", r.Model)
+	if r.Format != "" {
+		fmt.Fprintf(&b, " (%s, %d nodes", r.Format, r.FileNodes)
+		if r.Nodes != r.FileNodes {
+			fmt.Fprintf(&b, ", %d after extraction", r.Nodes)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString("\n")
+	if len(r.PassOptions) > 0 {
+		b.WriteString("pass options:")
+		for _, f := range slices.Sorted(maps.Keys(r.PassOptions)) {
+			fmt.Fprintf(&b, " --%s='%s'", f, r.PassOptions[f])
+		}
+		b.WriteString("\n")
+	}
+
+	if kinds, total := r.ColumnKinds(); r.Stage(StageLowerEmb) != nil {
+		fmt.Fprintf(&b, "\ncolumns: %d\n", total)
+		for _, k := range kinds {
+			fmt.Fprintf(&b, "  %-16s %6d\n", k.Name, k.Value)
+		}
+	}
+
+	var removals []string
+	for _, s := range r.Stages {
+		for _, st := range s.Stats {
+			if removalStat(st.Name) {
+				removals = append(removals, fmt.Sprintf("  %-16s %-30s %7d\n", s.Name, st.Name, st.Value))
+			}
+		}
+	}
+	if len(removals) > 0 {
+		b.WriteString("\nops removed by rewrites:\n")
+		for _, l := range removals {
+			b.WriteString(l)
+		}
+	}
+
+	b.WriteString("\nstages:\n")
+	fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", "stage", "before", "after", "time", "after, by dialect")
+	for _, s := range r.Stages {
+		switch s.Name {
+		case StageImport:
+			fmt.Fprintf(&b, "  %-16s %10s %10d %10s  %s\n", s.Name, fmt.Sprintf("%d nodes", r.Nodes), s.After.Total(), secs(s.Wall), s.After)
+		case StageLowerEmb, StageSimplifyShapes, StageFuse:
+			fmt.Fprintf(&b, "  %-16s %10d %10d %10s  %s\n", s.Name, s.Before.Total(), s.After.Total(), secs(s.Wall), s.After)
+		case StageLLVM:
+			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall),
+				fmt.Sprintf("%s: %d lines", FileName(s.Name), bytes.Count(r.LLVM, []byte("\n"))))
+		case StagePTX:
+			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall),
+				fmt.Sprintf("%s: %d lines, %d 16-byte loads", FileName(s.Name), bytes.Count(r.PTX, []byte("\n")), VectorLoads(r.PTX)))
+		case StageCubin:
+			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall), FileName(s.Name))
+		}
+	}
+	fmt.Fprintf(&b, "  %-16s %10s %10s %10s\n", "total", "", "", secs(r.Wall()))
+
+	fmt.Fprintf(&b, "\nkernels: %d", len(r.Kernels))
+	if len(r.Kernels) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(r.Kernels, ", "))
+	}
+	b.WriteString("\n")
+	for _, l := range r.Layers() {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	if r.Cubin != nil {
+		for _, res := range r.Cubin.Resources {
+			if !res.Entry {
+				continue
+			}
+			fmt.Fprintf(&b, "  %s: %d registers, %d bytes shared, %d bytes stack, %d/%d bytes spill stores/loads\n",
+				res.Function, res.Registers, res.SharedBytes, res.StackFrame, res.SpillStores, res.SpillLoads)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+
+	first := true
+	for _, s := range r.Stages {
+		if len(s.Stats) == 0 {
+			continue
+		}
+		if first {
+			b.WriteString("\npass statistics:\n")
+			first = false
+		}
+		fmt.Fprintf(&b, "  %s\n", s.Name)
+		for _, st := range s.Stats {
+			fmt.Fprintf(&b, "    %-36s %8d\n", st.Name, st.Value)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Layers describes each fused.embedding_layer of the module: its kernel,
+// schedule, columns, output width and block size.
+func (r *Result) Layers() []string {
+	if r.Module == nil || r.Stage(StageFuse) == nil {
+		return nil
+	}
+	var out []string
+	r.Module.Walk(func(op *textir.Operation) bool {
+		if op.Name() != fused.EmbeddingLayerOp {
+			return true
+		}
+		l, err := fused.LayerOf(op)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", op.Name(), err))
+			return false
+		}
+		kernel := "?"
+		if ref, ok := op.Attr("kernel").(textir.SymbolRefAttr); ok {
+			kernel = textir.AttrString(ref)
+		}
+		out = append(out, fmt.Sprintf("%s: schedule %s, %d columns, width %d, block %d", kernel, l.Schedule, len(l.Columns), l.Width, l.Block))
+		return false
+	})
+	return out
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
