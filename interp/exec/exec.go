@@ -187,6 +187,10 @@ type Options struct {
 	// operands are not run for them (their value is Unit), as subgraph
 	// extraction cuts them. Resource initializers still run.
 	DataOnly bool
+	// Kernels overrides, for this run, the registered kernels of ops by
+	// op name (a GPU implementation of an op instead of its reference
+	// semantics).
+	Kernels map[string]Kernel
 }
 
 // node is one op with a kernel.
@@ -535,7 +539,11 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			}
 		}
 		n := &p.nodes[ni]
-		if n.kernel == nil {
+		kern := n.kernel
+		if k, ok := opts.Kernels[n.op.Name()]; ok && k != nil {
+			kern = k
+		}
+		if kern == nil {
 			return nil, n.op.Errorf("has no semantics registered in the interpreter")
 		}
 		in = in[:0]
@@ -556,7 +564,7 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			in = append(in, v)
 		}
 		st.cur, st.lazy = ni, false
-		outs, err := n.kernel(n.op, in, st)
+		outs, err := kern(n.op, in, st)
 		if err != nil {
 			var d *textir.Diagnostic
 			if errors.As(err, &d) {

@@ -342,6 +342,29 @@ func align4(n int64) int64 { return (n + 3) &^ 3 }
 // checks what the kernel relies on: equal batch sizes, valid row splits,
 // ids in range.
 func (l *Layer) Pack(in []ColumnInput) (*Packed, error) {
+	return l.pack(in, true)
+}
+
+// PackInputs is Pack without the tables arena (Packed.Tables stays nil),
+// for a runtime that keeps the tables on the device across runs: a column
+// input's Table may be nil (it is checked when given).
+func (l *Layer) PackInputs(in []ColumnInput) (*Packed, error) {
+	return l.pack(in, false)
+}
+
+// TableArena returns the tables arena of Pack as floats (each column's
+// table at its table_offset).
+func (l *Layer) TableArena(in []ColumnInput) []float32 {
+	tables := make([]float32, l.TableFloats)
+	for i := range l.Columns {
+		if i < len(in) {
+			copy(tables[l.Columns[i].TableOffset:], in[i].Table)
+		}
+	}
+	return tables
+}
+
+func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	C := int64(len(l.Columns))
 	if int64(len(in)) != C {
 		return nil, fmt.Errorf("%d column inputs for %d columns", len(in), C)
@@ -365,7 +388,7 @@ func (l *Layer) Pack(in []ColumnInput) (*Packed, error) {
 			return nil, fmt.Errorf("column %q has %d rows, but column %q has %d (ConcatV2 needs equal batch sizes)", c.Name, b, l.Columns[0].Name, batch)
 		}
 		batch = b
-		if int64(len(x.Table)) != c.Rows*c.Width {
+		if (withTables || x.Table != nil) && int64(len(x.Table)) != c.Rows*c.Width {
 			return nil, fmt.Errorf("column %q: table has %d floats, want %d", c.Name, len(x.Table), c.Rows*c.Width)
 		}
 		for j, id := range x.Ids {
@@ -381,11 +404,9 @@ func (l *Layer) Pack(in []ColumnInput) (*Packed, error) {
 		batch = 0
 	}
 	p := &Packed{Batch: batch, Block: l.Block}
-	tables := make([]float32, l.TableFloats)
-	for i := range l.Columns {
-		copy(tables[l.Columns[i].TableOffset:], in[i].Table)
+	if withTables {
+		p.Tables = f32Bytes(l.TableArena(in))
 	}
-	p.Tables = f32Bytes(tables)
 	// Sizes first.
 	pos := align4(C + 1 + DescWords*C)
 	desc := make([]int64, DescWords*C)
@@ -533,6 +554,33 @@ func kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*inter
 	}
 	c := m.(*compiled)
 	l := c.layer
+	cols, err := l.Inputs(op, in)
+	if err != nil {
+		return nil, err
+	}
+	out, batch, err := l.Run(c.k, cols)
+	if err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	t, err := interp.New([]int64{batch, l.Width}, out)
+	if err != nil {
+		return nil, err
+	}
+	return []*interp.Tensor{t}, nil
+}
+
+// Inputs reads the column inputs from the operand values of op, a
+// fused.embedding_layer described by l (the interpreter's and the GPU
+// runtime's kernels share it).
+func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput, error) {
+	var err error
+	n := 0
+	for i := range l.Columns {
+		n += l.Columns[i].NumOperands()
+	}
+	if len(in) != n {
+		return nil, op.Errorf("columns take %d operands, got %d", n, len(in))
+	}
 	cols := make([]ColumnInput, len(l.Columns))
 	k := 0
 	for i := range l.Columns {
@@ -559,13 +607,5 @@ func kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*inter
 			k++
 		}
 	}
-	out, batch, err := l.Run(c.k, cols)
-	if err != nil {
-		return nil, op.Errorf("%v", err)
-	}
-	t, err := interp.New([]int64{batch, l.Width}, out)
-	if err != nil {
-		return nil, err
-	}
-	return []*interp.Tensor{t}, nil
+	return cols, nil
 }

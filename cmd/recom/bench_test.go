@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/runtime/cuda"
+)
+
+func TestWriteNPY(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name  string
+		shape []int64
+		data  any
+	}{
+		{"ids", []int64{5}, []int64{0, -1, 7, 1 << 40, 3}},
+		{"splits", []int64{2, 3}, []int64{0, 1, 2, 2, 3, 5}},
+		{"out", []int64{2, 2}, []float32{1.5, -2, 0, 3.25}},
+		{"empty", []int64{0}, []float32{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, c.name+".npy")
+			if err := writeNPYAny(p, c.shape, c.data); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (bytes.IndexByte(b, '\n')+1)%64 != 0 {
+				t.Errorf("header not padded to 64 bytes")
+			}
+			got, err := npz.DecodeNPY(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want *interp.Tensor
+			switch d := c.data.(type) {
+			case []int64:
+				want, err = interp.New(c.shape, d)
+			case []float32:
+				want, err = interp.New(c.shape, d)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := got.Equal(want); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// Without a CUDA driver, run says so and exits 1; --emit-ptx needs none.
+func TestRunWithoutGPU(t *testing.T) {
+	if drv, err := cuda.Open(); err == nil {
+		_ = drv
+		t.Skip("a CUDA driver is present")
+	} else if !errors.Is(err, cuda.ErrNoDriver) {
+		t.Skipf("driver: %v", err)
+	}
+	dir := t.TempDir()
+	model := filepath.Join("..", "..", "examples", "small.pbtxt")
+	tables := filepath.Join("..", "..", "examples", "small.tables.npz")
+	feeds := filepath.Join(dir, "f.npz")
+	var out, errb bytes.Buffer
+	if rc := run([]string{"gen", "--feeds", "--batch", "4", model, "-o", feeds}, nil, &out, &errb); rc != 0 {
+		t.Fatalf("gen: %d: %s", rc, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	ptx := filepath.Join(dir, "m.ptx")
+	args := []string{"run", model, "--tables", tables, "--feeds", feeds, "-o", filepath.Join(dir, "o.npz"), "--check"}
+	if _, err := os.Stat("/usr/bin/llc-19"); err == nil {
+		if rc := run([]string{"run", model, "--emit-ptx", ptx}, nil, &out, &errb); rc != 0 {
+			t.Fatalf("--emit-ptx: %d: %s", rc, errb.String())
+		}
+		args = append(args, "--ptx", ptx)
+	}
+	errb.Reset()
+	rc := run(args, nil, &out, &errb)
+	if rc != 1 || !strings.Contains(errb.String(), "need an NVIDIA GPU and its driver") {
+		t.Errorf("run without a driver: status %d, stderr %q", rc, errb.String())
+	}
+}

@@ -1,0 +1,472 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/nvptx"
+	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/frontend/importer"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/lowering/embtogpu"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/lowering/pass"
+	"github.com/recom-compiler/recom/lowering/simplifyshapes"
+	"github.com/recom-compiler/recom/lowering/tfgtoemb"
+	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/fusedrt"
+	"github.com/recom-compiler/recom/textir"
+)
+
+func init() { subcommands = append(subcommands, newRunCmd, newBenchCmd) }
+
+const runHelp = `Compiles MODEL in-process (import, --lower-emb, --simplify-shapes, --fuse),
+runs it with the embedding layer on the GPU (runtime/fusedrt: one packed
+host-to-device copy, one launch, one copy back; everything else in the CPU
+interpreter) and writes the outputs to an .npz file.
+
+The GPU machine has no llc: make the PTX where llc-19 is with --emit-ptx
+FILE (no GPU needed; the PTX records the hash of the LLVM IR it was made
+from) and pass it with --ptx FILE on the GPU machine, where the model is
+compiled again and the hash checked.
+
+Tables come from --tables (an .npz by variable name, as recom interp) or
+are the interpreter's deterministic random values from --seed: the GPU gets
+exactly the values the interpreter uses.
+
+--check also runs the pure interpreter on the imported model and fails
+(exit 1, worst element printed) unless every output matches (rtol 1e-5,
+atol 1e-6). Without a GPU or driver: a message and exit 1.`
+
+// runFlags are the flags run and bench share.
+type runFlags struct {
+	feeds, tables, out, ptx, emitPTX, schedule, mcpu string
+	outputs                                          []string
+	seed                                             uint64
+	device                                           int
+	check                                            bool
+}
+
+func (f *runFlags) common(fl interface {
+	StringVar(*string, string, string, string)
+	StringSliceVar(*[]string, string, []string, string)
+	Uint64Var(*uint64, string, uint64, string)
+	IntVar(*int, string, int, string)
+}) {
+	fl.StringVar(&f.tables, "tables", "", "variable values, an .npz (default: random tables from --seed)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random values of variables absent from --tables")
+	fl.StringVar(&f.ptx, "ptx", "", "the kernel's PTX, made by --emit-ptx (default: compile with llc-19 now)")
+	fl.StringVar(&f.emitPTX, "emit-ptx", "", "compile, write the kernel's PTX to `FILE` and exit (needs llc-19, no GPU)")
+	fl.StringVar(&f.schedule, "schedule", "tuned", "kernel design: tuned or recom")
+	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU of the PTX (llc's -mcpu)")
+	fl.IntVar(&f.device, "device", 0, "the CUDA device ordinal")
+	fl.StringSliceVar(&f.outputs, "outputs", nil, "output tensors, comma separated (default: the program's sole sink)")
+}
+
+func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run MODEL --feeds feeds.npz [--tables T.npz] [--outputs ...] -o out.npz [--check]",
+		Short: "compile a model and run it with its embedding layer on the GPU",
+		Long:  runHelp,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd.Context(), args[0], &f, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	f.common(fl)
+	fl.StringVar(&f.feeds, "feeds", "", "feeds, an .npz of arrays named by tensor")
+	fl.StringVarP(&f.out, "output", "o", "", "output .npz file")
+	fl.BoolVar(&f.check, "check", false, "compare with the pure interpreter (rtol 1e-5); exit 1 on mismatch")
+	return cmd
+}
+
+// model is a compiled model: the program after --fuse, its kernel's PTX
+// (or what is needed to check one), and the run options.
+type model struct {
+	path     string
+	tctx     *textir.Context
+	root     *textir.Operation
+	outputs  []string
+	llHash   string
+	schedule string
+	compileT time.Duration
+}
+
+// loadProgram imports a GraphDef or parses an .mlir file.
+func loadProgram(tctx *textir.Context, path string) (*textir.Operation, error) {
+	if strings.HasSuffix(path, ".mlir") {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return textir.Parse(tctx, path, src)
+	}
+	gf, err := graphdef.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return importer.Import(tctx, gf.Graph)
+}
+
+// compileModel imports path and runs --lower-emb, --simplify-shapes and
+// --fuse{schedule=...} on it.
+func compileModel(path, schedule string, outputs []string) (*model, error) {
+	t0 := time.Now()
+	m := &model{path: path, tctx: all.NewContext(), schedule: schedule}
+	root, err := loadProgram(m.tctx, path)
+	if err != nil {
+		return nil, err
+	}
+	m.outputs = outputs
+	if len(m.outputs) == 0 {
+		sink, err := soleSink(root)
+		if err != nil {
+			// recom gen's models: the prediction and the layer's output.
+			have := map[string]bool{}
+			root.Walk(func(op *textir.Operation) bool {
+				have[exec.OpName(op)] = true
+				return true
+			})
+			for _, n := range []string{"prediction", "input_layer/concat"} {
+				if have[n] {
+					m.outputs = append(m.outputs, n)
+				}
+			}
+			if len(m.outputs) == 0 {
+				return nil, err
+			}
+		} else {
+			m.outputs = []string{sink}
+		}
+	}
+	pm := pass.New("")
+	for _, p := range []struct{ flag, opts string }{
+		{tfgtoemb.Flag, ""}, {simplifyshapes.Flag, ""}, {embtogpu.Flag, "schedule=" + schedule},
+	} {
+		ps, err := pass.NewPass(p.flag, p.opts)
+		if err != nil {
+			return nil, err
+		}
+		pm.AddPass(ps)
+	}
+	if err := pm.Run(m.tctx, root); err != nil {
+		return nil, err
+	}
+	m.root = root
+	n := 0
+	root.Walk(func(op *textir.Operation) bool {
+		if op.Name() == fused.EmbeddingLayerOp {
+			n++
+		}
+		return true
+	})
+	if n == 0 {
+		return nil, fmt.Errorf("%s: --fuse made no fused.embedding_layer (no embedding layer found)", path)
+	}
+	m.compileT = time.Since(t0)
+	return m, nil
+}
+
+// llvmIR emits the model's gpu.module as NVPTX LLVM IR and records its hash.
+func (m *model) llvmIR() (string, error) {
+	ll, err := nvptx.EmitText(m.root)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256([]byte(ll))
+	m.llHash = hex.EncodeToString(h[:])
+	return ll, nil
+}
+
+const ptxHashPrefix = "// recom: llvm-ir sha256 "
+
+// makePTX compiles the kernel with llc-19, stamping the IR's hash.
+func (m *model) makePTX(ctx context.Context, mcpu string) ([]byte, error) {
+	ll, err := m.llvmIR()
+	if err != nil {
+		return nil, err
+	}
+	ptx, err := llc.CompilePTX(ctx, []byte(ll), llc.Options{CPU: mcpu, OptLevel: llc.DefaultOptLevel})
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(ptxHashPrefix+m.llHash+"\n"), ptx...), nil
+}
+
+// ptx returns the kernel's PTX: read from file (checking that it was made
+// from this compilation) or made now.
+func (m *model) ptx(ctx context.Context, file, mcpu string) ([]byte, error) {
+	if file == "" {
+		ptx, err := m.makePTX(ctx, mcpu)
+		if errors.Is(err, llc.ErrNotFound) {
+			return nil, fmt.Errorf("%w; make the PTX elsewhere with --emit-ptx and pass it with --ptx", err)
+		}
+		return ptx, err
+	}
+	ptx, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if first, _, ok := strings.Cut(string(ptx), "\n"); ok && strings.HasPrefix(first, ptxHashPrefix) {
+		if _, err := m.llvmIR(); err != nil {
+			return nil, err
+		}
+		if got := strings.TrimPrefix(first, ptxHashPrefix); got != m.llHash {
+			return nil, fmt.Errorf("%s was made from another compilation (LLVM IR sha256 %.12s…, this model with schedule=%s gives %.12s…)", file, got, m.schedule, m.llHash)
+		}
+	}
+	return ptx, nil
+}
+
+// runOptions returns the interpreter options for tables (or random tables
+// from seed).
+func runOptions(tables string, seed uint64) (*exec.Options, error) {
+	opts := &exec.Options{RandomTables: true, Seed: seed, Tables: map[string]exec.TableData{}, Variables: map[string]*interp.Tensor{}}
+	if tables != "" {
+		if err := readTables(tables, opts); err != nil {
+			return nil, err
+		}
+		opts.RandomTables = false
+	}
+	return opts, nil
+}
+
+// materializeTables gives every random emb.table of root its value once,
+// in parallel, so that repeated runs do not draw the tables again (the
+// values are the interpreter's: exec.RandomTensor's, by variable name).
+func materializeTables(root *textir.Operation, opts *exec.Options) error {
+	if !opts.RandomTables {
+		return nil
+	}
+	type job struct {
+		name  string
+		shape []int64
+	}
+	var jobs []job
+	seen := map[string]bool{}
+	root.Walk(func(op *textir.Operation) bool {
+		if op.Name() != emb.TableOp || op.LookupAttr(emb.AttrValue) != nil {
+			return true
+		}
+		name, ok := op.LookupAttr(emb.AttrName).(textir.StringAttr)
+		tt, ok2 := op.Result(0).Type().(*textir.TensorType)
+		if !ok || !ok2 || !tt.HasStaticShape() || tt.Elem != textir.F32() || seen[name.Value] {
+			return true
+		}
+		if _, given := opts.Variables[name.Value]; given {
+			return true
+		}
+		seen[name.Value] = true
+		jobs = append(jobs, job{name.Value, tt.Shape})
+		return true
+	})
+	vals := make([]*interp.Tensor, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				vals[i], errs[i] = exec.RandomTensor(interp.Float32, jobs[i].shape, opts.Seed, jobs[i].name)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return fmt.Errorf("table %q: %w", j.name, errs[i])
+		}
+		opts.Variables[j.name] = vals[i]
+	}
+	return nil
+}
+
+// readFeeds reads an .npz of feeds named by tensor.
+func readFeeds(path string) (map[string]*interp.Tensor, error) {
+	feeds := map[string]*interp.Tensor{}
+	if path == "" {
+		return feeds, nil
+	}
+	arrays, err := npz.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range arrays {
+		feeds[tensorName(a.Name)] = a.Tensor
+	}
+	return feeds, nil
+}
+
+// gpuSession is an open device with the model's kernel loaded.
+type gpuSession struct {
+	drv *cuda.Driver
+	c   *cuda.Context
+	rt  *fusedrt.Runtime
+}
+
+func openGPU(device int, ptx []byte) (*gpuSession, error) {
+	drv, err := cuda.Open()
+	if err != nil {
+		if errors.Is(err, cuda.ErrNoDriver) {
+			return nil, fmt.Errorf("recom run and recom bench need an NVIDIA GPU and its driver: %w", err)
+		}
+		return nil, err
+	}
+	n, err := drv.DeviceCount()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("no CUDA device: recom run and recom bench need an NVIDIA GPU")
+	}
+	c, err := drv.NewContext(device)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := fusedrt.New(c, ptx)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &gpuSession{drv: drv, c: c, rt: rt}, nil
+}
+
+func (g *gpuSession) close() {
+	g.rt.Close()
+	g.c.Close()
+}
+
+func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.out == "" && f.emitPTX == "" {
+		return errors.New("run: -o is required")
+	}
+	m, err := compileModel(path, f.schedule, f.outputs)
+	if err != nil {
+		return err
+	}
+	if f.emitPTX != "" {
+		ptx, err := m.makePTX(ctx, f.mcpu)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.emitPTX, ptx, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d bytes of PTX, schedule=%s, LLVM IR sha256 %.12s…)\n", f.emitPTX, len(ptx), f.schedule, m.llHash)
+		return nil
+	}
+	ptx, err := m.ptx(ctx, f.ptx, f.mcpu)
+	if err != nil {
+		return err
+	}
+	feeds, err := readFeeds(f.feeds)
+	if err != nil {
+		return err
+	}
+	opts, err := runOptions(f.tables, f.seed)
+	if err != nil {
+		return err
+	}
+	if err := materializeTables(m.root, opts); err != nil {
+		return err
+	}
+	g, err := openGPU(f.device, ptx)
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	g.rt.Install(opts)
+	t0 := time.Now()
+	got, err := exec.Run(ctx, m.root, feeds, m.outputs, opts)
+	if err != nil {
+		return err
+	}
+	tRun := time.Since(t0)
+	var arrays []npz.Array
+	for _, o := range m.outputs {
+		if t, ok := got[o]; ok {
+			arrays = append(arrays, npz.Array{Name: o, Tensor: t})
+		}
+	}
+	if err := npz.WriteFile(f.out, arrays); err != nil {
+		return err
+	}
+	launches := 0
+	for _, l := range g.rt.Layers() {
+		launches += l.Launches
+	}
+	fmt.Fprintf(stderr, "recom run: %s: compiled in %.2f s (schedule=%s); ran in %.2f s on %v with %d GPU launch(es); wrote %s\n",
+		path, m.compileT.Seconds(), f.schedule, tRun.Seconds(), g.c.Device(), launches, f.out)
+	if !f.check {
+		return nil
+	}
+	return checkAgainstInterp(ctx, path, feeds, f, m.outputs, got, stdout)
+}
+
+// checkAgainstInterp runs the pure interpreter on the imported model and
+// compares its outputs with got.
+func checkAgainstInterp(ctx context.Context, path string, feeds map[string]*interp.Tensor, f *runFlags, outputs []string, got map[string]*interp.Tensor, stdout io.Writer) error {
+	tctx := all.NewContext()
+	ref, err := loadProgram(tctx, path)
+	if err != nil {
+		return err
+	}
+	opts, err := runOptions(f.tables, f.seed)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	want, err := exec.Run(ctx, ref, feeds, outputs, opts)
+	if err != nil {
+		return fmt.Errorf("reference interpreter: %w", err)
+	}
+	bad := 0
+	elems := 0
+	for _, o := range outputs {
+		x, y := got[o], want[o]
+		elems += y.Len()
+		if err := x.AllClose(y, 1e-5, 1e-6); err != nil {
+			bad++
+			var me *interp.MismatchError
+			if errors.As(err, &me) && me.Reason == "value" {
+				fmt.Fprintf(stdout, "check: %s: %d of %d elements differ; worst at index %s: gpu = %s, interpreter = %s\n",
+					o, me.Count, y.Len(), interp.ShapeString(me.Index), me.Got, me.Want)
+			} else {
+				fmt.Fprintf(stdout, "check: %s: %v\n", o, err)
+			}
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(stdout, "check: FAIL: %d of %d outputs differ from the interpreter (rtol 1e-5, atol 1e-6)\n", bad, len(outputs))
+		return exitError(1)
+	}
+	fmt.Fprintf(stdout, "check: PASS: %d outputs, %d elements match the interpreter (rtol 1e-5, atol 1e-6; reference %.2f s)\n", len(outputs), elems, time.Since(t0).Seconds())
+	return nil
+}
