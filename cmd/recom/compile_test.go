@@ -276,3 +276,32 @@ func TestCompileProgress(t *testing.T) {
 		t.Errorf("progress:\n%s\nwant:\n%s", stderr, want)
 	}
 }
+
+// Where ptxas is found, DIR gets the cubin and ptxas's report, and the
+// summary the kernel's registers and shared memory; --no-cubin skips it.
+func TestCompileCubin(t *testing.T) {
+	compileNeedLLC(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	script := "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; esac; shift; done\nprintf CUBIN > \"$out\"\n" +
+		"echo \"ptxas info    : Compiling entry function 'layer' for 'sm_90'\"\n" +
+		"echo 'ptxas info    : Used 38 registers, 0 bytes smem, 400 bytes cmem[0]'\n"
+	os.WriteFile(filepath.Join(bin, "ptxas"), []byte(script), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := filepath.Join(dir, "out")
+	status, stdout, stderr := runTool("compile", compileSmallModel, "-o", out)
+	if status != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stdout, "  layer: 38 registers, 0 bytes shared") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	if got := compileFilesIn(t, out); !slices.Contains(got, "model.cubin") || !slices.Contains(got, "ptxas.txt") {
+		t.Errorf("files %v", got)
+	}
+	status, stdout, stderr = runTool("compile", compileSmallModel, "-o", out, "--no-cubin")
+	if status != 0 || !strings.Contains(stdout, "note: cubin: skipped") || slices.Contains(compileFilesIn(t, out), "model.cubin") {
+		t.Errorf("--no-cubin: status %d %s\n%s", status, stderr, stdout)
+	}
+}

@@ -136,6 +136,9 @@ type StageResult struct {
 	// Output is the stage's output with Options.KeepIR: the printed
 	// module for the IR stages, the .ll, .ptx or cubin bytes.
 	Output []byte
+	// PrintWall is the time spent printing Output (KeepIR), not part of
+	// Wall.
+	PrintWall time.Duration
 	// Size is the size in bytes of the stage's output for the backend
 	// stages (.ll, .ptx, cubin), whether or not it is kept.
 	Size int
@@ -235,11 +238,20 @@ func (r *Result) Stage(name string) *StageResult {
 	return nil
 }
 
-// Wall is the total wall time of the stages run.
+// Wall is the total wall time of the stages run (printing excluded).
 func (r *Result) Wall() time.Duration {
 	var d time.Duration
 	for _, s := range r.Stages {
 		d += s.Wall
+	}
+	return d
+}
+
+// PrintWall is the total time spent printing the stages' IR (KeepIR).
+func (r *Result) PrintWall() time.Duration {
+	var d time.Duration
+	for _, s := range r.Stages {
+		d += s.PrintWall
 	}
 	return d
 }
@@ -301,9 +313,10 @@ func CompileBytes(ctx context.Context, name string, data []byte, opts Options) (
 }
 
 type compiler struct {
-	ctx  context.Context
-	opts *Options
-	res  *Result
+	ctx    context.Context
+	opts   *Options
+	res    *Result
+	lastIR []byte // the last IR printed, to size the next buffer
 }
 
 // stage runs fn as the named stage, timed and recorded. It reports whether
@@ -318,7 +331,7 @@ func (c *compiler) stage(name string, fn func(s *StageResult) error) (bool, erro
 	s := &StageResult{Name: name}
 	start := time.Now()
 	err := fn(s)
-	s.Wall = time.Since(start)
+	s.Wall = time.Since(start) - s.PrintWall
 	c.res.Stages = append(c.res.Stages, s)
 	if err != nil {
 		return false, &StageError{Stage: name, Err: err}
@@ -330,12 +343,16 @@ func (c *compiler) keepIR(s *StageResult) error {
 	if !c.opts.KeepIR {
 		return nil
 	}
+	start := time.Now()
 	var b bytes.Buffer
-	if err := textir.Print(&b, c.res.Module, c.opts.Print); err != nil {
-		return err
+	if n := len(c.lastIR); n > 0 {
+		b.Grow(n + n/4)
 	}
+	err := textir.Print(&b, c.res.Module, c.opts.Print)
 	s.Output = b.Bytes()
-	return nil
+	c.lastIR = s.Output
+	s.PrintWall = time.Since(start)
+	return err
 }
 
 func (c *compiler) run(name string, data []byte) error {

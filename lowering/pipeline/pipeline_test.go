@@ -362,3 +362,56 @@ func TestPTXEntries(t *testing.T) {
 		t.Errorf("vector loads %d, want 2", n)
 	}
 }
+
+// fakePtxas writes a ptxas that makes a cubin and reports resources as
+// ptxas -v does.
+func fakePtxas(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ptxas")
+	script := `#!/bin/sh
+out=
+while [ $# -gt 0 ]; do
+  case "$1" in -o) out=$2; shift;; esac
+  shift
+done
+printf 'CUBIN' > "$out"
+cat <<'LOG'
+ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'layer' for 'sm_90'
+ptxas info    : Function properties for layer
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 40 registers, 512 bytes smem, 400 bytes cmem[0]
+LOG
+`
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Where ptxas runs, the cubin is kept and the summary gives each kernel's
+// registers and shared memory.
+func TestCubin(t *testing.T) {
+	needLLC(t)
+	r := compileSmall(t, Options{Ptxas: fakePtxas(t), KeepIR: true})
+	s := r.Stage(StageCubin)
+	if s == nil || r.Cubin == nil || string(s.Output) != "CUBIN" || s.Size != 5 {
+		t.Fatalf("cubin stage %+v", s)
+	}
+	var b bytes.Buffer
+	r.WriteSummary(&b)
+	for _, want := range []string{"  layer: 40 registers, 512 bytes shared, 0 bytes stack, 0/0 bytes spill stores/loads\n", "  cubin   "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "note: cubin") {
+		t.Errorf("summary says the cubin was skipped")
+	}
+	// A failing ptxas fails the stage.
+	_, err := CompileBytes(context.Background(), "small.pbtxt", small(t), Options{Ptxas: "/bin/false"})
+	var se *StageError
+	if !errors.As(err, &se) || se.Stage != StageCubin {
+		t.Errorf("failing ptxas: %v", err)
+	}
+}

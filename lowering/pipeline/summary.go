@@ -103,6 +103,9 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, "  %-16s %10s %10s %10s\n", "total", "", "", secs(r.Wall()))
+	if p := r.PrintWall(); p > 0 {
+		fmt.Fprintf(&b, "  %-16s %10s %10s %10s  (not in the stages' times)\n", "printing IR", "", "", secs(p))
+	}
 
 	fmt.Fprintf(&b, "\nkernels: %d", len(r.Kernels))
 	if len(r.Kernels) > 0 {
