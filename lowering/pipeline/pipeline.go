@@ -307,16 +307,17 @@ func CompileBytes(ctx context.Context, name string, data []byte, opts Options) (
 	if err := opts.CheckOptions(); err != nil {
 		return &Result{Model: name}, err
 	}
-	c := &compiler{ctx: ctx, opts: &opts, res: &Result{Model: name, PassOptions: maps.Clone(opts.PassOptions)}}
+	c := &compiler{ctx: ctx, opts: &opts, res: &Result{Model: name, PassOptions: maps.Clone(opts.PassOptions)}, inputSize: len(data)}
 	err := c.run(name, data)
 	return c.res, err
 }
 
 type compiler struct {
-	ctx    context.Context
-	opts   *Options
-	res    *Result
-	lastIR []byte // the last IR printed, to size the next buffer
+	ctx       context.Context
+	opts      *Options
+	res       *Result
+	lastIR    []byte // the last IR printed, to size the next buffer
+	inputSize int    // the graph file's size
 }
 
 // stage runs fn as the named stage, timed and recorded. It reports whether
@@ -347,6 +348,9 @@ func (c *compiler) keepIR(s *StageResult) error {
 	var b bytes.Buffer
 	if n := len(c.lastIR); n > 0 {
 		b.Grow(n + n/4)
+	} else {
+		// The tfg IR of a text GraphDef is a little over half its size.
+		b.Grow(c.inputSize * 5 / 8)
 	}
 	err := textir.Print(&b, c.res.Module, c.opts.Print)
 	s.Output = b.Bytes()

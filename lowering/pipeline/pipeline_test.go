@@ -415,3 +415,17 @@ func TestCubin(t *testing.T) {
 		t.Errorf("failing ptxas: %v", err)
 	}
 }
+
+// The summary counts the diagnostics the passes reported.
+func TestSummaryDiagnostics(t *testing.T) {
+	r := &Result{Model: "m.pbtxt", Diagnostics: []*textir.Diagnostic{
+		{Severity: textir.SevRemark, Loc: textir.UnknownLoc{}, Message: "a"},
+		{Severity: textir.SevRemark, Loc: textir.UnknownLoc{}, Message: "b"},
+		{Severity: textir.SevWarning, Loc: textir.UnknownLoc{}, Message: "c"},
+	}}
+	var b bytes.Buffer
+	r.WriteSummary(&b)
+	if want := "diagnostics: 2 remark 1 warning (printed on stderr)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+}

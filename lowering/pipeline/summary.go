@@ -124,6 +124,17 @@ func (r *Result) WriteSummary(w io.Writer) error {
 				res.Function, res.Registers, res.SharedBytes, res.StackFrame, res.SpillStores, res.SpillLoads)
 		}
 	}
+	if len(r.Diagnostics) > 0 {
+		count := map[string]int{}
+		for _, d := range r.Diagnostics {
+			count[d.Severity.String()]++
+		}
+		b.WriteString("diagnostics:")
+		for _, sev := range slices.Sorted(maps.Keys(count)) {
+			fmt.Fprintf(&b, " %d %s", count[sev], sev)
+		}
+		b.WriteString(" (printed on stderr)\n")
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
