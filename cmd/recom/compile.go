@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -161,11 +160,6 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 			return err
 		}
 		defer pprof.StopCPUProfile()
-	}
-	if os.Getenv("GOGC") == "" {
-		// The compiler allocates a whole graph's IR several times over
-		// and frees little before it ends: collect less often.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 
 	res, err := pipeline.Compile(ctx, model, opts)

@@ -408,11 +408,12 @@ func (c *compiler) run(name string, data []byte) error {
 		r.Kernels = PTXEntries(ptx)
 		return nil
 	})
-	if !more || c.opts.NoCubin {
-		if err == nil && c.opts.NoCubin {
-			r.Notes = append(r.Notes, "cubin: skipped (no ptxas step asked for)")
-		}
+	if !more {
 		return err
+	}
+	if c.opts.NoCubin {
+		r.Notes = append(r.Notes, "cubin: skipped, as asked")
+		return nil
 	}
 	path := c.opts.Ptxas
 	if path == "" {
