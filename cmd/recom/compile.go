@@ -97,8 +97,8 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	} {
 		v := new(string)
 		f.passOpts[p.flag] = v
-		fl.StringVar(v, p.flag, "", p.what)
-		fl.Lookup(p.flag).NoOptDefVal = " "
+		fl.Var((*passOptions)(v), p.flag, p.what)
+		fl.Lookup(p.flag).NoOptDefVal = "''"
 	}
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU (llc's -mcpu, ptxas's -arch)")
 	fl.IntVarP(&f.optLevel, "opt-level", "O", llc.DefaultOptLevel, "llc's optimisation level (1, 2 or 3)")
@@ -127,7 +127,7 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 			if opts.PassOptions == nil {
 				opts.PassOptions = map[string]string{}
 			}
-			opts.PassOptions[flag] = strings.TrimSpace(*v)
+			opts.PassOptions[flag] = *v
 		}
 	}
 	if err := opts.CheckOptions(); err != nil {
@@ -192,6 +192,21 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	if !f.quiet {
 		io.WriteString(stdout, sum.String())
 	}
+	return nil
+}
+
+// passOptions is the value of a pass flag: the pass's option text, as
+// recom-opt takes it (--fuse='schedule=recom'). A bare --fuse is the
+// default options.
+type passOptions string
+
+func (o *passOptions) String() string { return string(*o) }
+func (o *passOptions) Type() string   { return "options" }
+func (o *passOptions) Set(s string) error {
+	if s == "''" {
+		s = ""
+	}
+	*o = passOptions(strings.TrimSpace(s))
 	return nil
 }
 

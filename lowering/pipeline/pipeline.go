@@ -380,6 +380,9 @@ func (c *compiler) run(name string, data []byte) error {
 		}
 	}
 	c.kernelsFromIR()
+	if n := len(r.Kernels); n != 1 {
+		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))
+	}
 	more, err = c.stage(StageLLVM, func(s *StageResult) error {
 		ll, err := nvptx.EmitText(r.Module)
 		if err != nil {

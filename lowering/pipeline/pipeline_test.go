@@ -429,3 +429,21 @@ func TestSummaryDiagnostics(t *testing.T) {
 		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 }
+
+// A layer that is not one kernel is called out in the notes. (Cutting the
+// bundled model at its embedding output currently leaves the vocabulary
+// columns unmatched, so no kernel comes out; the note must say so, and must
+// be absent when the layer is one kernel.)
+func TestKernelNote(t *testing.T) {
+	needLLC(t)
+	note := func(r *Result) bool {
+		return slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "fuse made") })
+	}
+	if r := compileSmall(t, Options{NoCubin: true}); note(r) {
+		t.Errorf("one kernel, yet notes %q", r.Notes)
+	}
+	r := compileSmall(t, Options{NoCubin: true, Outputs: []string{"input_layer/concat"}})
+	if (len(r.Kernels) != 1) != note(r) {
+		t.Errorf("kernels %v, notes %q", r.Kernels, r.Notes)
+	}
+}
