@@ -54,11 +54,17 @@ type ExtractOptions struct {
 // Each output is "node", "node:idx" or "^node" (a node run for its effect).
 // Everything the outputs need through data edges (and control edges, with
 // FollowControl) is kept, in g's order; the rest is pruned, including
-// library functions no kept node calls, and debug_info. Control inputs from
-// pruned or cut nodes are dropped. If a kept node cannot run at inference —
-// an uncut iterator, TF1 control flow (Switch, Merge, Enter, ...), a
-// training op (optimizer apply, gradient, Assign, table initialisation), a
-// saver, summary or queue op — Extract fails with a *NodeError per such node
+// library functions no kept node calls, and debug_info. A kept lookup table
+// keeps its initializers (LookupTableImportV2, InitializeTableV2,
+// InitializeTableFromTextFileV2, ... whose table_handle is the table) and
+// what they need: they hang off the graph only through init_all_tables'
+// control edges, yet a table's contents live in them, not in a checkpoint,
+// so without them the table would be empty at inference (and a vocabulary
+// column could not be recognised). Control inputs from pruned or cut nodes
+// are dropped. If a kept node cannot run at inference — an uncut iterator,
+// TF1 control flow (Switch, Merge, Enter, ...), a training op (optimizer
+// apply, gradient, Assign, a table initialiser of no kept table), a saver,
+// summary or queue op — Extract fails with a *NodeError per such node
 // (joined, wrapping ErrNotInference) that says why and which node needed it.
 func Extract(g *tfpb.GraphDef, inputs []string, outputs []string) (*tfpb.GraphDef, error) {
 	return ExtractWith(g, inputs, outputs, ExtractOptions{})
@@ -198,6 +204,24 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		return n
 	}
 
+	// initsOf lists, per table node, the initializers that fill it: nodes of
+	// a table-initialisation op whose table_handle input is that node's
+	// output 0, uncut.
+	initsOf := map[string][]string{}
+	for _, n := range g.GetNode() {
+		if !tableInitOps[n.GetOp()] || len(n.GetInput()) == 0 {
+			continue
+		}
+		r, err := ParseInput(n.GetInput()[0])
+		if err != nil || r.Control || r.Index != 0 {
+			continue
+		}
+		if _, cut := cutTensor[TensorRef{Node: r.Node}]; cut {
+			continue
+		}
+		initsOf[r.Node] = append(initsOf[r.Node], n.GetName())
+	}
+
 	// Mark what the outputs need.
 	neededBy := map[string]string{}
 	var queue []string
@@ -231,6 +255,13 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		name := queue[0]
 		queue = queue[1:]
 		n := nodes[name]
+		for _, init := range initsOf[name] {
+			if _, seen := neededBy[init]; seen || lookup(init) == nil {
+				continue
+			}
+			neededBy[init] = "table " + strconv.Quote(name) + ", which it initialises"
+			queue = append(queue, init)
+		}
 		for _, in := range n.GetInput() {
 			r, err := ParseInput(in)
 			if err != nil {
@@ -300,9 +331,22 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	return res, nil
 }
 
+// tableInitOps are the ops that fill a lookup table (input 0 is the table).
+// They are training-category ops, but Extract keeps those of kept tables:
+// at inference they run once, when the model is loaded.
+var tableInitOps = map[string]bool{
+	"LookupTableImportV2": true, "LookupTableImport": true,
+	"InitializeTableV2": true, "InitializeTable": true,
+	"InitializeTableFromTextFileV2": true, "InitializeTableFromTextFile": true,
+}
+
 // notInference says why n cannot be part of an inference graph, or "".
+// A table initializer is fine: Extract keeps only those of kept tables.
 func notInference(ops *Ops, n *tfpb.NodeDef) string {
 	op := n.GetOp()
+	if tableInitOps[op] {
+		return ""
+	}
 	s, known := ops.Signature(op)
 	if !known {
 		if trainingOpName.MatchString(op) {

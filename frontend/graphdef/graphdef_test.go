@@ -240,8 +240,37 @@ var (
 		"ResourceApplyFtrl": true, "ResourceSparseApplyFtrl": true, "SaveV2": true, "RestoreV2": true, "MergeV2Checkpoints": true,
 		"ScalarSummary": true, "HistogramSummary": true, "MergeSummary": true, "Assign": true, "AssignAdd": true,
 		"AssignVariableOp": true, "IteratorGetNext": true, "OneShotIterator": true, "Switch": true, "Merge": true,
-		"QueueDequeueManyV2": true, "FIFOQueueV2": true, "InitializeTableV2": true, "BroadcastGradientArgs": true}
+		"QueueDequeueManyV2": true, "FIFOQueueV2": true, "BroadcastGradientArgs": true}
 )
+
+// checkTablesInitialised checks that every kept lookup table keeps its
+// initializer and that every kept initializer fills a kept table: a table
+// without its initializer would be empty at inference.
+func checkTablesInitialised(t *testing.T, file string, g *tfpb.GraphDef) {
+	t.Helper()
+	tables, inited := map[string]bool{}, map[string]bool{}
+	for _, n := range g.GetNode() {
+		if n.GetOp() == "HashTableV2" {
+			tables[n.GetName()] = true
+		}
+	}
+	for _, n := range g.GetNode() {
+		if !tableInitOps[n.GetOp()] {
+			continue
+		}
+		r, err := ParseInput(n.GetInput()[0])
+		if err != nil || !tables[r.Node] {
+			t.Errorf("%s: initializer %q (op %s) of no kept table", file, n.GetName(), n.GetOp())
+			continue
+		}
+		inited[r.Node] = true
+	}
+	for name := range tables {
+		if !inited[name] {
+			t.Errorf("%s: table %q kept without its initializer", file, name)
+		}
+	}
+}
 
 func checkInferenceOnly(t *testing.T, file string, g *tfpb.GraphDef) map[string]int {
 	t.Helper()
@@ -257,6 +286,7 @@ func checkInferenceOnly(t *testing.T, file string, g *tfpb.GraphDef) map[string]
 			t.Errorf("%s: extracted graph keeps %q (op %s)", file, n.GetName(), n.GetOp())
 		}
 	}
+	checkTablesInitialised(t, file, g)
 	if err := Validate(g); err != nil {
 		t.Errorf("%s: extracted graph does not validate: %v", file, err)
 	}
