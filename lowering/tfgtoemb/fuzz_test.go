@@ -23,6 +23,8 @@ import (
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 
+	"github.com/recom-compiler/recom/backend/nvptx"
+	_ "github.com/recom-compiler/recom/lowering/embtogpu"
 	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
 )
 
@@ -260,7 +262,7 @@ func sortStrings(s []string) {
 // registered.
 func lowerPipeline() string {
 	if _, ok := pass.Lookup("simplify-shapes"); ok {
-		return "lower-emb,simplify-shapes"
+		return "lower-emb,simplify-shapes,fuse"
 	}
 	return "lower-emb"
 }
@@ -268,9 +270,9 @@ func lowerPipeline() string {
 // FuzzLowerEmb runs the whole pipeline on generated models mutated by the
 // fuzzer's bytes (nodes dropped or duplicated, inputs rewired, attributes,
 // dtypes and ints changed, tensors truncated): graphdef.Validate,
-// importer.Import, textir.Verify, --lower-emb (then --simplify-shapes when
-// registered) through the pass manager with verification after each pass,
-// print, parse. No stage may panic or hang; a pass may fail only with a
+// importer.Import, textir.Verify, --lower-emb, --simplify-shapes and --fuse
+// through the pass manager with verification after each pass, print,
+// parse, and the fused kernel through the NVPTX emitter. No stage may panic or hang; a pass may fail only with a
 // located diagnostic. When the tfg program runs in the interpreter on the
 // model's small feed, the lowered program must give the same outputs or a
 // located error, never a different answer.
@@ -324,19 +326,30 @@ func FuzzLowerEmb(f *testing.F) {
 		}
 		checkSame(t, "lower-emb", low, want, base, opts)
 		if pipeline != "lower-emb" {
-			// The later pass: no panic, located errors, IR that verifies
-			// and parses back. Its programs are compared only when they
-			// run: shape.assert_shape takes the name of the op it checks,
-			// which the interpreter cannot yet tell apart.
-			low2, ok := runPipeline(t, ctx, low, "simplify-shapes")
-			if !ok {
-				return
-			}
-			if got, err := run(low2, base.feeds, base.outputs, opts); err == nil {
-				for _, o := range base.outputs {
-					if err := close(want[o], got[o]); err != nil {
-						t.Fatalf("output %s after simplify-shapes differs: %v", o, err)
+			// The later passes: no panic, located errors, IR that verifies
+			// and parses back; programs that run give the tfg program's
+			// outputs (after --fuse the kernel runs in the gpu simulator);
+			// and the fused kernel is emitted as NVPTX LLVM IR or refused
+			// with a located diagnostic.
+			prev := low
+			for _, p := range []string{"simplify-shapes", "fuse"} {
+				next, ok := runPipeline(t, ctx, prev, p)
+				if !ok {
+					return
+				}
+				if got, err := run(next, base.feeds, base.outputs, opts); err == nil {
+					for _, o := range base.outputs {
+						if err := close(want[o], got[o]); err != nil {
+							t.Fatalf("output %s after %s differs: %v", o, p, err)
+						}
 					}
+				}
+				prev = next
+			}
+			if _, err := nvptx.EmitText(prev); err != nil {
+				var d *textir.Diagnostic
+				if !errors.As(err, &d) {
+					t.Fatalf("emitting the fused kernel failed without a location: %v", err)
 				}
 			}
 		}
