@@ -1,10 +1,7 @@
 package conversion
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
+	"github.com/recom-compiler/recom/internal/irdump"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -54,96 +51,11 @@ func at(op *textir.Operation, line int) *textir.Operation {
 	return op
 }
 
-// dump prints op in a compact generic-like form, naming values in order.
-func dump(op *textir.Operation) string {
-	var sb strings.Builder
-	names := map[*textir.Value]string{}
-	nv, na := 0, 0
-	name := func(v *textir.Value) string {
-		if n, ok := names[v]; ok {
-			return n
-		}
-		return "%<undef>"
-	}
-	var pr func(o *textir.Operation, indent string)
-	pr = func(o *textir.Operation, indent string) {
-		sb.WriteString(indent)
-		if o.NumResults() > 0 {
-			var rs []string
-			for _, r := range o.Results() {
-				names[r] = fmt.Sprintf("%%%d", nv)
-				nv++
-				rs = append(rs, names[r])
-			}
-			sb.WriteString(strings.Join(rs, ", ") + " = ")
-		}
-		sb.WriteString(o.Name())
-		if o.NumOperands() > 0 {
-			var os []string
-			for _, v := range o.Operands() {
-				os = append(os, name(v))
-			}
-			sb.WriteString("(" + strings.Join(os, ", ") + ")")
-		}
-		if as := o.Attrs(); len(as) > 0 {
-			var parts []string
-			for _, a := range as {
-				parts = append(parts, a.Name+" = "+attrStr(a.Value))
-			}
-			sort.Strings(parts)
-			sb.WriteString(" {" + strings.Join(parts, ", ") + "}")
-		}
-		for _, r := range o.Regions() {
-			sb.WriteString(" {\n")
-			for _, b := range r.Blocks() {
-				if b.NumArgs() > 0 {
-					var args []string
-					for _, a := range b.Args() {
-						names[a] = fmt.Sprintf("%%arg%d", na)
-						na++
-						args = append(args, names[a]+": "+a.Type().String())
-					}
-					sb.WriteString(indent + "^(" + strings.Join(args, ", ") + "):\n")
-				}
-				for c := b.First(); c != nil; c = c.Next() {
-					pr(c, indent+"  ")
-				}
-			}
-			sb.WriteString(indent + "}")
-		}
-		if o.NumResults() > 0 && o.Result(0).Type() != textir.I64() {
-			var ts []string
-			for _, t := range o.ResultTypes() {
-				ts = append(ts, t.String())
-			}
-			sb.WriteString(" : " + strings.Join(ts, ", "))
-		}
-		sb.WriteString("\n")
-	}
-	pr(op, "")
-	return sb.String()
-}
-
-func attrStr(a textir.Attribute) string {
-	switch a := a.(type) {
-	case textir.IntegerAttr:
-		return fmt.Sprint(a.Value)
-	case textir.StringAttr:
-		return fmt.Sprintf("%q", a.Value)
-	case textir.TypeAttr:
-		return a.Type.String()
-	}
-	return fmt.Sprintf("%v", a)
-}
-
-// trim removes the common leading tabs of an expected IR literal.
-func trim(s string) string {
-	lines := strings.Split(strings.Trim(s, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimPrefix(strings.TrimLeft(l, "\t"), "|")
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
+// dump and trim are the shared test printer (internal/irdump).
+var (
+	dump = irdump.Dump
+	trim = irdump.Trim
+)
 
 // cpat makes a conversion pattern from a function.
 func cpat(root, name string, benefit int, fn func(op *textir.Operation, operands []*textir.Value, rw *ConversionRewriter) bool) ConversionPattern {
