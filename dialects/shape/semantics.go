@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/recom-compiler/recom/dialects/arith"
-	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/interp/tfops"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -24,13 +21,8 @@ func init() {
 	exec.Register(FromExtentsOp, fromExtentsKernel)
 	exec.Register(IndexCastOp, indexCastKernel)
 	exec.Register(AssertShapeOp, assertShapeKernel)
-	// The constants that shape folders materialize are arith.constant ops.
-	// arith registers no semantics of its own yet; this fallback gives
-	// index and dense integer constants theirs (a kernel registered by
-	// arith later replaces it).
-	if _, ok := exec.Lookup(arith.ConstantOp); !ok {
-		exec.Register(arith.ConstantOp, constantKernel)
-	}
+	// The constants that shape folders materialize are arith.constant ops,
+	// whose semantics the arith package registers.
 }
 
 func scalar(v int64) []*interp.Tensor { return []*interp.Tensor{interp.Scalar(v)} }
@@ -168,28 +160,4 @@ func assertShapeKernel(op *textir.Operation, in []*interp.Tensor, _ *exec.State)
 			interp.ShapeString(got), m, bindings(m.Params, vals), interp.ShapeString(want))
 	}
 	return nil, nil
-}
-
-// constantKernel evaluates arith.constant of an integer, index or dense
-// numeric value.
-func constantKernel(op *textir.Operation, _ []*interp.Tensor, _ *exec.State) ([]*interp.Tensor, error) {
-	switch a := op.LookupAttr("value").(type) {
-	case textir.IntegerAttr:
-		dt, ok := exec.DTypeOf(a.Type)
-		if !ok {
-			return nil, op.Errorf("constant of type %s is not supported by the interpreter", a.Type)
-		}
-		t, err := tfops.Cast(interp.Scalar(a.Value), dt)
-		if err != nil {
-			return nil, op.Errorf("%v", err)
-		}
-		return []*interp.Tensor{t}, nil
-	case *textir.DenseElementsAttr:
-		t, err := tfg.TensorFromAttr(a)
-		if err != nil {
-			return nil, op.Errorf("%v", err)
-		}
-		return []*interp.Tensor{t}, nil
-	}
-	return nil, op.Errorf("constant %s is not supported by the interpreter", op.LookupAttr("value"))
 }
