@@ -157,15 +157,11 @@ func compileModel(path, schedule string, outputs []string) (*model, error) {
 			m.outputs = []string{sink}
 		}
 	}
-	pm := pass.New("")
-	for _, p := range []struct{ flag, opts string }{
-		{tfgtoemb.Flag, ""}, {simplifyshapes.Flag, ""}, {embtogpu.Flag, "schedule=" + schedule},
-	} {
-		ps, err := pass.NewPass(p.flag, p.opts)
-		if err != nil {
-			return nil, err
-		}
-		pm.AddPass(ps)
+	pm, err := pass.FromSpecs("", []pass.PassSpec{
+		{Flag: tfgtoemb.Flag}, {Flag: simplifyshapes.Flag}, {Flag: embtogpu.Flag, Options: "schedule=" + schedule},
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := pm.Run(m.tctx, root); err != nil {
 		return nil, err
