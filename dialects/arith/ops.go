@@ -211,5 +211,6 @@ func Dialect() *textir.Dialect {
 	cast(FPToSIOp, "converts floating point to a signed integer, rounding toward zero", floatLike, signlessFixedIntLike, verifyCastShape, foldFPToSI)
 	cast(UIToFPOp, "converts an unsigned integer to floating point", signlessFixedIntLike, floatLike, verifyCastShape, foldUIToFP)
 	cast(ExtUIOp, "zero-extends an integer to a wider type", signlessFixedIntLike, signlessFixedIntLike, verifyExtSI, foldExtUI)
+	d.Ops = append(d.Ops, floatCastOps()...)
 	return d
 }

@@ -112,6 +112,7 @@ const (
 	kSqrt uint8 = iota
 	kRsqrt
 	kFabs
+	kRound // no math: only the rounding to the result width (arith.truncf)
 )
 
 // Memory element kinds.
@@ -371,6 +372,11 @@ func (c *compiler) op(op *textir.Operation) error {
 		one(opFToSI, intWidth(op.Result(0).Type()))
 	case arith.NegFOp:
 		one(opNegF, 0)
+	case arith.ExtFOp: // registers hold float64 bits: widening is a move
+		one(opMov, 0)
+	case arith.TruncFOp:
+		one(opMath, intWidth(op.Result(0).Type()))
+		c.code[len(c.code)-1].k = kRound
 	case SqrtOp, RsqrtOp, FabsOp:
 		one(opMath, intWidth(op.Result(0).Type()))
 		c.code[len(c.code)-1].k = map[string]uint8{SqrtOp: kSqrt, RsqrtOp: kRsqrt, FabsOp: kFabs}[name]
@@ -1118,6 +1124,7 @@ func (w *worker) run(t *thread, tid int) error {
 				v = math.Sqrt(v)
 			case kRsqrt:
 				v = 1 / math.Sqrt(v)
+			case kRound:
 			default:
 				v = math.Abs(v)
 			}
