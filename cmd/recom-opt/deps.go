@@ -7,6 +7,7 @@ import (
 	"github.com/recom-compiler/recom/textir"
 
 	// The generic passes register their flags.
+	_ "github.com/recom-compiler/recom/lowering/densetogpu"
 	_ "github.com/recom-compiler/recom/lowering/embtogpu"
 	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
 	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"

@@ -1,0 +1,425 @@
+package fused
+
+// fused.dense: a dense layer of the model, Y = act(concat(X0, X1, ...)·W + b),
+// computed by one tiled matrix-product kernel of gpu.module @dense with the
+// bias and the activation in the product's epilogue (--fuse-dense).
+//
+//	%y = "fused.dense"(%x0, %x1, %w, %b) {kernel = @dense::@top_mlp_dense, ks = [32, 32], n = 1024 : i64,
+//	    activation = "relu", bias, transpose_a = false, transpose_b = false,
+//	    block_m = 64 : i64, block_n = 64 : i64, block_k = 16 : i64, thread_m = 4 : i64, thread_n = 4 : i64,
+//	    accumulate = "f64"} : (tensor<?x32xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) -> tensor<?x1024xf32>
+//
+// The operands are the inputs (len(ks) of them, concatenated along axis 1
+// inside the product: input i covers rows [Σ ks[:i], Σ ks[:i+1]) of W),
+// the weight W (K×N, or N×K with transpose_b) and, with the unit attribute
+// bias, the bias vector (N). transpose_a (one input only) reads the input
+// as K×B.
+//
+// # The runtime contract
+//
+// The kernel takes (x0, ..., x_{n-1}, w, [bias,] y, B): float32 buffers
+// row-major as the tensors, y of B×N floats, and B an i64. The grid is
+// ceil(B/block_m)·ceil(N/block_n) blocks (DenseGrid) of
+// (block_m/thread_m)·(block_n/thread_n) threads; every element of y is
+// written.
+//
+// With accumulate = "f64" (the default) each product is summed in float64
+// in the order k = 0, 1, ..., K-1 and rounded to float32 once, then the
+// bias is added in float32 and the activation computed in float64 and
+// rounded, exactly as the interpreter's MatMul, BiasAdd, Relu, Sigmoid and
+// Tanh do: the simulator gives the interpreter's bits (up to the last bit
+// of sigmoid and tanh). "f32" accumulates in float32 (faster, not exact).
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// DenseOp is the boundary op of a dense layer.
+const DenseOp = "fused.dense"
+
+// Activations of fused.dense.
+const (
+	ActNone    = "none"
+	ActRelu    = "relu"
+	ActSigmoid = "sigmoid"
+	ActTanh    = "tanh"
+)
+
+// Accumulation precisions of fused.dense.
+const (
+	AccF64 = "f64"
+	AccF32 = "f32"
+)
+
+// Dense is the static description of a fused.dense.
+type Dense struct {
+	Ks         []int64 // columns of each input (the concatenation's parts)
+	N          int64   // output columns
+	TransposeA bool    // the (single) input is K×B
+	TransposeB bool    // W is N×K
+	Bias       bool
+	Activation string
+	Accumulate string
+
+	// The tiling: a block computes BlockM×BlockN outputs, BlockK of K per
+	// step through shared memory; a thread ThreadM×ThreadN of them.
+	BlockM, BlockN, BlockK, ThreadM, ThreadN int64
+}
+
+// K returns the total reduction length.
+func (d *Dense) K() int64 {
+	k := int64(0)
+	for _, x := range d.Ks {
+		k += x
+	}
+	return k
+}
+
+// Threads returns the threads per block.
+func (d *Dense) Threads() int64 { return (d.BlockM / d.ThreadM) * (d.BlockN / d.ThreadN) }
+
+// TilesN returns the number of block columns.
+func (d *Dense) TilesN() int64 { return (d.N + d.BlockN - 1) / d.BlockN }
+
+// Grid returns the blocks of a launch for a batch of b rows.
+func (d *Dense) Grid(b int64) int64 { return (b + d.BlockM - 1) / d.BlockM * d.TilesN() }
+
+// NumOperands returns the number of operands of the op.
+func (d *Dense) NumOperands() int {
+	n := len(d.Ks) + 1
+	if d.Bias {
+		n++
+	}
+	return n
+}
+
+// Attrs returns the op's attributes for d and the kernel kernel.
+func (d *Dense) Attrs(kernel textir.SymbolRefAttr) []textir.NamedAttribute {
+	ks := make([]textir.Attribute, len(d.Ks))
+	for i, k := range d.Ks {
+		ks[i] = textir.I64Attr(k)
+	}
+	i := textir.I64Attr
+	attrs := []textir.NamedAttribute{
+		{Name: "kernel", Value: kernel},
+		{Name: "ks", Value: textir.ArrayAttr{Elems: ks}},
+		{Name: "n", Value: i(d.N)},
+		{Name: "transpose_a", Value: textir.BoolAttr{Value: d.TransposeA}},
+		{Name: "transpose_b", Value: textir.BoolAttr{Value: d.TransposeB}},
+		{Name: "activation", Value: textir.Str(d.Activation)},
+		{Name: "accumulate", Value: textir.Str(d.Accumulate)},
+		{Name: "block_m", Value: i(d.BlockM)},
+		{Name: "block_n", Value: i(d.BlockN)},
+		{Name: "block_k", Value: i(d.BlockK)},
+		{Name: "thread_m", Value: i(d.ThreadM)},
+		{Name: "thread_n", Value: i(d.ThreadN)},
+	}
+	if d.Bias {
+		attrs = append(attrs, textir.NamedAttribute{Name: "bias", Value: textir.UnitAttr{}})
+	}
+	return attrs
+}
+
+// Check reports what the kernel generator and the runtime rely on.
+func (d *Dense) Check() error {
+	pow2 := func(x int64) bool { return x > 0 && x&(x-1) == 0 }
+	switch {
+	case len(d.Ks) == 0:
+		return fmt.Errorf("needs at least one input")
+	case d.TransposeA && len(d.Ks) != 1:
+		return fmt.Errorf("transpose_a needs exactly one input")
+	case d.N < 1:
+		return fmt.Errorf("n must be positive, got %d", d.N)
+	case d.Activation != ActNone && d.Activation != ActRelu && d.Activation != ActSigmoid && d.Activation != ActTanh:
+		return fmt.Errorf("activation must be none, relu, sigmoid or tanh, got %q", d.Activation)
+	case d.Accumulate != AccF64 && d.Accumulate != AccF32:
+		return fmt.Errorf("accumulate must be f64 or f32, got %q", d.Accumulate)
+	case !pow2(d.BlockM) || !pow2(d.BlockN) || !pow2(d.BlockK) || !pow2(d.ThreadM) || !pow2(d.ThreadN):
+		return fmt.Errorf("block and thread tiles must be powers of two")
+	case d.ThreadM > d.BlockM || d.ThreadN > d.BlockN || d.ThreadM > 8 || d.ThreadN > 8:
+		return fmt.Errorf("thread tile %dx%d must fit the block tile %dx%d (at most 8x8)", d.ThreadM, d.ThreadN, d.BlockM, d.BlockN)
+	case d.Threads() < 32 || d.Threads() > 1024:
+		return fmt.Errorf("%d threads per block: must be in [32, 1024]", d.Threads())
+	case d.SharedBytes() > gpu.MaxSharedBytes:
+		return fmt.Errorf("tiles need %d bytes of shared memory, more than %d", d.SharedBytes(), gpu.MaxSharedBytes)
+	}
+	for _, k := range d.Ks {
+		if k < 1 {
+			return fmt.Errorf("input widths must be positive, got %v", d.Ks)
+		}
+	}
+	if d.K()*d.N > math.MaxInt32 {
+		return fmt.Errorf("weight of %dx%d is too large", d.K(), d.N)
+	}
+	return nil
+}
+
+// AccBytes returns the bytes of an accumulator.
+func (d *Dense) AccBytes() int64 {
+	if d.Accumulate == AccF32 {
+		return 4
+	}
+	return 8
+}
+
+// SharedBytes returns the shared memory of a block.
+func (d *Dense) SharedBytes() int64 { return d.BlockK * (d.BlockM + d.BlockN) * d.AccBytes() }
+
+func boolAttr(op *textir.Operation, name string) bool {
+	switch a := op.LookupAttr(name).(type) {
+	case textir.BoolAttr:
+		return a.Value
+	case textir.UnitAttr:
+		return true
+	}
+	return false
+}
+
+// DenseOf decodes the attributes of a fused.dense.
+func DenseOf(op *textir.Operation) (*Dense, error) {
+	d := &Dense{TransposeA: boolAttr(op, "transpose_a"), TransposeB: boolAttr(op, "transpose_b"), Bias: boolAttr(op, "bias")}
+	if _, ok := op.LookupAttr("kernel").(textir.SymbolRefAttr); !ok {
+		return nil, op.Errorf("requires symbol reference attribute 'kernel'")
+	}
+	ks, ok := op.LookupAttr("ks").(textir.ArrayAttr)
+	if !ok {
+		return nil, op.Errorf("requires array attribute 'ks'")
+	}
+	for _, a := range ks.Elems {
+		k, ok := a.(textir.IntegerAttr)
+		if !ok {
+			return nil, op.Errorf("'ks' must hold integers")
+		}
+		d.Ks = append(d.Ks, k.Value)
+	}
+	for _, f := range []struct {
+		name string
+		p    *string
+	}{{"activation", &d.Activation}, {"accumulate", &d.Accumulate}} {
+		a, ok := op.LookupAttr(f.name).(textir.StringAttr)
+		if !ok {
+			return nil, op.Errorf("requires string attribute '%s'", f.name)
+		}
+		*f.p = a.Value
+	}
+	for _, f := range []struct {
+		name string
+		p    *int64
+	}{{"n", &d.N}, {"block_m", &d.BlockM}, {"block_n", &d.BlockN}, {"block_k", &d.BlockK}, {"thread_m", &d.ThreadM}, {"thread_n", &d.ThreadN}} {
+		a, ok := op.LookupAttr(f.name).(textir.IntegerAttr)
+		if !ok {
+			return nil, op.Errorf("requires integer attribute '%s'", f.name)
+		}
+		*f.p = a.Value
+	}
+	if err := d.Check(); err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	return d, nil
+}
+
+// DenseOps returns the op definitions the dense layers add to the fused
+// dialect (dialects/all appends them to Dialect's).
+func DenseOps() []*textir.OpDef {
+	return []*textir.OpDef{{
+		Name:     DenseOp,
+		Summary:  "a dense layer act(concat(inputs)·W + b) computed by one tiled GPU kernel",
+		Operands: textir.AtLeast(2),
+		Results:  textir.Exactly(1),
+		Attrs: []textir.AttrSpec{
+			{Name: "kernel", Kind: textir.SymbolRefAttrKind},
+			{Name: "ks", Kind: textir.ArrayAttrKind},
+			{Name: "n", Kind: textir.IntegerAttrKind},
+			{Name: "activation", Kind: textir.StringAttrKind},
+			{Name: "accumulate", Kind: textir.StringAttrKind},
+		},
+		Traits: textir.Pure,
+		Verify: verifyDense,
+	}}
+}
+
+// matrixLike reports whether t may hold an r×c float32 matrix (unranked
+// tensors and dynamic dimensions match anything).
+func matrixLike(t textir.Type, shape ...int64) bool {
+	if ut, ok := t.(*textir.UnrankedTensorType); ok {
+		return ut.Elem == textir.F32()
+	}
+	tt, ok := t.(*textir.TensorType)
+	if !ok || tt.Elem != textir.F32() {
+		return false
+	}
+	if len(tt.Shape) != len(shape) {
+		return false
+	}
+	for i, s := range shape {
+		if tt.Shape[i] >= 0 && s >= 0 && tt.Shape[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+func verifyDense(op *textir.Operation) error {
+	d, err := DenseOf(op)
+	if err != nil {
+		return err
+	}
+	if op.NumOperands() != d.NumOperands() {
+		return op.Errorf("takes %d operands (%d inputs, the weight%s), got %d", d.NumOperands(), len(d.Ks),
+			map[bool]string{true: ", the bias", false: ""}[d.Bias], op.NumOperands())
+	}
+	for i, k := range d.Ks {
+		want := []int64{textir.Dynamic, k}
+		if d.TransposeA {
+			want = []int64{k, textir.Dynamic}
+		}
+		if !matrixLike(op.Operand(i).Type(), want...) {
+			return op.Errorf("input #%d must be a float32 matrix of %d columns, got %s", i, k, op.Operand(i).Type())
+		}
+	}
+	w := []int64{d.K(), d.N}
+	if d.TransposeB {
+		w = []int64{d.N, d.K()}
+	}
+	if !matrixLike(op.Operand(len(d.Ks)).Type(), w...) {
+		return op.Errorf("weight must be a float32 %dx%d matrix, got %s", w[0], w[1], op.Operand(len(d.Ks)).Type())
+	}
+	if d.Bias && !matrixLike(op.Operand(len(d.Ks)+1).Type(), d.N) {
+		return op.Errorf("bias must be a float32 vector of %d, got %s", d.N, op.Operand(len(d.Ks)+1).Type())
+	}
+	rt, ok := op.Result(0).Type().(*textir.TensorType)
+	if !ok || len(rt.Shape) != 2 || rt.Shape[1] != d.N || rt.Elem != textir.F32() {
+		return op.Errorf("result must be tensor<?x%dxf32>, got %s", d.N, op.Result(0).Type())
+	}
+	return nil
+}
+
+func init() {
+	exec.Register(DenseOp, denseKernel)
+}
+
+// DenseInputs are the float32 operands of one evaluation.
+type DenseInputs struct {
+	X    [][]float32 // the inputs, row-major
+	W    []float32
+	Bias []float32 // nil without bias
+	B    int64     // rows of the output
+}
+
+// Inputs reads and checks the operand values of op, a fused.dense
+// described by d (the interpreter's and the GPU runtime's kernels share
+// it).
+func (d *Dense) Inputs(op *textir.Operation, in []*interp.Tensor) (*DenseInputs, error) {
+	if len(in) != d.NumOperands() {
+		return nil, op.Errorf("takes %d operands, got %d", d.NumOperands(), len(in))
+	}
+	r := &DenseInputs{B: -1}
+	for i, k := range d.Ks {
+		x := in[i].Float32s()
+		if x == nil || in[i].Rank() != 2 {
+			return nil, op.Errorf("input #%d must be a float32 matrix, got %v of shape %s", i, in[i].DType(), interp.ShapeString(in[i].Shape()))
+		}
+		rows, cols := in[i].Dim(0), in[i].Dim(1)
+		if d.TransposeA {
+			rows, cols = cols, rows
+		}
+		if cols != k {
+			return nil, op.Errorf("input #%d has %d columns, want %d", i, cols, k)
+		}
+		if r.B >= 0 && rows != r.B {
+			return nil, op.Errorf("input #%d has %d rows, but input #0 has %d (ConcatV2 needs equal batch sizes)", i, rows, r.B)
+		}
+		r.B = rows
+		r.X = append(r.X, x)
+	}
+	w := in[len(d.Ks)]
+	wr, wc := d.K(), d.N
+	if d.TransposeB {
+		wr, wc = wc, wr
+	}
+	if r.W = w.Float32s(); r.W == nil || w.Rank() != 2 || w.Dim(0) != wr || w.Dim(1) != wc {
+		return nil, op.Errorf("the weight must be a float32 %dx%d matrix, got %v of shape %s", wr, wc, w.DType(), interp.ShapeString(w.Shape()))
+	}
+	if d.Bias {
+		b := in[len(d.Ks)+1]
+		if r.Bias = b.Float32s(); r.Bias == nil || b.Rank() != 1 || b.Dim(0) != d.N {
+			return nil, op.Errorf("the bias must be a float32 vector of %d, got %v of shape %s", d.N, b.DType(), interp.ShapeString(b.Shape()))
+		}
+	}
+	return r, nil
+}
+
+// Run launches the compiled kernel k on the simulator over a poisoned
+// output and returns the B×N output.
+func (d *Dense) Run(k *gpu.Kernel, in *DenseInputs) ([]float32, error) {
+	out := make([]byte, 4*in.B*d.N)
+	for i := range out {
+		out[i] = 0xff // NaN: what the kernel does not write shows
+	}
+	if in.B > 0 {
+		var args []any
+		for _, x := range in.X {
+			args = append(args, gpu.Buf{Data: f32Bytes(x)})
+		}
+		args = append(args, gpu.Buf{Data: f32Bytes(in.W)})
+		if d.Bias {
+			args = append(args, gpu.Buf{Data: f32Bytes(in.Bias)})
+		}
+		args = append(args, gpu.Buf{Data: out}, in.B)
+		if err := k.Launch(d.Grid(in.B), d.Threads(), args, nil); err != nil {
+			return nil, err
+		}
+	}
+	res := make([]float32, in.B*d.N)
+	for i := range res {
+		res[i] = math.Float32frombits(uint32(out[4*i]) | uint32(out[4*i+1])<<8 | uint32(out[4*i+2])<<16 | uint32(out[4*i+3])<<24)
+	}
+	return res, nil
+}
+
+type compiledDense struct {
+	d *Dense
+	k *gpu.Kernel
+}
+
+func denseKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
+	m, err := st.Memo(func() (any, error) {
+		d, err := DenseOf(op)
+		if err != nil {
+			return nil, err
+		}
+		ref := op.LookupAttr("kernel").(textir.SymbolRefAttr)
+		fn := textir.LookupSymbol(op, ref)
+		if fn == nil {
+			return nil, op.Errorf("kernel %s not found", ref)
+		}
+		k, err := gpu.Compile(fn)
+		if err != nil {
+			return nil, err
+		}
+		return &compiledDense{d, k}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := m.(*compiledDense)
+	x, err := c.d.Inputs(op, in)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.d.Run(c.k, x)
+	if err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	t, err := interp.New([]int64{x.B, c.d.N}, out)
+	if err != nil {
+		return nil, err
+	}
+	return []*interp.Tensor{t}, nil
+}
