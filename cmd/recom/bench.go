@@ -98,7 +98,7 @@ func layerStats(l *fused.Layer, r *fusedrt.Run) benchStats {
 	inL2 := tableBytes <= 50<<20 // H200: 60 MiB of L2, some of it for the inputs and output
 	for i := range l.Columns {
 		c := &l.Columns[i]
-		n := int64(len(r.Cols[i].Ids))
+		n := int64(r.Cols[i].Len())
 		s.lookups += n
 		row := 4 * c.Width
 		s.sectorBytes += float64(n * ((row + 31) / 32 * 32))
@@ -392,11 +392,15 @@ func dumpInputs(dir string, rt *fusedrt.Runtime, l *fusedrt.Layer) error {
 					splits = append(splits, base+b)
 				}
 			}
-			ids = append(ids, c.Ids...)
+			cids, err := l.Layer.Columns[i].HostIDs(&c)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, cids...)
 			if c.Weights != nil {
 				w = append(w, c.Weights...)
 			} else {
-				for range c.Ids {
+				for range cids {
 					w = append(w, 1)
 				}
 			}

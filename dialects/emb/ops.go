@@ -134,6 +134,9 @@ var (
 	rawValues    = raggedOf("ragged values tensor<?xT> of integers, floats or strings", isRaw)
 	idValues     = raggedOf("ragged values tensor<?xT> of integers or strings", isIdElem)
 	intValues    = raggedOf("ragged values tensor<?xiN> of signless integers", isSignlessInt)
+	// anyValues: emb.filter keeps values of any type when it filters by
+	// weights only (the kernel hashes after the filter, see --fuse).
+	anyValues    = raggedOf("ragged values tensor<?xT>", func(textir.Type) bool { return true })
 	stringValues = raggedOf("ragged values tensor<?x!tfg.string>", isString)
 	indexValues  = raggedOf("ragged values tensor<?xi32> or tensor<?xi64>", isIndexElem)
 	bucketInputs = raggedOf("ragged values tensor<?xT> of i32, i64, f32 or f64", func(t textir.Type) bool {
@@ -305,8 +308,8 @@ func Dialect() *textir.Dialect {
 		Summary:      "drops the ids outside [min, max] (and, with positive_weights, those whose weight is not > 0)",
 		Operands:     textir.Between(2, 3),
 		Results:      textir.Between(2, 3),
-		OperandTypes: C(intValues, splitsValue, weightValues),
-		ResultTypes:  C(intValues, splitsValue, weightValues),
+		OperandTypes: C(anyValues, splitsValue, weightValues),
+		ResultTypes:  C(anyValues, splitsValue, weightValues),
 		Attrs: []textir.AttrSpec{{Name: AttrMin, Kind: I, Optional: true}, {Name: AttrMax, Kind: I, Optional: true},
 			{Name: AttrPositiveWeights, Kind: textir.UnitAttrKind, Optional: true}},
 		Traits:       textir.Pure,

@@ -460,16 +460,23 @@ func addOffsetKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) 
 // emb.filter: the GreaterEqual + Where + Gather pruning (and, with
 // positive_weights, Greater(weights, 0) + sparse_retain), keeping order.
 func filterKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-	v, err := intsOf(op, "ids", in[0])
-	if err != nil {
+	lo, hasLo := intAttr(op, AttrMin)
+	hi, hasHi := intAttr(op, AttrMax)
+	var v []int64
+	if hasLo || hasHi {
+		var err error
+		if v, err = intsOf(op, "ids", in[0]); err != nil {
+			return nil, err
+		}
+	} else if err := vector(op, "values", in[0]); err != nil {
 		return nil, err
+	} else {
+		v = make([]int64, in[0].Len())
 	}
 	splits, err := checkSplits(op, in[1], len(v))
 	if err != nil {
 		return nil, err
 	}
-	lo, hasLo := intAttr(op, AttrMin)
-	hi, hasHi := intAttr(op, AttrMax)
 	var w *interp.Tensor
 	if len(in) > 2 {
 		w = in[2]

@@ -200,6 +200,9 @@ func verifyFilter(op *textir.Operation) error {
 	if hasLo && hasHi && lo > hi {
 		return op.Errorf("requires min <= max, but got min = %d and max = %d", lo, hi)
 	}
+	if (hasLo || hasHi) && !isSignlessInt(elemOf(op.Operand(0))) {
+		return op.Errorf("'min' and 'max' require integer values, got %s", op.Operand(0).Type())
+	}
 	if op.LookupAttr(AttrPositiveWeights) != nil && op.NumOperands() < 3 {
 		return op.Errorf("'positive_weights' requires a weights operand")
 	}

@@ -140,6 +140,16 @@ type kernelArgs struct {
 	tables, in, inF, out, batch, ntasks *textir.Value
 	splitsOff, valuesOff, weightsOff    *textir.Value
 	tableBase, outOff                   *textir.Value
+
+	// The id computation (idcode.go): the parameter block's offset / 64
+	// and the string bytes' word offset (descriptor words 5 and 6), the
+	// current class's parameters, the current bag's first position, and
+	// the pointer views made at entry.
+	paramsW, bytesW *textir.Value
+	params          [][]*textir.Value
+	bagLo           *textir.Value
+	entry           *textir.Operation
+	views           map[any]*textir.Value
 }
 
 // KernelType is the kernel's signature: (tables, packed inputs, output, B, tasks).
@@ -158,7 +168,8 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 	b.SetInsertionPointToEnd(body)
 	k := &kb{b: b, loc: loc}
 	a := &kernelArgs{tables: body.Arg(0), in: body.Arg(1), out: body.Arg(2), batch: body.Arg(3), ntasks: body.Arg(4)}
-	a.inF = k.op(gpu.PtrCastOp, []*textir.Value{a.in}, []textir.Type{gpu.PtrType(f32, gpu.Global)}).Result(0)
+	inF := k.op(gpu.PtrCastOp, []*textir.Value{a.in}, []textir.Type{gpu.PtrType(f32, gpu.Global)})
+	a.inF, a.entry = inF.Result(0), inF
 	C := int64(len(l.Columns))
 	tid := k.dim(gpu.ThreadIdOp)
 	bid := k.dim(gpu.BlockIdOp)
@@ -192,6 +203,13 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 		a.weightsOff = k.word(a.in, k.addc(d, 2))
 		a.tableBase = k.mulc(k.word(a.in, k.addc(d, 3)), fused.TableAlign)
 		a.outOff = k.word(a.in, k.addc(d, 4))
+		for i := range l.Columns {
+			if len(l.Columns[i].Transforms) > 0 {
+				a.paramsW = k.word(a.in, k.addc(d, 5))
+				a.bytesW = k.word(a.in, k.addc(d, 6))
+				break
+			}
+		}
 		// One code path per class; the classes are ranges of columns.
 		for lo := int64(0); lo < C; {
 			hi := lo
@@ -284,7 +302,7 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, e int64
 	}
 	fs := make([]fetched, len(js))
 	for r, j := range js {
-		id := k.word(a.in, k.add(a.valuesOff, j))
+		id := k.columnID(c, a, j)
 		base := k.add(a.tableBase, k.mulc(id, c.Width))
 		if eDyn != nil {
 			base = k.add(base, eDyn)
@@ -321,6 +339,7 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, e int64
 func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats, rif int64) []*textir.Value {
 	n := int(floats)
 	one := k.c64(1)
+	a.bagLo = lo
 	var total accum
 	if c.Kind == fused.KindGather {
 		total = k.addRows(c, a, []*textir.Value{lo}, e, eDyn, floats, []accum{k.zeros(n, false)})[0]
@@ -416,6 +435,7 @@ func (k *kb) write(l *fused.Layer, c *fused.Column, a *kernelArgs, b *textir.Val
 // tunedClass: Lanes threads per bag (one vector of the row each, looping
 // over Segments), 32/Lanes bags per warp pass, BagsPerTask bags per warp.
 func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chunk *textir.Value) {
+	k.loadParams(c, a)
 	lane := k.bin(arith.AndIOp, tid, k.c64(31))
 	g := k.bin(arith.ShRUIOp, lane, k.c64(log2(c.Lanes)))
 	sub := k.bin(arith.AndIOp, lane, k.c64(c.Lanes-1))
@@ -454,6 +474,7 @@ func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chu
 // thread per bag, RecomChunk floats of the row per pass over the bag's
 // ids, one id at a time.
 func (k *kb) recomClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid *textir.Value) {
+	k.loadParams(c, a)
 	k.forLoop(tid, a.batch, k.c64(RecomBlock), nil, func(b *textir.Value, _ []*textir.Value) []*textir.Value {
 		lo, hi := k.bag(c, a, b)
 		for e := int64(0); e < c.Width; e += RecomChunk {

@@ -44,6 +44,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/pass"
@@ -72,10 +73,12 @@ func init() {
 //	default-pooling=8      expected ids per bag when no bound is known
 //	task-bytes=4096        bytes a task (a warp) should move
 //	l2-bytes=1048576       tables up to this size are taken to stay in L2
+//	ids-in-kernel=true     the id transforms run in the kernel (false: before it, on the host)
 type Pass struct {
 	opts                                 pass.Options
 	schedule                             *string
 	maxThreads, rif, pooling, task, l2sz *int
+	ids                                  *bool
 }
 
 // New returns a --fuse pass with default options.
@@ -88,6 +91,7 @@ func New() *Pass {
 	p.pooling = p.opts.Int("default-pooling", "Expected ids per bag when no bound is known", int(d.DefaultPooling))
 	p.task = p.opts.Int("task-bytes", "Bytes one task (a warp) should move", int(d.TaskBytes))
 	p.l2sz = p.opts.Int("l2-bytes", "Tables up to this many bytes are taken to stay in L2", int(d.L2Bytes))
+	p.ids = p.opts.Bool("ids-in-kernel", "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts) in the kernel", d.InKernelIDs)
 	return p
 }
 
@@ -102,7 +106,7 @@ func (p *Pass) Options() *pass.Options { return &p.opts }
 func (p *Pass) planOptions() Options {
 	// The schedule's name is case-insensitive ("RECom" reads as "recom").
 	return Options{Schedule: strings.ToLower(*p.schedule), MaxThreads: int64(*p.maxThreads), RowsInFlight: int64(*p.rif),
-		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz)}
+		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz), InKernelIDs: *p.ids}
 }
 
 // layer is one concatenation to fuse.
@@ -143,10 +147,20 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 		mod = gpu.NewModule(ctx, textir.NameLoc{Name: "embedding_layer"}, ModuleName)
 		body.Append(mod)
 	}
+	inKernel := st.Stat("id-chains", "Columns whose id transforms run in the kernel")
 	for _, l := range found {
 		infos := make([]ColumnInfo, len(l.lookups))
+		chains := make([]*idChain, len(l.lookups))
+		bb := textir.NewBuilder(ctx)
 		for i, lk := range l.lookups {
 			infos[i] = columnInfo(lk)
+			if opts.InKernelIDs {
+				chains[i] = absorbIDs(lk, bb)
+			}
+			if c := chains[i]; c != nil {
+				infos[i].Source, infos[i].Transforms, infos[i].IDBytes = c.source, c.transforms, c.idBytes
+				inKernel.Inc()
+			}
 		}
 		plan, order, err := Plan(infos, opts)
 		if err != nil {
@@ -170,7 +184,11 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 		seen := map[int64]bool{}
 		for k, c := range plan.Columns {
 			lk := l.lookups[order[k]]
-			operands = append(operands, lk.Operand(0), lk.Operand(1))
+			ids := lk.Operand(1)
+			if ch := chains[order[k]]; ch != nil {
+				ids = ch.values
+			}
+			operands = append(operands, lk.Operand(0), ids)
 			if c.Kind == fused.KindLookup {
 				operands = append(operands, lk.Operand(2))
 			}
@@ -193,6 +211,11 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 		}
 		l.concat.Result(0).ReplaceAllUsesWith(op.Result(0))
 		eraseDead(l.concat)
+		for _, ch := range chains {
+			if ch != nil {
+				dropAbsorbed(ch)
+			}
+		}
 		layers.Inc()
 		columns.Add(int64(len(plan.Columns)))
 	}
@@ -409,6 +432,10 @@ var removable = map[string]bool{
 	"tfg.Reshape": true, "tfg.Shape": true, "tfg.Slice": true, "tfg.StridedSlice": true, "tfg.Pack": true,
 	"tfg.Const": true, "tfg.ConcatV2": true, "tfg.Cast": true, "tfg.Identity": true,
 	emb.LookupOp: true, emb.GatherOp: true, emb.GatherScatterOp: true, emb.ConcatOp: true,
+	// The id transforms the kernel now computes, and the filters rebuilt
+	// on raw values (absorb.go).
+	emb.FilterOp: true, emb.HashOp: true, emb.AsStringOp: true, emb.BucketizeOp: true, emb.VocabLookupOp: true,
+	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true,
 }
 
 // eraseDead erases op and then every removable op left without uses.
@@ -417,7 +444,11 @@ func eraseDead(op *textir.Operation) {
 	for len(work) > 0 {
 		o := work[len(work)-1]
 		work = work[:len(work)-1]
-		if o.Block() == nil || o.HasResultUses() || !removable[o.Name()] {
+		if o.Block() == nil || !removable[o.Name()] {
+			continue
+		}
+		dropAsserts(o)
+		if o.HasResultUses() {
 			continue
 		}
 		for _, v := range o.Operands() {
@@ -426,5 +457,25 @@ func eraseDead(op *textir.Operation) {
 			}
 		}
 		o.Erase()
+	}
+}
+
+// dropAsserts erases the shape assertions on o's results when they are
+// their only users: they checked tensors the fused kernel no longer makes
+// (simplify-shapes has already used what they said).
+func dropAsserts(o *textir.Operation) {
+	var asserts []*textir.Operation
+	for _, r := range o.Results() {
+		for u := range r.Users() {
+			if u.Name() != shape.AssertShapeOp {
+				return
+			}
+			asserts = append(asserts, u)
+		}
+	}
+	for _, a := range asserts {
+		if a.Block() != nil {
+			a.Erase()
+		}
 	}
 }

@@ -23,6 +23,12 @@ type ColumnInfo struct {
 	// Table identifies the table: columns with the same non-nil Table
 	// share one copy in the tables arena.
 	Table any
+	// Source and Transforms are the id computation the kernel does
+	// (fused.SourceIDs and none: the ids are computed before the layer).
+	Source     string
+	Transforms []fused.Transform
+	// IDBytes is the expected bytes of input per id (4 for int32 ids).
+	IDBytes float64
 }
 
 // Options tune the planner.
@@ -33,12 +39,13 @@ type Options struct {
 	DefaultPooling int64  // expected ids per bag when no bound is known
 	TaskBytes      int64  // target bytes moved by one task (a warp)
 	L2Bytes        int64  // tables up to this size are taken to stay in L2
+	InKernelIDs    bool   // move the id transforms into the kernel (the pass's job; Plan takes ColumnInfo as given)
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
 	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20}
+		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true}
 }
 
 // RecomBlock is the block size of the recom schedule (the artifact's 64
@@ -104,7 +111,10 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 	planned := make([]fused.Column, len(cols))
 	for i, ci := range cols {
 		c := fused.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted,
-			Rows: ci.Rows, Width: ci.Width, OutOffset: out}
+			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1}
+		if c.Source == "" {
+			c.Source = fused.SourceIDs
+		}
 		out += ci.Width
 		d := ci.Width
 		c.Vector = vectorWidth(d)
@@ -128,8 +138,11 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			rowBytes = float64(4*d) / 4
 		}
 		idBytes := 4.0
+		if ci.IDBytes > 0 {
+			idBytes = ci.IDBytes
+		}
 		if ci.Weighted {
-			idBytes = 8
+			idBytes += 4
 		}
 		c.Cost = c.Pooling*(rowBytes+idBytes) + float64(4*d) + 4
 		if opts.Schedule == fused.ScheduleRecom {
@@ -158,12 +171,12 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 	}
 	// Classes: columns with the same code share it; kernel order groups them.
 	type key struct {
-		kind, comb                        string
+		kind, comb, ids                   string
 		weighted                          bool
 		d, vec, sw, lanes, segs, rif, bpt int64
 	}
 	keyOf := func(c *fused.Column) key {
-		return key{c.Kind, c.Combiner, c.Weighted, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
+		return key{c.Kind, c.Combiner, c.Signature(), c.Weighted, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
 	}
 	classOf := map[key]int64{}
 	for i := range planned {
@@ -191,6 +204,18 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			}
 		}
 		l.Columns = append(l.Columns, c)
+	}
+	// The parameter blocks and data of the id transforms, after the tables.
+	for k := range l.Columns {
+		c := &l.Columns[k]
+		n, err := c.StaticFloats()
+		if err != nil {
+			return nil, nil, fmt.Errorf("column %q: %v", c.Name, err)
+		}
+		if n > 0 {
+			c.ParamsOffset = l.TableFloats
+			l.TableFloats += n
+		}
 	}
 	return l, order, nil
 }

@@ -163,7 +163,10 @@ func (r *Runtime) layer(op *textir.Operation, in []*interp.Tensor) (*Layer, []fu
 		return nil, nil, op.Errorf("kernel %q takes %d parameters; the layer's kernel takes 5 (was the PTX made from this model?)", name, n)
 	}
 	l := &Layer{Op: op, Layer: fl, Fn: fn}
-	arena := fl.TableArena(cols)
+	arena, err := fl.TableArena(cols)
+	if err != nil {
+		return nil, nil, op.Errorf("%v", err)
+	}
 	if l.Tables, err = r.ctx.Alloc(max(4*int64(len(arena)), 4)); err != nil {
 		return nil, nil, fmt.Errorf("tables arena (%d bytes): %w", 4*len(arena), err)
 	}
@@ -262,7 +265,7 @@ func (r *Runtime) kernel(op *textir.Operation, in []*interp.Tensor, st *exec.Sta
 	if r.Record {
 		kept := make([]fused.ColumnInput, len(cols))
 		for i, c := range cols {
-			kept[i] = fused.ColumnInput{Ids: c.Ids, Splits: c.Splits, Weights: c.Weights}
+			kept[i] = fused.ColumnInput{Ids: c.Ids, Values: c.Values, Splits: c.Splits, Weights: c.Weights}
 		}
 		l.Runs = append(l.Runs, Run{Packed: p, Cols: kept, Out: res})
 	}

@@ -71,8 +71,12 @@ const (
 	KindGather = "gather" // exactly one id per row: no row splits
 )
 
-// DescWords is the number of int32 words of a column descriptor.
-const DescWords = 5
+// DescWords is the number of int32 words of a column descriptor: the
+// offsets (in words) of the row splits, the values and the weights (-1
+// when absent), the table's offset / TableAlign, the output offset, the
+// parameter block's offset / TableAlign (-1 without transforms) and the
+// word offset of the string bytes (-1 unless the source is "str").
+const DescWords = 7
 
 // TableAlign is the alignment of each table in the tables arena, in floats.
 const TableAlign = 64
@@ -97,6 +101,14 @@ type Column struct {
 	BagsPerTask  int64   // bags of one task (a warp with the tuned schedule)
 	Pooling      float64 // expected ids per bag used by the planner
 	Cost         float64 // expected bytes moved per bag (planner's cost)
+
+	// The id computation in the kernel (transforms.go): the layout of the
+	// ids operand, the transforms applied to each value, and the offset
+	// (floats into the arena, a multiple of TableAlign; -1 without
+	// transforms) of the column's parameter block and data.
+	Source       string
+	Transforms   []Transform
+	ParamsOffset int64
 }
 
 // NumOperands returns how many operands the column contributes.
@@ -123,7 +135,7 @@ type Layer struct {
 // Attr encodes a column as a dictionary attribute.
 func (c *Column) Attr() textir.DictAttr {
 	i := textir.I64Attr
-	return textir.NewDictAttr([]textir.NamedAttribute{
+	attrs := []textir.NamedAttribute{
 		{Name: "name", Value: textir.Str(c.Name)},
 		{Name: "kind", Value: textir.Str(c.Kind)},
 		{Name: "combiner", Value: textir.Str(c.Combiner)},
@@ -141,7 +153,17 @@ func (c *Column) Attr() textir.DictAttr {
 		{Name: "bags_per_task", Value: i(c.BagsPerTask)},
 		{Name: "pooling", Value: textir.FloatAttr{Value: c.Pooling, Type: textir.F64()}},
 		{Name: "cost", Value: textir.FloatAttr{Value: c.Cost, Type: textir.F64()}},
-	})
+	}
+	if c.Source != SourceIDs && c.Source != "" {
+		ts := make([]textir.Attribute, len(c.Transforms))
+		for k := range c.Transforms {
+			ts[k] = c.Transforms[k].Attr()
+		}
+		attrs = append(attrs, textir.NamedAttribute{Name: "source", Value: textir.Str(c.Source)},
+			textir.NamedAttribute{Name: "transforms", Value: textir.ArrayAttr{Elems: ts}},
+			textir.NamedAttribute{Name: "params_offset", Value: i(c.ParamsOffset)})
+	}
+	return textir.NewDictAttr(attrs)
 }
 
 // Attrs returns the op's attributes for l and the kernel kernel.
@@ -236,6 +258,24 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 			}
 		}
 		c.Pooling, c.Cost = getFloat(d, "pooling"), getFloat(d, "cost")
+		c.Source, c.ParamsOffset = SourceIDs, -1
+		if src, ok := d.Get("source").(textir.StringAttr); ok {
+			c.Source = src.Value
+			ts, ok := d.Get("transforms").(textir.ArrayAttr)
+			if !ok {
+				return nil, wrap(fmt.Errorf("a column with source %q requires array attribute 'transforms'", c.Source))
+			}
+			for k, ta := range ts.Elems {
+				t, err := transformOf(ta)
+				if err != nil {
+					return nil, wrap(fmt.Errorf("transform #%d: %v", k, err))
+				}
+				c.Transforms = append(c.Transforms, t)
+			}
+			if c.ParamsOffset, err = getInt(d, "params_offset"); err != nil {
+				return nil, wrap(err)
+			}
+		}
 		if err := c.check(l); err != nil {
 			return nil, wrap(err)
 		}
@@ -260,6 +300,18 @@ func (c *Column) check(l *Layer) error {
 		return fmt.Errorf("out_offset %d + width %d exceeds the output width %d", c.OutOffset, c.Width, l.Width)
 	case c.BagsPerTask < 1:
 		return fmt.Errorf("bags_per_task must be positive")
+	}
+	if err := c.CheckChain(); err != nil {
+		return err
+	}
+	if len(c.Transforms) > 0 {
+		n, err := c.StaticFloats()
+		if err != nil {
+			return err
+		}
+		if c.ParamsOffset < 0 || c.ParamsOffset%TableAlign != 0 || c.ParamsOffset+n > l.TableFloats {
+			return fmt.Errorf("params_offset %d (+%d floats) is not a multiple of %d inside the %d-float arena", c.ParamsOffset, n, TableAlign, l.TableFloats)
+		}
 	}
 	return nil
 }
@@ -331,9 +383,18 @@ type Packed struct {
 // ColumnInput is one column's run-time inputs.
 type ColumnInput struct {
 	Table   []float32
-	Ids     []int64
-	Splits  []int64 // nil for gather columns
+	Ids     []int64        // source "ids"
+	Values  *interp.Tensor // the raw values of the other sources
+	Splits  []int64        // nil for gather columns
 	Weights []float32
+}
+
+// Len returns the number of id positions.
+func (x *ColumnInput) Len() int {
+	if x.Values != nil {
+		return int(x.Values.Len())
+	}
+	return len(x.Ids)
 }
 
 func align4(n int64) int64 { return (n + 3) &^ 3 }
@@ -352,16 +413,20 @@ func (l *Layer) PackInputs(in []ColumnInput) (*Packed, error) {
 	return l.pack(in, false)
 }
 
-// TableArena returns the tables arena of Pack as floats (each column's
-// table at its table_offset).
-func (l *Layer) TableArena(in []ColumnInput) []float32 {
+// TableArena returns the tables arena of Pack as floats: each column's
+// table at its table_offset, and the parameter blocks and data of the
+// columns' id transforms at their params_offset.
+func (l *Layer) TableArena(in []ColumnInput) ([]float32, error) {
 	tables := make([]float32, l.TableFloats)
 	for i := range l.Columns {
 		if i < len(in) {
 			copy(tables[l.Columns[i].TableOffset:], in[i].Table)
 		}
+		if err := l.Columns[i].writeStatic(tables); err != nil {
+			return nil, err
+		}
 	}
-	return tables
+	return tables, nil
 }
 
 func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
@@ -372,10 +437,13 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	batch := int64(-1)
 	for i := range l.Columns {
 		c, x := &l.Columns[i], &in[i]
-		b := int64(len(x.Ids))
+		if err := x.checkSource(c); err != nil {
+			return nil, err
+		}
+		b := int64(x.Len())
 		if c.Kind == KindLookup {
 			b = int64(len(x.Splits)) - 1
-			if b < 0 || x.Splits[0] != 0 || x.Splits[b] != int64(len(x.Ids)) {
+			if b < 0 || x.Splits[0] != 0 || x.Splits[b] != int64(x.Len()) {
 				return nil, fmt.Errorf("column %q: invalid row splits", c.Name)
 			}
 			for j := int64(0); j < b; j++ {
@@ -396,8 +464,8 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 				return nil, fmt.Errorf("column %q: id %d (value %d) is not in [0, %d)", c.Name, id, j, c.Rows)
 			}
 		}
-		if c.Weighted && len(x.Weights) != len(x.Ids) {
-			return nil, fmt.Errorf("column %q: %d weights for %d ids", c.Name, len(x.Weights), len(x.Ids))
+		if c.Weighted && len(x.Weights) != x.Len() {
+			return nil, fmt.Errorf("column %q: %d weights for %d ids", c.Name, len(x.Weights), x.Len())
 		}
 	}
 	if batch < 0 {
@@ -405,7 +473,11 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	}
 	p := &Packed{Batch: batch, Block: l.Block}
 	if withTables {
-		p.Tables = f32Bytes(l.TableArena(in))
+		arena, err := l.TableArena(in)
+		if err != nil {
+			return nil, err
+		}
+		p.Tables = f32Bytes(arena)
 	}
 	// Sizes first.
 	pos := align4(C + 1 + DescWords*C)
@@ -414,19 +486,36 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	for i := range l.Columns {
 		c, x := &l.Columns[i], &in[i]
 		d := desc[DescWords*i:]
-		d[0], d[2] = -1, -1
+		d[0], d[2], d[5], d[6] = -1, -1, -1, -1
 		if c.Kind == KindLookup {
 			d[0] = pos
 			pos = align4(pos + batch + 1)
 		}
+		n := int64(x.Len())
 		d[1] = pos
-		pos = align4(pos + int64(len(x.Ids)))
+		switch c.Source {
+		case SourceI64, SourceF64:
+			pos = align4(pos + 2*n)
+		case SourceStr:
+			pos = align4(pos + n + 1)
+			d[6] = pos
+			var bytes int64
+			for _, s := range x.Values.Strings() {
+				bytes += int64(len(s))
+			}
+			pos = align4(pos + (bytes+3)/4)
+		default:
+			pos = align4(pos + n)
+		}
 		if c.Weighted {
 			d[2] = pos
-			pos = align4(pos + int64(len(x.Ids)))
+			pos = align4(pos + n)
 		}
 		d[3] = c.TableOffset / TableAlign
 		d[4] = c.OutOffset
+		if len(c.Transforms) > 0 {
+			d[5] = c.ParamsOffset / TableAlign
+		}
 		tasks := int64(1)
 		if l.Schedule == ScheduleTuned {
 			tasks = (batch + c.BagsPerTask - 1) / c.BagsPerTask
@@ -450,9 +539,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 				words[d[0]+int64(j)] = int32(s)
 			}
 		}
-		for j, id := range x.Ids {
-			words[d[1]+int64(j)] = int32(id)
-		}
+		x.packValues(c, words, d)
 		if c.Weighted {
 			for j, w := range x.Weights {
 				words[d[2]+int64(j)] = int32(math.Float32bits(w))
@@ -590,8 +677,15 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 			return nil, op.Errorf("column #%d: the table must be a float32 %dx%d matrix, got %v of shape %s", i, col.Rows, col.Width, in[k].DType(), interp.ShapeString(in[k].Shape()))
 		}
 		cols[i].Table = tab
-		if cols[i].Ids, err = ints(op, "ids", in[k+1]); err != nil {
-			return nil, err
+		if col.Source == SourceIDs {
+			if cols[i].Ids, err = ints(op, "ids", in[k+1]); err != nil {
+				return nil, err
+			}
+		} else {
+			cols[i].Values = in[k+1]
+			if err := cols[i].checkSource(col); err != nil {
+				return nil, op.Errorf("%v", err)
+			}
 		}
 		k += 2
 		if col.Kind == KindLookup {

@@ -1,0 +1,163 @@
+package embtogpu
+
+import (
+	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// idChain is the id computation of one column that moves into the kernel:
+// the elementwise transforms (emb.hash, emb.as_string, emb.bucketize,
+// emb.vocab_lookup, emb.check_range with a default, emb.cast,
+// emb.add_offset) between the raw feature values and the lookup's ids.
+type idChain struct {
+	values     *textir.Value // the fused op's operand: raw values (or the hoisted filter's)
+	source     string
+	transforms []fused.Transform
+	ops        []*textir.Operation // the absorbed transforms, raw side first
+	idBytes    float64
+}
+
+// absorbIDs finds the transforms of lookup lk the kernel can compute. It
+// takes them only when the ids they produce provably lie in the table
+// (emb.ValueRange): the kernel reads rows without a check, and an id out
+// of range must stay TensorFlow's error, raised on the host.
+//
+// A weights-only emb.filter (weighted columns drop the ids whose weight is
+// not positive) between the transforms and the lookup does not depend on
+// the values: it is rebuilt on the raw values (b's insertion point is
+// moved), so that the transforms still move into the kernel.
+func absorbIDs(lk *textir.Operation, b *textir.Builder) *idChain {
+	rows := lk.Operand(0).Type().(*textir.TensorType).Shape[0]
+	ids := lk.Operand(1)
+	if lo, hi, ok := emb.ValueRange(ids); !ok || lo < 0 || hi >= rows {
+		return nil
+	}
+	v := ids
+	var filter *textir.Operation
+	if def := v.DefiningOp(); def != nil && def.Name() == emb.FilterOp && v.Index() == 0 &&
+		def.LookupAttr(emb.AttrMin) == nil && def.LookupAttr(emb.AttrMax) == nil && def.NumOperands() == 3 {
+		filter = def
+		v = def.Operand(0)
+	}
+	var splits *textir.Value
+	if lk.Name() != emb.GatherOp && filter == nil {
+		splits = lk.Operand(2)
+	}
+	var ts []fused.Transform
+	var ops []*textir.Operation
+	for {
+		def := v.DefiningOp()
+		if def == nil || v.Index() != 0 {
+			break
+		}
+		t, ok := transformOf(def, ts, splits)
+		if !ok {
+			break
+		}
+		ts = append([]fused.Transform{t}, ts...)
+		ops = append([]*textir.Operation{def}, ops...)
+		v = def.Operand(0)
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	c := &idChain{transforms: ts, ops: ops, values: v}
+	el := textir.ElementType(v.Type())
+	switch {
+	case el == textir.F32():
+		c.source, c.idBytes = fused.SourceF32, 4
+	case el == textir.F64():
+		c.source, c.idBytes = fused.SourceF64, 8
+	case isInt(el):
+		c.source, c.idBytes = fused.SourceI64, 8
+	case tfg.IsString(el):
+		c.source, c.idBytes = fused.SourceStr, 16
+	default:
+		return nil
+	}
+	col := fused.Column{Source: c.source, Transforms: ts}
+	if err := col.CheckChain(); err != nil {
+		return nil
+	}
+	if filter != nil {
+		b.SetInsertionPoint(filter)
+		nf := b.Create(&textir.OperationState{Name: emb.FilterOp, Loc: filter.Loc(),
+			Operands:    []*textir.Value{v, filter.Operand(1), filter.Operand(2)},
+			ResultTypes: []textir.Type{v.Type(), filter.Result(1).Type(), filter.Result(2).Type()},
+			Attrs:       filter.Attrs()})
+		filter.Result(1).ReplaceAllUsesWith(nf.Result(1))
+		filter.Result(2).ReplaceAllUsesWith(nf.Result(2))
+		c.values = nf.Result(0)
+	}
+	return c
+}
+
+// transformOf describes def as a kernel transform applied before the
+// transforms after (already found), or reports false. splits are the
+// lookup's row splits (nil when positions in a bag are not the lookup's).
+func transformOf(def *textir.Operation, after []fused.Transform, splits *textir.Value) (fused.Transform, bool) {
+	intAttr := func(name string) (int64, bool) {
+		a, ok := def.LookupAttr(name).(textir.IntegerAttr)
+		return a.Value, ok
+	}
+	switch def.Name() {
+	case emb.HashOp:
+		n, ok := intAttr(emb.AttrNumBuckets)
+		return fused.Transform{Op: fused.TransformHash, NumBuckets: n}, ok && n > 0
+	case emb.AsStringOp:
+		// Only hashing reads the decimal string without materialising it.
+		return fused.Transform{Op: fused.TransformAsString}, len(after) > 0 && after[0].Op == fused.TransformHash
+	case emb.BucketizeOp:
+		bs, ok := emb.Boundaries(def)
+		return fused.Transform{Op: fused.TransformBucketize, Boundaries: bs}, ok && emitBucketize != nil
+	case emb.VocabLookupOp:
+		keys := emb.VocabKeys(def)
+		if keys == nil {
+			return fused.Transform{}, false
+		}
+		oov, _ := intAttr(emb.AttrNumOOVBuckets)
+		d, ok := intAttr(emb.AttrDefault)
+		if !ok {
+			d = -1
+		}
+		if _, err := fused.BuildVocab(keys); err != nil {
+			return fused.Transform{}, false
+		}
+		return fused.Transform{Op: fused.TransformVocab, Keys: keys, NumBuckets: oov, Default: d}, true
+	case emb.CheckRangeOp:
+		n, ok1 := intAttr(emb.AttrNumBuckets)
+		d, ok2 := intAttr(emb.AttrDefault)
+		return fused.Transform{Op: fused.TransformCheckRange, NumBuckets: n, Default: d}, ok1 && ok2
+	case emb.CastOp:
+		bits := int64(textir.BitWidth(textir.ElementType(def.Result(0).Type())))
+		ok := bits == 8 || bits == 16 || bits == 32 || bits == 64
+		return fused.Transform{Op: fused.TransformCast, Bits: bits}, ok
+	case emb.AddOffsetOp:
+		s, ok := intAttr(emb.AttrStride)
+		return fused.Transform{Op: fused.TransformAddOffset, Stride: s}, ok && splits != nil && def.Operand(1) == splits
+	}
+	return fused.Transform{}, false
+}
+
+// dropAbsorbed erases the absorbed transforms left without uses (but
+// shape assertions) once the layer is fused.
+func dropAbsorbed(c *idChain) {
+	for i := len(c.ops) - 1; i >= 0; i-- {
+		op := c.ops[i]
+		if op.Block() == nil {
+			continue
+		}
+		dropAsserts(op)
+		if op.HasResultUses() {
+			return
+		}
+		op.Erase()
+	}
+}
+
+func isInt(t textir.Type) bool {
+	it, ok := t.(*textir.IntType)
+	return ok && it.Width > 1 && it.Width <= 64
+}

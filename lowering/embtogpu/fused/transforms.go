@@ -1,0 +1,503 @@
+package fused
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/tfops"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Sources: how a column's ids operand is laid out in the packed inputs.
+// A column without transforms has source "ids": integer ids computed
+// before the layer, checked against the table on the host and packed as
+// int32 words. A column with transforms gets the raw feature values and
+// the kernel computes the ids itself.
+const (
+	SourceIDs = "ids" // int32 words, ids in [0, rows) (checked by Pack)
+	SourceI64 = "i64" // integers of any width, as two words (little-endian i64)
+	SourceF32 = "f32" // float32 words
+	SourceF64 = "f64" // float64, two words each
+	SourceStr = "str" // strings: nnz+1 byte offsets (int32 words), then the bytes
+)
+
+// Transform ops (the kernel's id computation, applied in order to the raw
+// value of each id position).
+const (
+	TransformHash       = "hash"        // Fingerprint64(s) mod num_buckets (StringToHashBucketFast)
+	TransformAsString   = "as_string"   // integer to its decimal string (only before hash)
+	TransformBucketize  = "bucketize"   // the number of boundaries <= x
+	TransformVocab      = "vocab"       // index in keys, else size + hash mod num_oov_buckets, else default
+	TransformCheckRange = "check_range" // ids outside [0, num_buckets) become default
+	TransformCast       = "cast"        // wrap to a bits-wide signed integer
+	TransformAddOffset  = "add_offset"  // + stride * (position in the bag)
+)
+
+// Transform is one step of a column's id computation in the kernel.
+type Transform struct {
+	Op         string
+	NumBuckets int64     // hash, check_range; num_oov_buckets for vocab
+	Default    int64     // check_range, vocab
+	Boundaries []float32 // bucketize
+	Keys       *textir.DenseElementsAttr
+	Stride     int64 // add_offset
+	Bits       int64 // cast: the result's width (8, 16, 32 or 64)
+}
+
+// ParamWords is the number of i64 words t takes in its column's parameter
+// block: the per-column values the shared code of a class reads.
+func (t *Transform) ParamWords() int64 {
+	switch t.Op {
+	case TransformHash, TransformAddOffset:
+		return 1
+	case TransformCheckRange:
+		return 2
+	case TransformBucketize:
+		return 2 // count, offset of the boundaries (floats into the arena)
+	case TransformVocab:
+		return VocabParamWords
+	}
+	return 0
+}
+
+// VocabParamWords is the size of a vocabulary's parameters: the table's
+// offset (floats into the arena), the vocabulary size, num_oov_buckets,
+// default, capacity and the longest probe.
+const VocabParamWords = 6
+
+// Attr encodes t as a dictionary.
+func (t *Transform) Attr() textir.DictAttr {
+	i := textir.I64Attr
+	attrs := []textir.NamedAttribute{{Name: "op", Value: textir.Str(t.Op)}}
+	switch t.Op {
+	case TransformHash:
+		attrs = append(attrs, textir.NamedAttribute{Name: "num_buckets", Value: i(t.NumBuckets)})
+	case TransformCheckRange:
+		attrs = append(attrs, textir.NamedAttribute{Name: "num_buckets", Value: i(t.NumBuckets)},
+			textir.NamedAttribute{Name: "default", Value: i(t.Default)})
+	case TransformBucketize:
+		bs := make([]textir.Attribute, len(t.Boundaries))
+		for k, b := range t.Boundaries {
+			bs[k] = textir.FloatAttr{Value: float64(b), Type: textir.F32()}
+		}
+		attrs = append(attrs, textir.NamedAttribute{Name: "boundaries", Value: textir.ArrayAttr{Elems: bs}})
+	case TransformVocab:
+		attrs = append(attrs, textir.NamedAttribute{Name: "keys", Value: t.Keys},
+			textir.NamedAttribute{Name: "num_oov_buckets", Value: i(t.NumBuckets)},
+			textir.NamedAttribute{Name: "default", Value: i(t.Default)})
+	case TransformCast:
+		attrs = append(attrs, textir.NamedAttribute{Name: "bits", Value: i(t.Bits)})
+	case TransformAddOffset:
+		attrs = append(attrs, textir.NamedAttribute{Name: "stride", Value: i(t.Stride)})
+	}
+	return textir.NewDictAttr(attrs)
+}
+
+func transformOf(a textir.Attribute) (Transform, error) {
+	d, ok := a.(textir.DictAttr)
+	if !ok {
+		return Transform{}, fmt.Errorf("a transform must be a dictionary")
+	}
+	var t Transform
+	var err error
+	if t.Op, err = getStr(d, "op"); err != nil {
+		return t, err
+	}
+	switch t.Op {
+	case TransformHash:
+		t.NumBuckets, err = getInt(d, "num_buckets")
+		if err == nil && t.NumBuckets < 1 {
+			err = fmt.Errorf("hash: num_buckets must be positive")
+		}
+	case TransformAsString:
+	case TransformCheckRange:
+		if t.NumBuckets, err = getInt(d, "num_buckets"); err == nil {
+			t.Default, err = getInt(d, "default")
+		}
+	case TransformBucketize:
+		arr, ok := d.Get("boundaries").(textir.ArrayAttr)
+		if !ok {
+			return t, fmt.Errorf("bucketize: requires array attribute 'boundaries'")
+		}
+		t.Boundaries = make([]float32, len(arr.Elems))
+		for k, e := range arr.Elems {
+			f, ok := e.(textir.FloatAttr)
+			if !ok {
+				return t, fmt.Errorf("bucketize: boundaries must be floats")
+			}
+			t.Boundaries[k] = float32(f.Value)
+			if k > 0 && !(t.Boundaries[k-1] <= t.Boundaries[k]) {
+				return t, fmt.Errorf("bucketize: boundaries must be sorted")
+			}
+		}
+	case TransformVocab:
+		k, ok := d.Get("keys").(*textir.DenseElementsAttr)
+		if !ok || len(k.Type.Shape) != 1 {
+			return t, fmt.Errorf("vocab: requires a dense vector attribute 'keys'")
+		}
+		t.Keys = k
+		if t.NumBuckets, err = getInt(d, "num_oov_buckets"); err == nil {
+			t.Default, err = getInt(d, "default")
+		}
+		if err == nil && t.NumBuckets < 0 {
+			err = fmt.Errorf("vocab: num_oov_buckets must not be negative")
+		}
+	case TransformCast:
+		t.Bits, err = getInt(d, "bits")
+		if err == nil && t.Bits != 8 && t.Bits != 16 && t.Bits != 32 && t.Bits != 64 {
+			err = fmt.Errorf("cast: bits must be 8, 16, 32 or 64, got %d", t.Bits)
+		}
+	case TransformAddOffset:
+		t.Stride, err = getInt(d, "stride")
+	default:
+		err = fmt.Errorf("unknown transform %q", t.Op)
+	}
+	return t, err
+}
+
+// Signature is the part of a column's id computation that is code (not
+// parameters): columns of one class share it.
+func (c *Column) Signature() string {
+	var sb strings.Builder
+	sb.WriteString(c.Source)
+	for i := range c.Transforms {
+		t := &c.Transforms[i]
+		sb.WriteString("|" + t.Op)
+		switch t.Op {
+		case TransformCast:
+			fmt.Fprintf(&sb, ":%d", t.Bits)
+		case TransformBucketize:
+			fmt.Fprintf(&sb, ":%d", BucketizeSteps(int64(len(t.Boundaries))))
+		case TransformVocab:
+			v, err := BuildVocab(t.Keys)
+			if err == nil {
+				fmt.Fprintf(&sb, ":%v:%d", v.Strings, v.MaxProbe)
+			}
+			fmt.Fprintf(&sb, ":oov=%v", t.NumBuckets > 0)
+		}
+	}
+	return sb.String()
+}
+
+// BucketizeSteps is the binary search's step count for n boundaries: the
+// smallest s with n <= 2^s - 1.
+func BucketizeSteps(n int64) int64 {
+	s := int64(0)
+	for (int64(1)<<s)-1 < n {
+		s++
+	}
+	return s
+}
+
+// CheckChain checks that the transforms of c apply to its source in order.
+func (c *Column) CheckChain() error {
+	if c.Source == SourceIDs {
+		if len(c.Transforms) > 0 {
+			return fmt.Errorf("source \"ids\" takes no transforms")
+		}
+		return nil
+	}
+	kind := map[string]string{SourceI64: "int", SourceF32: "float", SourceF64: "float", SourceStr: "str"}[c.Source]
+	if kind == "" {
+		return fmt.Errorf("unknown source %q", c.Source)
+	}
+	for i := range c.Transforms {
+		t := &c.Transforms[i]
+		want := "int"
+		switch t.Op {
+		case TransformHash:
+			want = "str|intstr"
+		case TransformBucketize:
+			want = "float|int"
+		case TransformVocab:
+			if t.Keys.IsString() {
+				want = "str"
+			}
+		}
+		if !strings.Contains("|"+want+"|", "|"+kind+"|") {
+			return fmt.Errorf("transform #%d (%s) does not apply to a %s value", i, t.Op, kind)
+		}
+		kind = "int"
+		if t.Op == TransformAsString {
+			kind = "intstr"
+		}
+	}
+	if kind != "int" {
+		return fmt.Errorf("the transforms must end in integer ids")
+	}
+	return nil
+}
+
+// StaticFloats is the size in floats of c's parameter block and data
+// (bucketize boundaries, vocabulary tables), each region TableAlign
+// aligned; 0 without transforms.
+func (c *Column) StaticFloats() (int64, error) {
+	if len(c.Transforms) == 0 {
+		return 0, nil
+	}
+	var words int64
+	for i := range c.Transforms {
+		words += c.Transforms[i].ParamWords()
+	}
+	n := alignTable(2 * words)
+	for i := range c.Transforms {
+		t := &c.Transforms[i]
+		switch t.Op {
+		case TransformBucketize:
+			n += alignTable(int64(len(t.Boundaries)))
+		case TransformVocab:
+			v, err := BuildVocab(t.Keys)
+			if err != nil {
+				return 0, err
+			}
+			n += alignTable(int64(len(v.Words)))
+		}
+	}
+	return n, nil
+}
+
+func alignTable(n int64) int64 { return (n + TableAlign - 1) / TableAlign * TableAlign }
+
+// writeStatic writes c's parameter block and data at c.ParamsOffset of
+// the arena.
+func (c *Column) writeStatic(arena []float32) error {
+	if len(c.Transforms) == 0 {
+		return nil
+	}
+	var params []int64
+	for i := range c.Transforms {
+		params = append(params, c.Transforms[i].paramsStub()...)
+	}
+	data := c.ParamsOffset + alignTable(2*int64(len(params)))
+	k := 0
+	for i := range c.Transforms {
+		t := &c.Transforms[i]
+		switch t.Op {
+		case TransformBucketize:
+			params[k+1] = data
+			copy(arena[data:], t.Boundaries)
+			data += alignTable(int64(len(t.Boundaries)))
+		case TransformVocab:
+			v, err := BuildVocab(t.Keys)
+			if err != nil {
+				return err
+			}
+			params[k] = data
+			for j, w := range v.Words {
+				arena[data+int64(j)] = math.Float32frombits(w)
+			}
+			data += alignTable(int64(len(v.Words)))
+		}
+		k += int(t.ParamWords())
+	}
+	for j, p := range params {
+		u := uint64(p)
+		arena[c.ParamsOffset+2*int64(j)] = math.Float32frombits(uint32(u))
+		arena[c.ParamsOffset+2*int64(j)+1] = math.Float32frombits(uint32(u >> 32))
+	}
+	return nil
+}
+
+// paramsStub returns t's parameter words, offsets left 0 (writeStatic fills them).
+func (t *Transform) paramsStub() []int64 {
+	switch t.Op {
+	case TransformHash:
+		return []int64{t.NumBuckets}
+	case TransformAddOffset:
+		return []int64{t.Stride}
+	case TransformCheckRange:
+		return []int64{t.NumBuckets, t.Default}
+	case TransformBucketize:
+		return []int64{int64(len(t.Boundaries)), 0}
+	case TransformVocab:
+		v, _ := BuildVocab(t.Keys)
+		p := []int64{0, 0, t.NumBuckets, t.Default, 0, 0}
+		if v != nil {
+			p[1], p[4], p[5] = v.Size, v.Capacity, v.MaxProbe
+		}
+		return p
+	}
+	return nil
+}
+
+// HostIDs computes on the CPU the ids the kernel computes for column c
+// from its raw values (x.Values; x.Ids for source "ids"), with TensorFlow's
+// semantics: for benchmark dumps and checks, not on the hot path.
+func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
+	if c.Source == SourceIDs {
+		return x.Ids, nil
+	}
+	v := x.Values
+	if v == nil {
+		return nil, fmt.Errorf("column %q: no values", c.Name)
+	}
+	var err error
+	for i := range c.Transforms {
+		t := &c.Transforms[i]
+		switch t.Op {
+		case TransformHash:
+			v, err = tfops.StringToHashBucketFast(v, t.NumBuckets)
+		case TransformAsString:
+			v, err = tfops.AsString(v)
+		case TransformBucketize:
+			v, err = tfops.Bucketize(v, t.Boundaries)
+		case TransformVocab:
+			v, err = hostVocab(t, v)
+		default:
+			ids := make([]int64, v.Len())
+			for j := range ids {
+				ids[j], _ = v.Int64At(j)
+			}
+			switch t.Op {
+			case TransformCheckRange:
+				for j, id := range ids {
+					if id < 0 || id >= t.NumBuckets {
+						ids[j] = t.Default
+					}
+				}
+			case TransformCast:
+				sh := 64 - t.Bits
+				for j, id := range ids {
+					ids[j] = id << sh >> sh
+				}
+			case TransformAddOffset:
+				for b := 0; b+1 < len(x.Splits); b++ {
+					for j := x.Splits[b]; j < x.Splits[b+1]; j++ {
+						ids[j] += t.Stride * (j - x.Splits[b])
+					}
+				}
+			}
+			v = interp.Vector(ids...)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %v", c.Name, err)
+		}
+	}
+	ids := make([]int64, v.Len())
+	for j := range ids {
+		ids[j], _ = v.Int64At(j)
+	}
+	return ids, nil
+}
+
+func hostVocab(t *Transform, x *interp.Tensor) (*interp.Tensor, error) {
+	n := t.Keys.NumElements()
+	str := map[string]int64{}
+	num := map[int64]int64{}
+	for i := int64(0); i < n; i++ {
+		if t.Keys.IsString() {
+			str[t.Keys.StringAt(i)] = i
+		} else {
+			num[t.Keys.IntAt(i)] = i
+		}
+	}
+	size := int64(len(str) + len(num))
+	var buckets []int64
+	if t.NumBuckets > 0 {
+		s := x
+		var err error
+		if x.DType() != interp.String {
+			if s, err = tfops.AsString(x); err != nil {
+				return nil, err
+			}
+		}
+		h, err := tfops.StringToHashBucketFast(s, t.NumBuckets)
+		if err != nil {
+			return nil, err
+		}
+		buckets = h.Int64s()
+	}
+	out := make([]int64, x.Len())
+	strs := x.Strings()
+	for i := range out {
+		var id int64
+		var found bool
+		if strs != nil {
+			id, found = str[strs[i]]
+		} else {
+			k, _ := x.Int64At(i)
+			id, found = num[k]
+		}
+		switch {
+		case found:
+			out[i] = id
+		case t.NumBuckets > 0:
+			out[i] = size + buckets[i]
+		default:
+			out[i] = t.Default
+		}
+	}
+	return interp.Vector(out...), nil
+}
+
+// checkSource checks that x carries what c's source needs.
+func (x *ColumnInput) checkSource(c *Column) error {
+	if c.Source == SourceIDs || c.Source == "" {
+		if x.Values != nil {
+			return fmt.Errorf("column %q: source \"ids\" takes ids, not values", c.Name)
+		}
+		return nil
+	}
+	v := x.Values
+	if v == nil {
+		return fmt.Errorf("column %q: source %q needs the raw values", c.Name, c.Source)
+	}
+	if v.Rank() != 1 {
+		return fmt.Errorf("column %q: values must be a vector, got shape %s", c.Name, interp.ShapeString(v.Shape()))
+	}
+	ok := false
+	switch c.Source {
+	case SourceI64:
+		ok = v.DType().IsInteger()
+	case SourceF32:
+		ok = v.DType() == interp.Float32
+	case SourceF64:
+		ok = v.DType() == interp.Float64
+	case SourceStr:
+		ok = v.DType() == interp.String
+	}
+	if !ok {
+		return fmt.Errorf("column %q: source %q cannot take values of %v", c.Name, c.Source, v.DType())
+	}
+	return nil
+}
+
+// packValues writes x's ids or values at words d[1] (and the bytes of
+// strings at word d[6]).
+func (x *ColumnInput) packValues(c *Column, words []int32, d []int64) {
+	at := d[1]
+	switch c.Source {
+	case SourceI64:
+		for j := range x.Len() {
+			v, _ := x.Values.Int64At(j)
+			words[at+2*int64(j)], words[at+2*int64(j)+1] = int32(uint32(v)), int32(uint32(uint64(v)>>32))
+		}
+	case SourceF32:
+		for j, f := range x.Values.Float32s() {
+			words[at+int64(j)] = int32(math.Float32bits(f))
+		}
+	case SourceF64:
+		for j, f := range x.Values.Float64s() {
+			u := math.Float64bits(f)
+			words[at+2*int64(j)], words[at+2*int64(j)+1] = int32(uint32(u)), int32(uint32(u>>32))
+		}
+	case SourceStr:
+		var off int64
+		b := 4 * d[6]
+		for j, s := range x.Values.Strings() {
+			words[at+int64(j)] = int32(off)
+			for k := 0; k < len(s); k++ {
+				p := b + off + int64(k)
+				words[p/4] |= int32(uint32(s[k]) << (8 * (p % 4)))
+			}
+			off += int64(len(s))
+		}
+		words[at+int64(x.Len())] = int32(off)
+	default:
+		for j, id := range x.Ids {
+			words[at+int64(j)] = int32(id)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package embtogpu
+
+import (
+	"github.com/recom-compiler/recom/dialects/arith"
+	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// The id computation in the kernel: each id position's raw value (an
+// integer, a float or a string of the packed inputs) goes through the
+// column's transforms (fused.Transform) to the row index. The code is per
+// class (columns with the same fused.Column.Signature); the per-column
+// numbers (bucket counts, defaults, where the boundaries and vocabularies
+// are) are the column's parameter block in the static arena, read once per
+// task by loadParams.
+
+// view returns p reinterpreted as a pointer to elem (one gpu.ptr_cast per
+// kernel, pointer and element type).
+func (k *kb) view(a *kernelArgs, p *textir.Value, elem textir.Type) *textir.Value {
+	if gpu.PtrElem(p.Type()) == elem {
+		return p
+	}
+	type key struct {
+		p    *textir.Value
+		elem textir.Type
+	}
+	if a.views == nil {
+		a.views = map[any]*textir.Value{}
+	}
+	kk := key{p, elem}
+	if v, ok := a.views[kk]; ok {
+		return v
+	}
+	// The cast goes at the start of the kernel so that every class can
+	// use it.
+	saved := *k.b
+	k.b.SetInsertionPoint(a.entry)
+	v := k.op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(elem, gpu.Global)}).Result(0)
+	*k.b = saved
+	a.views[kk] = v
+	return v
+}
+
+// loadParams reads c's parameter block (one slice of i64 values per
+// transform) at the start of a class's code.
+func (k *kb) loadParams(c *fused.Column, a *kernelArgs) {
+	a.params = nil
+	if len(c.Transforms) == 0 {
+		return
+	}
+	t64 := k.view(a, a.tables, i64)
+	base := k.mulc(a.paramsW, fused.TableAlign/2)
+	idx := int64(0)
+	for i := range c.Transforms {
+		var ps []*textir.Value
+		for range c.Transforms[i].ParamWords() {
+			ps = append(ps, k.load(t64, k.addc(base, idx), 1, true)[0])
+			idx++
+		}
+		a.params = append(a.params, ps)
+	}
+}
+
+// idValue is a value on its way to a row index.
+type idValue struct {
+	kind      string        // "int", "float", "str" or "intstr" (an integer standing for its decimal string)
+	x         *textir.Value // int, float, intstr
+	p, off, n *textir.Value // str: bytes p[off : off+n]
+}
+
+// columnID emits the row index of id position j of column c (bag starting
+// at position a.bagLo).
+func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.Value {
+	pos := k.add(a.valuesOff, j)
+	var v idValue
+	switch c.Source {
+	case fused.SourceIDs:
+		return k.word(a.in, pos)
+	case fused.SourceI64:
+		// valuesOff is a multiple of 4 words: 16-byte aligned.
+		v = idValue{kind: "int", x: k.load(k.view(a, a.in, i64), k.add(k.bin(arith.ShRUIOp, a.valuesOff, k.c64(1)), j), 1, true)[0]}
+	case fused.SourceF32:
+		v = idValue{kind: "float", x: k.load(a.inF, pos, 1, true)[0]}
+	case fused.SourceF64:
+		v = idValue{kind: "float", x: k.load(k.view(a, a.in, textir.F64()), k.add(k.bin(arith.ShRUIOp, a.valuesOff, k.c64(1)), j), 1, true)[0]}
+	case fused.SourceStr:
+		s := k.word(a.in, pos)
+		e := k.word(a.in, k.addc(pos, 1))
+		v = idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: k.add(k.mulc(a.bytesW, 4), s), n: k.bin(arith.SubIOp, e, s)}
+	}
+	for i := range c.Transforms {
+		t := &c.Transforms[i]
+		P := a.params[i]
+		switch t.Op {
+		case fused.TransformHash:
+			var h *textir.Value
+			if v.kind == "str" {
+				h = k.fingerprint64(v.p, v.off, v.n)
+			} else {
+				h = k.fingerprint64Int(v.x)
+			}
+			v = idValue{kind: "int", x: k.hashBucket(h, P[0])}
+		case fused.TransformAsString:
+			v.kind = "intstr"
+		case fused.TransformBucketize:
+			bf := k.view(a, a.tables, f32)
+			v = idValue{kind: "int", x: emitBucketize(k, bf, P[1], P[0], v.x, fused.BucketizeSteps(int64(len(t.Boundaries))))}
+		case fused.TransformVocab:
+			v = idValue{kind: "int", x: k.vocabID(a, t, P, v)}
+		case fused.TransformCheckRange:
+			in := k.bin(arith.AndIOp, k.cmp(arith.SGE, v.x, k.c64(0)), k.cmp(arith.SLT, v.x, P[0]))
+			v.x = k.sel(in, v.x, P[1])
+		case fused.TransformCast:
+			if sh := 64 - t.Bits; sh > 0 {
+				v.x = k.bin(arith.ShRSIOp, k.bin(arith.ShLIOp, v.x, k.c64(sh)), k.c64(sh))
+			}
+		case fused.TransformAddOffset:
+			v.x = k.add(v.x, k.mul(P[0], k.bin(arith.SubIOp, j, a.bagLo)))
+		}
+	}
+	return v.x
+}
+
+// vocabID emits a vocabulary lookup: the key's index, else size + its
+// hash bucket among num_oov_buckets, else the default.
+func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idValue) *textir.Value {
+	voc, err := fused.BuildVocab(t.Keys)
+	if err != nil {
+		// Plan built the same vocabulary: not reached.
+		panic(err)
+	}
+	words := k.view(a, a.tables, i32)
+	var idx, found *textir.Value
+	var fp *textir.Value
+	if v.kind == "str" {
+		fp = k.fingerprint64(v.p, v.off, v.n)
+		idx, found = emitVocabString(k, words, P[0], fp, v.p, v.off, v.n, voc)
+	} else {
+		idx, found = emitVocabInt(k, words, P[0], v.x, voc)
+	}
+	var miss *textir.Value
+	if t.NumBuckets > 0 {
+		if fp == nil {
+			fp = k.fingerprint64Int(v.x)
+		}
+		miss = k.add(P[1], k.hashBucket(fp, P[2]))
+	} else {
+		miss = P[3]
+	}
+	return k.sel(found, idx, miss)
+}
+
+// Interim hooks until the bucketize and vocabulary emitters land.
+var (
+	emitBucketize   func(k *kb, bf, off, n, x *textir.Value, iters int64) *textir.Value
+	emitVocabString func(k *kb, words, base, fp, p, off, n *textir.Value, v *fused.Vocab) (*textir.Value, *textir.Value)
+	emitVocabInt    func(k *kb, words, base, key *textir.Value, v *fused.Vocab) (*textir.Value, *textir.Value)
+)
