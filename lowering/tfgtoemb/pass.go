@@ -54,12 +54,14 @@ func init() {
 //	no-lookup-rewrite    keep the general emb.lookup where emb.gather or emb.gather_scatter is provably enough
 //	no-unique-removal    keep the lookup chain with its Unique as tfg ops (columns are still found and counted)
 //	no-identity-removal  keep Identity and arithmetic identities in what stays tfg inside columns
+//	no-layer-grouping    leave lookups that meet other tensors (a mixed ConcatV2, an AddN) ungrouped
 type Pass struct {
 	opts       pass.Options
 	noRange    *bool
 	noLookup   *bool
 	noUnique   *bool
 	noIdentity *bool
+	noGroup    *bool
 }
 
 // New returns a --lower-emb pass with default options.
@@ -69,6 +71,7 @@ func New() *Pass {
 	p.noLookup = p.opts.Bool("no-lookup-rewrite", "Keep general segment-reduction lookups where a gather or gather-scatter is provably enough", false)
 	p.noUnique = p.opts.Bool("no-unique-removal", "Keep each column's Unique-based lookup chain as tfg ops (columns are still identified)", false)
 	p.noIdentity = p.opts.Bool("no-identity-removal", "Keep Identity and arithmetic identities (x+0, x*1, identity Transpose) in the tfg ops left inside columns", false)
+	p.noGroup = p.opts.Bool("no-layer-grouping", "Leave lookups that meet other tensors in a ConcatV2 or AddN ungrouped (see group.go)", false)
 	return p
 }
 
@@ -292,6 +295,14 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 			}
 		}
 		l.count = nil
+	}
+	// Lookups meeting other tensors, gathered into one emb.concat (group.go).
+	grouped := st.Stat("layers-grouped", "ConcatV2 and AddN ops whose lookups were gathered into one emb.concat")
+	if !*p.noGroup {
+		if n := groupLayers(rw, b); n > 0 {
+			grouped.Add(int64(n))
+			changed = true
+		}
 	}
 	s.after.Add(countTfg(b, s, false))
 	if err := rw.Err(); err != nil {
