@@ -131,9 +131,9 @@ func raggedOf(desc string, elem func(textir.Type) bool) textir.TypeConstraint {
 
 // Type constraints.
 var (
-	rawValues    = raggedOf("ragged values tensor<?xT> of integers, floats or strings", isRaw)
-	idValues     = raggedOf("ragged values tensor<?xT> of integers or strings", isIdElem)
-	intValues    = raggedOf("ragged values tensor<?xiN> of signless integers", isSignlessInt)
+	rawValues = raggedOf("ragged values tensor<?xT> of integers, floats or strings", isRaw)
+	idValues  = raggedOf("ragged values tensor<?xT> of integers or strings", isIdElem)
+	intValues = raggedOf("ragged values tensor<?xiN> of signless integers", isSignlessInt)
 	// anyValues: emb.filter keeps values of any type when it filters by
 	// weights only (the kernel hashes after the filter, see --fuse).
 	anyValues    = raggedOf("ragged values tensor<?xT>", func(textir.Type) bool { return true })
