@@ -1,48 +1,113 @@
 #!/usr/bin/env python3
-"""The peers of recom's fused embedding layer, on the same tables and inputs.
+"""The peers of recom's fused embedding layer (and of the whole model), on the
+same tables and inputs.
 
     python3 bench/peers.py DUMP_DIR [--no-jax] [--iters N]
+    python3 bench/peers.py --model E --dumps D1,D2,... [--tables T.npy]
+            [--json OUT.jsonl] [--jax-batches 256,4096] [--spec E.spec.json
+            --e2e-batches 32,256 --jax-e2e-batches 256] [--gate]
+            [--deadline UNIX_TIME] [--iters N]
+    python3 bench/peers.py --dry-run [--json OUT.jsonl]
 
 DUMP_DIR is what `recom bench MODEL --batch B --dump-inputs DUMP_DIR` wrote:
 tables.npy (the tables arena, float32), meta.json (columns: kind, combiner,
 rows, width, table_offset, out_offset, weighted; batch; sets) and per input
 set s: ids_s.npy, splits_s.npy ([C, B+1] offsets into ids_s), weights_s.npy
 and out_s.npy (recom's GPU output, [B, width]), so a new workload needs no
-code here.
+code here. With --dumps, the directories are taken in order, each once its
+meta.json exists (a directory holding a file named .failed is skipped), and
+the tables come from --tables (default: the first directory's tables.npy),
+loaded once for all of them.
 
-Peers (each checked against out_s.npy, then timed rotating over the sets):
+Peers of the embedding layer (each checked against out_s.npy, then timed
+rotating over the sets):
   eager     PyTorch eager: one embedding_bag (F.embedding for one-id columns)
             per column, then one cat in output order
   graph     the same loop captured as one CUDA graph per set, replayed
   tbe       hand-fused, TBE-like: one embedding_bag over all tables of one
             width (the arena viewed as [rows, D], ids offset by hand), per
             width group, laid out as [B, C*D]
-  jax       JAX jit: gather + segment_sum per column, concatenated
+  jax       JAX jit: gather + segment_sum per column, concatenated (each
+            column's ids padded to one length over the sets, with weight 0,
+            so that one compilation serves every set)
+
+End to end (--spec, a recom gen spec with a "dense" part; the batches in
+--e2e-batches): the whole model as recom gen writes it: dense_features
+[B, features] through the bottom MLP (MatMul, BiasAdd, Relu per layer),
+ConcatV2([embedding layer, bottom output], axis 1), the top MLP (Relu), a
+dense(1) and a Sigmoid. Systems e2e_eager, e2e_graph (the whole model as one
+CUDA graph), e2e_tbe (the TBE-like layer, then the MLP) and e2e_jax (one jit).
+The MLP weights are gen's initializers (truncated normal, std sqrt(2/(in+out));
+bias 0.01 N(0,1)) drawn here with numpy, or read from --weights (an .npz named
+by variable, e.g. "top_mlp/dense_1/kernel", as recom gen's side file); the
+dense features are N(0,1) per set. Each system's prediction is checked against
+a float64 numpy forward pass over recom's layer output (out_s.npy). Matrix
+products are float32 without TF32 in both frameworks (--tf32 allows it).
 
 Combiners: unweighted mean and sum use embedding_bag's own modes; others
 (weighted, sqrtn) use mode='sum' with per-sample weights pre-scaled on the
 host (w / sum w for mean, w / sqrt(sum w^2) for sqrtn), which favours the
 peers slightly. PyTorch peers are timed with CUDA events (median); JAX with
 the wall clock around a call and block_until_ready (median).
+
+Output: "PEER name median_us=..." lines, and with --json one JSON object a
+line: {"kind": "layer"|"e2e", "model", "batch", "system", "median_us",
+"min_us", "n", "ok", "worst", "compile_s"}.
+
+--gate (used by bench/sweep.sh): before each timed section print
+"@@GATE acquire" and wait for a line on stdin; after it print
+"@@GATE release" (the sweep stops every other process meanwhile).
+
+--dry-run: no GPU needed: builds a tiny synthetic dump (every column kind
+and combiner, weighted columns, empty bags) with a numpy reference, and runs
+every peer on the CPU (torch's CPU ops; no CUDA graph; JAX if installed),
+layer and end to end, checking each against the reference. Exits 1 on a
+mismatch.
 """
+import argparse
 import json
+import math
 import os
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+
+torch = None
+F = None
 
 
-def load(d):
-    meta = json.load(open(os.path.join(d, "meta.json")))
-    tables = np.load(os.path.join(d, "tables.npy"))
+def import_torch():
+    global torch, F
+    import torch as t
+    import torch.nn.functional as f
+    torch, F = t, f
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def load_meta(d):
+    with open(os.path.join(d, "meta.json")) as f:
+        return json.load(f)
+
+
+def load_sets(d, meta):
     sets = []
     for s in range(meta["sets"]):
-        sets.append({k: np.load(os.path.join(d, f"{k}_{s}.npy")) for k in ("ids", "splits", "weights", "out")})
-    return meta, tables, sets
+        st = {k: np.load(os.path.join(d, f"{k}_{s}.npy")) for k in ("ids", "splits", "weights", "out")}
+        for k in ("dense_features", "prediction"):  # optional, written by a whole-model dump
+            p = os.path.join(d, f"{k}_{s}.npy")
+            if os.path.exists(p):
+                st[k] = np.load(p)
+        sets.append(st)
+    return sets
 
 
 def scaled_weights(meta, st):
@@ -72,188 +137,650 @@ def native_mode(col):
     return None
 
 
-def main():
-    args = sys.argv[1:]
-    d = args[0]
-    use_jax = "--no-jax" not in args
-    iters = int(args[args.index("--iters") + 1]) if "--iters" in args else 50
-    dev = "cuda"
-    t0 = time.time()
-    meta, tables_np, sets = load(d)
-    cols = meta["columns"]
-    B, W, C = meta["batch"], meta["width"], len(cols)
-    order = sorted(range(C), key=lambda c: cols[c]["out_offset"])
-    tables = torch.from_numpy(tables_np).to(dev)
-    views = [tables[c["table_offset"]:c["table_offset"] + c["rows"] * c["width"]].view(c["rows"], c["width"]) for c in cols]
-    dsets = []
-    for st in sets:
-        sp = st["splits"]
-        ids = torch.from_numpy(st["ids"]).to(dev)
-        sw = scaled_weights(meta, st)
-        swt = torch.from_numpy(sw).to(dev)
-        per = []
-        for c, col in enumerate(cols):
-            a, b = int(sp[c, 0]), int(sp[c, -1])
-            per.append((ids[a:b], torch.from_numpy(sp[c, :-1] - sp[c, 0]).to(dev), swt[a:b]))
-        dsets.append({"per": per, "ids": ids, "sw": swt, "np": st, "swnp": sw})
-    torch.cuda.synchronize()
-    print(f"peers: {d}: {C} columns, batch {B}, width {W}, {len(sets)} sets, "
-          f"{tables_np.nbytes / 1e9:.2f} GB of tables; loaded in {time.time() - t0:.1f} s", flush=True)
+def reference_layer(meta, tables, st):
+    """The layer in float64 numpy (recom's semantics; empty bags give 0)."""
+    B, W = meta["batch"], meta["width"]
+    out = np.zeros((B, W))
+    sw = scaled_weights(meta, st).astype(np.float64)
+    sp = st["splits"]
+    for c, col in enumerate(meta["columns"]):
+        D = col["width"]
+        tab = tables[col["table_offset"]:col["table_offset"] + col["rows"] * D].reshape(col["rows"], D).astype(np.float64)
+        a, b = sp[c, 0], sp[c, -1]
+        seg = np.repeat(np.arange(B), np.diff(sp[c]))
+        acc = np.zeros((B, D))
+        np.add.at(acc, seg, tab[st["ids"][a:b]] * sw[a:b, None])
+        out[:, col["out_offset"]:col["out_offset"] + D] = acc
+    return out
 
-    def eager(ds):
-        outs = [None] * C
-        for c in order:
-            col = cols[c]
-            i, off, w = ds["per"][c]
-            if col["kind"] == "gather":
-                outs[c] = F.embedding(i, views[c])
-            else:
-                m = native_mode(col)
-                if m is not None:
-                    outs[c] = F.embedding_bag(i, views[c], off, mode=m)
-                else:
-                    outs[c] = F.embedding_bag(i, views[c], off, mode="sum", per_sample_weights=w)
-        return torch.cat([outs[c] for c in order], 1)
 
-    # TBE-like: one embedding_bag per width group over the arena viewed as [rows, D].
-    groups = {}
-    for c in order:
-        groups.setdefault(cols[c]["width"], []).append(c)
-    tbe_sets = []
-    for ds in dsets:
-        st = ds["np"]
-        sp = st["splits"]
-        gl = []
-        for D, cs in groups.items():
-            gids, goffs, gw = [], [], []
-            base = 0
-            for c in cs:
-                a, b = sp[c, 0], sp[c, -1]
-                gids.append(st["ids"][a:b] + cols[c]["table_offset"] // D)
-                goffs.append(sp[c, :-1] - a + base)
-                gw.append(ds["swnp"][a:b])
-                base += b - a
-            goffs.append(np.array([base]))
-            modes = {native_mode(cols[c]) for c in cs}
-            mode = modes.pop() if len(modes) == 1 and None not in modes else None
-            idx = np.concatenate([np.arange(cols[c]["out_offset"], cols[c]["out_offset"] + D) for c in cs])
-            gl.append((D, len(cs), torch.from_numpy(np.concatenate(gids)).to(dev),
-                       torch.from_numpy(np.concatenate(goffs)).to(dev),
-                       torch.from_numpy(np.concatenate(gw)).to(dev), mode, torch.from_numpy(idx).to(dev)))
-        tbe_sets.append(gl)
-    arena_views = {D: tables.view(-1, D) for D in groups}
-    contiguous = len(groups) == 1
+# ---------------------------------------------------------------- the dense part
 
-    def tbe(gl):
-        if contiguous:
-            D, n, i, off, w, mode, idx = gl[0]
-            o = F.embedding_bag(i, arena_views[D], off, mode=mode or "sum",
-                                per_sample_weights=None if mode else w, include_last_offset=True)
-            return o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D)
-        out = torch.empty(B, W, device=dev)
-        for D, n, i, off, w, mode, idx in gl:
-            o = F.embedding_bag(i, arena_views[D], off, mode=mode or "sum",
-                                per_sample_weights=None if mode else w, include_last_offset=True)
-            out.index_copy_(1, idx, o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D))
-        return out
 
-    results = {}
+def mlp_layers(spec, emb_width):
+    """(scope, in, out, relu) of every dense layer, in gen's order and names."""
+    d = spec["dense"]
+    layers, used = [], {}
 
-    def check(name, outs):
+    def scope(base):
+        i = used.get(base, 0)
+        used[base] = i + 1
+        return base if i == 0 else f"{base}_{i}"
+
+    n = d["features"]
+    bottom = []
+    for w in d.get("bottom") or []:
+        bottom.append((scope("bottom_mlp/dense"), n, w, True))
+        n = w
+    n += emb_width
+    top = []
+    for w in d.get("top") or []:
+        top.append((scope("top_mlp/dense"), n, w, True))
+        n = w
+    top.append((scope("top_mlp/dense"), n, 1, False))
+    layers = (bottom, top)
+    return layers
+
+
+def trunc_normal(rng, shape):
+    out = rng.standard_normal(shape)
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2
+    return out
+
+
+def mlp_weights(spec, emb_width, weights_file=None, seed=7):
+    bottom, top = mlp_layers(spec, emb_width)
+    given = dict(np.load(weights_file)) if weights_file else {}
+    rng = np.random.default_rng(seed)
+    ws = {}
+    for sc, n, m, _ in bottom + top:
+        k, b = given.get(sc + "/kernel"), given.get(sc + "/bias")
+        if k is None:
+            k = trunc_normal(rng, (n, m)) * math.sqrt(2 / (n + m))
+        if b is None:
+            b = 0.01 * trunc_normal(rng, (m,))
+        if k.shape != (n, m) or b.shape != (m,):
+            raise ValueError(f"{sc}: weights of shape {k.shape}, {b.shape}; the spec says ({n}, {m})")
+        ws[sc] = (k.astype(np.float32), b.astype(np.float32))
+    return bottom, top, ws
+
+
+def reference_mlp(bottom, top, ws, emb, dense):
+    h = dense.astype(np.float64)
+    for sc, _, _, relu in bottom:
+        k, b = ws[sc]
+        h = h @ k.astype(np.float64) + b
+        h = np.maximum(h, 0) if relu else h
+    h = np.concatenate([emb.astype(np.float64), h], 1)
+    for sc, _, _, relu in top:
+        k, b = ws[sc]
+        h = h @ k.astype(np.float64) + b
+        h = np.maximum(h, 0) if relu else h
+    return 1 / (1 + np.exp(-h))
+
+
+# ---------------------------------------------------------------- harness
+
+
+class Gate:
+    """The sweep's GPU gate: nothing else runs while a peer is timed."""
+
+    def __init__(self, on):
+        self.on = on
+
+    def __enter__(self):
+        if self.on:
+            print("@@GATE acquire", flush=True)
+            if not sys.stdin.readline():
+                raise SystemExit("peers: the gate's stdin closed")
+        return self
+
+    def __exit__(self, *exc):
+        if self.on:
+            print("@@GATE release", flush=True)
+
+
+class Recorder:
+    def __init__(self, path, model):
+        self.f = open(path, "a") if path else None
+        self.model = model
+        self.results = {}
+
+    def add(self, kind, batch, system, ts=None, ok=None, worst=None, **extra):
+        rec = {"kind": kind, "model": self.model, "batch": batch, "system": system}
+        if ts:
+            med = float(np.median(ts))
+            rec.update(median_us=round(med, 3), min_us=round(float(min(ts)), 3), n=len(ts))
+            self.results[system] = med
+            log(f"PEER {system} median_us={med:.1f} min_us={min(ts):.1f} n={len(ts)}")
+        if ok is not None:
+            rec.update(ok=bool(ok), worst=worst)
+        rec.update(extra)
+        if self.f:
+            self.f.write(json.dumps(rec) + "\n")
+            self.f.flush()
+        return rec
+
+
+class Peers:
+    """Every peer of one model, over any number of dumps (batches)."""
+
+    def __init__(self, args, tables_np, dev):
+        self.args, self.dev = args, dev
+        self.cuda = dev == "cuda"
+        self.gate = Gate(args.gate)
+        self.rec = Recorder(args.json, args.model)
+        self.tables_np = tables_np
+        self.tables = torch.from_numpy(tables_np).to(dev)
+        self.jt = None
+        self.failures = 0
+        if self.cuda and not args.tf32:
+            torch.backends.cuda.matmul.allow_tf32 = False
+
+    def sync(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+
+    def time_fn(self, fn, n, nsets):
+        """Per-call times in µs: CUDA events on the GPU, else the wall clock."""
+        for k in range(3):
+            fn(k % nsets)
+        self.sync()
+        ts = []
+        if self.cuda:
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            for k in range(n):
+                s.record()
+                fn(k % nsets)
+                e.record()
+                e.synchronize()
+                ts.append(s.elapsed_time(e) * 1e3)
+        else:
+            for k in range(n):
+                t = time.perf_counter()
+                fn(k % nsets)
+                ts.append((time.perf_counter() - t) * 1e6)
+        return ts
+
+    def check(self, name, outs, refs, rtol=1e-4, atol=1e-5):
         worst = 0.0
-        for s, o in enumerate(outs):
-            ref = sets[s]["out"]
+        for o, ref in zip(outs, refs):
             got = o.detach().cpu().numpy() if hasattr(o, "detach") else np.asarray(o)
             if got.shape != ref.shape:
-                print(f"  {name}: shape {got.shape} != {ref.shape}")
-                return False
-            err = np.abs(got - ref) / (1e-5 + 1e-4 * np.abs(ref))
-            worst = max(worst, float(err.max()))
+                log(f"  {name}: shape {got.shape} != {ref.shape}")
+                self.failures += 1
+                return False, float("inf")
+            err = np.abs(got - ref) / (atol + rtol * np.abs(ref))
+            worst = max(worst, float(err.max()) if err.size else 0.0)
         ok = worst <= 1.0
-        print(f"  {name}: {'matches' if ok else 'DIFFERS FROM'} recom's output (worst |d|/(1e-5+1e-4|ref|) = {worst:.3g})", flush=True)
-        return ok
+        if not ok:
+            self.failures += 1
+        log(f"  {name}: {'matches' if ok else 'DIFFERS FROM'} the reference (worst |d|/({atol:g}+{rtol:g}|ref|) = {worst:.3g})")
+        return ok, round(worst, 6)
 
-    def time_torch(name, fn, n):
-        for k in range(3):
-            fn(k % len(dsets))
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        ts = []
-        for k in range(n):
-            s.record()
-            fn(k % len(dsets))
-            e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e) * 1e3)
-        med = float(np.median(ts))
-        results[name] = med
-        print(f"PEER {name} median_us={med:.1f} min_us={min(ts):.1f} n={n}", flush=True)
+    def run_dump(self, d):
+        args = self.args
+        t0 = time.time()
+        meta = load_meta(d)
+        sets = load_sets(d, meta)
+        cols = meta["columns"]
+        B, W, C = meta["batch"], meta["width"], len(cols)
+        dev = self.dev
+        order = sorted(range(C), key=lambda c: cols[c]["out_offset"])
+        tables = self.tables
+        views = [tables[c["table_offset"]:c["table_offset"] + c["rows"] * c["width"]].view(c["rows"], c["width"]) for c in cols]
+        dsets = []
+        for st in sets:
+            sp = st["splits"]
+            ids = torch.from_numpy(st["ids"]).to(dev)
+            sw = scaled_weights(meta, st)
+            swt = torch.from_numpy(sw).to(dev)
+            per = []
+            for c in range(C):
+                a, b = int(sp[c, 0]), int(sp[c, -1])
+                per.append((ids[a:b], torch.from_numpy(sp[c, :-1] - sp[c, 0]).to(dev), swt[a:b]))
+            dsets.append({"per": per, "np": st, "swnp": sw})
+        refs = [st["out"] for st in sets]
+        self.sync()
+        log(f"peers: {d}: {C} columns, batch {B}, width {W}, {len(sets)} sets, "
+            f"{self.tables_np.nbytes / 1e9:.2f} GB of tables; inputs loaded in {time.time() - t0:.1f} s")
+        rec = self.rec
+        rec.results = {}
+        ns = len(dsets)
 
-    check("eager", [eager(ds) for ds in dsets])
-    time_torch("eager", lambda k: eager(dsets[k]), max(10, iters // 5))
+        def eager(ds):
+            outs = [None] * C
+            for c in order:
+                col = cols[c]
+                i, off, w = ds["per"][c]
+                if col["kind"] == "gather":
+                    outs[c] = F.embedding(i, views[c])
+                else:
+                    m = native_mode(col)
+                    if m is not None:
+                        outs[c] = F.embedding_bag(i, views[c], off, mode=m)
+                    else:
+                        outs[c] = F.embedding_bag(i, views[c], off, mode="sum", per_sample_weights=w)
+            return torch.cat([outs[c] for c in order], 1)
 
-    graphs, gouts = [], []
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
+        # TBE-like: one embedding_bag per width group over the arena viewed as [rows, D].
+        groups = {}
+        for c in order:
+            groups.setdefault(cols[c]["width"], []).append(c)
+        tbe_sets = []
         for ds in dsets:
-            eager(ds)
-    torch.cuda.current_stream().wait_stream(side)
-    for ds in dsets:
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            o = eager(ds)
-        graphs.append(g)
-        gouts.append(o)
-    for g in graphs:
-        g.replay()
-    torch.cuda.synchronize()
-    check("graph", gouts)
-    time_torch("graph", lambda k: graphs[k].replay(), iters)
+            st = ds["np"]
+            sp = st["splits"]
+            gl = []
+            for D, cs in groups.items():
+                gids, goffs, gw = [], [], []
+                base = 0
+                for c in cs:
+                    a, b = sp[c, 0], sp[c, -1]
+                    gids.append(st["ids"][a:b] + cols[c]["table_offset"] // D)
+                    goffs.append(sp[c, :-1] - a + base)
+                    gw.append(ds["swnp"][a:b])
+                    base += b - a
+                goffs.append(np.array([base]))
+                modes = {native_mode(cols[c]) for c in cs}
+                mode = modes.pop() if len(modes) == 1 and None not in modes else None
+                idx = np.concatenate([np.arange(cols[c]["out_offset"], cols[c]["out_offset"] + D) for c in cs])
+                gl.append((D, len(cs), torch.from_numpy(np.concatenate(gids)).to(dev),
+                           torch.from_numpy(np.concatenate(goffs)).to(dev),
+                           torch.from_numpy(np.concatenate(gw)).to(dev), mode, torch.from_numpy(idx).to(dev)))
+            tbe_sets.append(gl)
+        arena_views = {D: tables.view(-1, D) for D in groups}
+        contiguous = len(groups) == 1 and all(cols[c]["table_offset"] % cols[c]["width"] == 0 for c in order)
 
-    check("tbe", [tbe(gl) for gl in tbe_sets])
-    time_torch("tbe", lambda k: tbe(tbe_sets[k]), iters * 2)
+        def tbe(gl):
+            if contiguous:
+                D, n, i, off, w, mode, idx = gl[0]
+                o = F.embedding_bag(i, arena_views[D], off, mode=mode or "sum",
+                                    per_sample_weights=None if mode else w, include_last_offset=True)
+                return o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D)
+            out = torch.empty(B, W, device=dev)
+            for D, n, i, off, w, mode, idx in gl:
+                o = F.embedding_bag(i, arena_views[D], off, mode=mode or "sum",
+                                    per_sample_weights=None if mode else w, include_last_offset=True)
+                out.index_copy_(1, idx, o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D))
+            return out
 
-    if use_jax:
+        it = args.iters
+        with self.gate:
+            ok, worst = self.check("eager", [eager(ds) for ds in dsets], refs)
+            rec.add("layer", B, "eager", self.time_fn(lambda k: eager(dsets[k]), max(10, it // 5), ns), ok, worst)
+
+        graphs = []
+        if self.cuda:
+            with self.gate:
+                graphs, gouts = self.capture(lambda k: eager(dsets[k]), ns)
+                ok, worst = self.check("graph", gouts, refs)
+                rec.add("layer", B, "graph", self.time_fn(lambda k: graphs[k].replay(), it, ns), ok, worst)
+
+        with self.gate:
+            ok, worst = self.check("tbe", [tbe(gl) for gl in tbe_sets], refs)
+            rec.add("layer", B, "tbe", self.time_fn(lambda k: tbe(tbe_sets[k]), it * 2, ns), ok, worst)
+
+        jax_here = self.want(args.jax_batches, B)
+        if jax_here:
+            self.jax_layer(meta, sets, dsets, order, refs)
+
+        e2e_here = self.spec is not None and self.want(args.e2e_batches, B)
+        if e2e_here:
+            self.e2e(meta, sets, dsets, order, eager, tbe, tbe_sets)
+        del graphs
+        if self.cuda:
+            torch.cuda.empty_cache()
+        log("PEERS " + " ".join(f"{k}_us={v:.1f}" for k, v in rec.results.items()))
+
+    def want(self, batches, B):
+        if batches is None:
+            return True
+        return B in batches
+
+    def capture(self, fn, ns):
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for k in range(ns):
+                fn(k)
+        torch.cuda.current_stream().wait_stream(side)
+        graphs, outs = [], []
+        for k in range(ns):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                o = fn(k)
+            graphs.append(g)
+            outs.append(o)
+        for g in graphs:
+            g.replay()
+        torch.cuda.synchronize()
+        return graphs, outs
+
+    # ------------------------------------------------------------ JAX
+
+    def jax_mod(self):
+        if self.args.no_jax:
+            return None
         try:
             import jax
-            import jax.numpy as jnp
-            jt = jax.device_put(tables_np)
-            jsets = []
-            for ds in dsets:
-                st = ds["np"]
-                sp = st["splits"]
-                args_ = []
-                for c in order:
-                    a, b = sp[c, 0], sp[c, -1]
-                    seg = np.repeat(np.arange(B, dtype=np.int32), np.diff(sp[c]))
-                    args_.append((jnp.asarray(st["ids"][a:b].astype(np.int32)), jnp.asarray(seg), jnp.asarray(ds["swnp"][a:b])))
-                jsets.append(args_)
-            meta_o = [(cols[c]["table_offset"], cols[c]["rows"], cols[c]["width"]) for c in order]
+        except Exception as e:  # noqa: BLE001
+            log(f"  jax: not available: {type(e).__name__}: {e}")
+            self.args.no_jax = True
+            return None
+        if not self.args.tf32:
+            jax.config.update("jax_default_matmul_precision", "highest")
+        if self.jt is None:
+            self.jt = jax.device_put(self.tables_np)
+        return jax
 
-            @jax.jit
-            def layer(t, args_):
-                outs = []
-                for (off, rows, width), (i, seg, w) in zip(meta_o, args_):
-                    tab = jax.lax.dynamic_slice(t, (off,), (rows * width,)).reshape(rows, width)
-                    outs.append(jax.ops.segment_sum(tab[i] * w[:, None], seg, num_segments=B))
-                return jnp.concatenate(outs, axis=1)
+    def jax_inputs(self, meta, sets, dsets, order):
+        """Per set, per column (output order): ids, bag of each id, weights,
+        padded to the column's longest over the sets (weight 0, bag 0)."""
+        import jax.numpy as jnp
+        B = meta["batch"]
+        lens = {c: max(int(st["splits"][c, -1] - st["splits"][c, 0]) for st in sets) for c in order}
+        out = []
+        for st, ds in zip(sets, dsets):
+            sp = st["splits"]
+            args_ = []
+            for c in order:
+                a, b = sp[c, 0], sp[c, -1]
+                n, L = b - a, lens[c]
+                ids = np.zeros(L, np.int32)
+                seg = np.zeros(L, np.int32)
+                w = np.zeros(L, np.float32)
+                ids[:n] = st["ids"][a:b]
+                seg[:n] = np.repeat(np.arange(B, dtype=np.int32), np.diff(sp[c]))
+                w[:n] = ds["swnp"][a:b]
+                args_.append((jnp.asarray(ids), jnp.asarray(seg), jnp.asarray(w)))
+            out.append(args_)
+        return out
 
+    def jax_layer_fn(self, meta, order):
+        import jax
+        import jax.numpy as jnp
+        cols, B = meta["columns"], meta["batch"]
+        meta_o = [(cols[c]["table_offset"], cols[c]["rows"], cols[c]["width"]) for c in order]
+
+        def layer(t, args_):
+            outs = []
+            for (off, rows, width), (i, seg, w) in zip(meta_o, args_):
+                tab = jax.lax.dynamic_slice(t, (off,), (rows * width,)).reshape(rows, width)
+                outs.append(jax.ops.segment_sum(tab[i] * w[:, None], seg, num_segments=B))
+            return jnp.concatenate(outs, axis=1)
+        return layer
+
+    def time_jax(self, fn, n, ns):
+        ts = []
+        for k in range(n + 3):
+            t = time.perf_counter()
+            fn(k % ns).block_until_ready()
+            ts.append((time.perf_counter() - t) * 1e6)
+        return ts[3:]
+
+    def jax_layer(self, meta, sets, dsets, order, refs):
+        jax = self.jax_mod()
+        if jax is None:
+            return
+        B = meta["batch"]
+        try:
+            jsets = self.jax_inputs(meta, sets, dsets, order)
+            layer = jax.jit(self.jax_layer_fn(meta, order))
             t1 = time.time()
-            jouts = [layer(jt, a).block_until_ready() for a in jsets]
-            print(f"  jax: compiled in {time.time() - t1:.1f} s", flush=True)
-            check("jax", jouts)
-            ts = []
-            for k in range(max(10, iters // 5)):
-                t2 = time.perf_counter()
-                layer(jt, jsets[k % len(jsets)]).block_until_ready()
-                ts.append((time.perf_counter() - t2) * 1e6)
-            results["jax"] = float(np.median(ts[3:] if len(ts) > 6 else ts))
-            print(f"PEER jax median_us={results['jax']:.1f} min_us={min(ts):.1f} n={len(ts)} (wall clock)", flush=True)
-        except Exception as e:  # keep the torch numbers when JAX fails
-            print(f"  jax: failed: {type(e).__name__}: {e}", flush=True)
-    print("PEERS " + " ".join(f"{k}_us={v:.1f}" for k, v in results.items()), flush=True)
+            layer(self.jt, jsets[0]).block_until_ready()  # compiled outside the gate: CPU only
+            cs = time.time() - t1
+            log(f"  jax: compiled in {cs:.1f} s")
+            with self.gate:
+                ok, worst = self.check("jax", [layer(self.jt, a) for a in jsets], refs)
+                ts = self.time_jax(lambda k: layer(self.jt, jsets[k]), max(10, self.args.iters // 5), len(jsets))
+                self.rec.add("layer", B, "jax", ts, ok, worst, compile_s=round(cs, 1), clock="wall")
+        except Exception as e:  # noqa: BLE001  keep the torch numbers when JAX fails
+            self.failures += 1
+            log(f"  jax: failed: {type(e).__name__}: {e}")
+
+    # ------------------------------------------------------------ end to end
+
+    spec = None
+    weights = None
+
+    def e2e(self, meta, sets, dsets, order, eager, tbe, tbe_sets):
+        args, dev, rec = self.args, self.dev, self.rec
+        B, W = meta["batch"], meta["width"]
+        nf = self.spec["dense"]["features"]
+        bottom, top, ws = mlp_weights(self.spec, W, args.weights)
+        rng = np.random.default_rng(1000 + B)
+        dense_np = [st.get("dense_features", rng.standard_normal((B, nf)).astype(np.float32)) for st in sets]
+        refs = [reference_mlp(bottom, top, ws, st["out"], x) for st, x in zip(sets, dense_np)]
+        for st, r in zip(sets, refs):
+            if "prediction" in st and args.weights:
+                err = float(np.max(np.abs(st["prediction"].reshape(r.shape) - r)))
+                log(f"  e2e: recom's prediction against the numpy forward: max |d| = {err:.3g}")
+        tw = {k: (torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)) for k, (a, b) in ws.items()}
+        dense_t = [torch.from_numpy(x).to(dev) for x in dense_np]
+
+        def mlp(emb, x):
+            h = x
+            for sc, _, _, relu in bottom:
+                k, b = tw[sc]
+                h = torch.addmm(b, h, k)
+                h = torch.relu(h) if relu else h
+            h = torch.cat([emb, h], 1)
+            for sc, _, _, relu in top:
+                k, b = tw[sc]
+                h = torch.addmm(b, h, k)
+                h = torch.relu(h) if relu else h
+            return torch.sigmoid(h)
+
+        ns = len(dsets)
+        it = args.iters
+        tol = dict(rtol=1e-3, atol=1e-5)
+        with self.gate:
+            ok, worst = self.check("e2e_eager", [mlp(eager(ds), x) for ds, x in zip(dsets, dense_t)], refs, **tol)
+            rec.add("e2e", B, "e2e_eager", self.time_fn(lambda k: mlp(eager(dsets[k]), dense_t[k]), max(10, it // 5), ns), ok, worst)
+        if self.cuda:
+            with self.gate:
+                graphs, gouts = self.capture(lambda k: mlp(eager(dsets[k]), dense_t[k]), ns)
+                ok, worst = self.check("e2e_graph", gouts, refs, **tol)
+                rec.add("e2e", B, "e2e_graph", self.time_fn(lambda k: graphs[k].replay(), it, ns), ok, worst)
+                del graphs, gouts
+        with self.gate:
+            ok, worst = self.check("e2e_tbe", [mlp(tbe(gl), x) for gl, x in zip(tbe_sets, dense_t)], refs, **tol)
+            rec.add("e2e", B, "e2e_tbe", self.time_fn(lambda k: mlp(tbe(tbe_sets[k]), dense_t[k]), it * 2, ns), ok, worst)
+
+        if not self.want(args.jax_e2e_batches, B):
+            return
+        jax = self.jax_mod()
+        if jax is None:
+            return
+        try:
+            import jax.numpy as jnp
+            jsets = self.jax_inputs(meta, sets, dsets, order)
+            layer = self.jax_layer_fn(meta, order)
+            jw = {k: (jnp.asarray(a), jnp.asarray(b)) for k, (a, b) in ws.items()}
+            jx = [jnp.asarray(x) for x in dense_np]
+
+            def model(t, args_, w, x):
+                h = x
+                for sc, _, _, relu in bottom:
+                    h = h @ w[sc][0] + w[sc][1]
+                    h = jax.nn.relu(h) if relu else h
+                h = jnp.concatenate([layer(t, args_), h], axis=1)
+                for sc, _, _, relu in top:
+                    h = h @ w[sc][0] + w[sc][1]
+                    h = jax.nn.relu(h) if relu else h
+                return jax.nn.sigmoid(h)
+
+            jm = jax.jit(model)
+            t1 = time.time()
+            jm(self.jt, jsets[0], jw, jx[0]).block_until_ready()
+            cs = time.time() - t1
+            log(f"  e2e_jax: compiled in {cs:.1f} s")
+            with self.gate:
+                ok, worst = self.check("e2e_jax", [jm(self.jt, a, jw, x) for a, x in zip(jsets, jx)], refs, **tol)
+                ts = self.time_jax(lambda k: jm(self.jt, jsets[k], jw, jx[k]), max(10, it // 5), len(jsets))
+                rec.add("e2e", B, "e2e_jax", ts, ok, worst, compile_s=round(cs, 1), clock="wall")
+        except Exception as e:  # noqa: BLE001
+            self.failures += 1
+            log(f"  e2e_jax: failed: {type(e).__name__}: {e}")
+
+
+# ---------------------------------------------------------------- dry run
+
+
+def make_dry_dump(d, batch=8, sets=2, seed=3):
+    """A tiny dump: every column kind and combiner, weights, empty bags."""
+    rng = np.random.default_rng(seed)
+    kinds = [  # kind, combiner, weighted, width, rows
+        ("gather", "mean", False, 4, 11),
+        ("lookup", "mean", False, 4, 13),
+        ("lookup", "sum", False, 8, 17),
+        ("lookup", "sqrtn", False, 4, 7),
+        ("lookup", "sqrtn", True, 8, 19),
+        ("lookup", "mean", True, 4, 5),
+        ("lookup", "sum", True, 4, 9),
+    ]
+    cols, toff, ooff = [], 0, 0
+    for n, (k, comb, wt, D, rows) in enumerate(kinds):
+        toff = (toff + D - 1) // D * D
+        cols.append({"name": f"c{n}", "kind": k, "combiner": comb, "weighted": wt, "rows": rows,
+                     "width": D, "table_offset": toff, "out_offset": 0})
+        toff += rows * D
+    for c in sorted(cols, key=lambda c: c["name"], reverse=True):  # output order differs from column order
+        c["out_offset"] = ooff
+        ooff += c["width"]
+    tables = rng.standard_normal(toff).astype(np.float32)
+    meta = {"batch": batch, "width": ooff, "sets": sets, "columns": cols}
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "tables.npy"), tables)
+    for s in range(sets):
+        ids, w, splits = [], [], []
+        for c in cols:
+            base = sum(len(x) for x in ids)
+            lens = np.ones(batch, np.int64) if c["kind"] == "gather" else rng.integers(0, 5, batch)
+            if c["kind"] != "gather":
+                lens[0] = 0  # an empty bag
+            ci = rng.integers(0, c["rows"], int(lens.sum()))
+            ids.append(ci)
+            w.append(rng.uniform(0.1, 2, len(ci)).astype(np.float32) if c["weighted"] else np.ones(len(ci), np.float32))
+            splits.append(base + np.concatenate([[0], np.cumsum(lens)]))
+        st = {"ids": np.concatenate(ids).astype(np.int64), "weights": np.concatenate(w),
+              "splits": np.array(splits, np.int64)}
+        st["out"] = reference_layer(meta, tables, st).astype(np.float32)
+        for k, v in st.items():
+            np.save(os.path.join(d, f"{k}_{s}.npy"), v)
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f)
+    return meta
+
+
+DRY_SPEC = {"groups": [], "dense": {"features": 4, "bottom": [8], "top": [16, 8]}}
+
+
+# ---------------------------------------------------------------- main
+
+
+def int_list(s):
+    if s is None or s == "all":
+        return None
+    return {int(x) for x in s.split(",") if x}
+
+
+def wait_for(d, deadline):
+    """Waits for d/meta.json; False if d failed or the deadline passed."""
+    while True:
+        if os.path.exists(os.path.join(d, ".failed")):
+            log(f"peers: {d}: its bench failed; skipped")
+            return False
+        if os.path.exists(os.path.join(d, "meta.json")):
+            return True
+        if deadline and time.time() > deadline:
+            log(f"peers: {d}: not written before the deadline; skipped")
+            return False
+        time.sleep(0.2)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dump", nargs="?", help="one dump directory (recom bench --dump-inputs)")
+    ap.add_argument("--dumps", help="comma-separated dump directories, taken in order")
+    ap.add_argument("--tables", help="the tables arena (.npy); default: the first dump's tables.npy")
+    ap.add_argument("--model", default="", help="model name for the JSON records")
+    ap.add_argument("--json", help="append one JSON record per peer and batch to this file")
+    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--no-jax", action="store_true")
+    ap.add_argument("--jax-batches", help="batches at which to run the JAX layer peer (default: all)")
+    ap.add_argument("--spec", help="recom gen spec (JSON) whose dense part makes the end-to-end peers")
+    ap.add_argument("--e2e-batches", help="batches of the end-to-end peers (default: all, with --spec)")
+    ap.add_argument("--jax-e2e-batches", help="batches of the JAX end-to-end peer (default: all)")
+    ap.add_argument("--weights", help="MLP weights, an .npz named by variable (default: drawn here)")
+    ap.add_argument("--tf32", action="store_true", help="allow TF32 matrix products")
+    ap.add_argument("--gate", action="store_true", help="ask bench/sweep.sh for the GPU around timed sections")
+    ap.add_argument("--deadline", type=float, default=0, help="UNIX time after which no new batch starts")
+    ap.add_argument("--dry-run", action="store_true", help="tiny synthetic model on the CPU (no GPU needed)")
+    args = ap.parse_args(argv)
+    args.jax_batches = int_list(args.jax_batches)
+    args.e2e_batches = int_list(args.e2e_batches)
+    args.jax_e2e_batches = int_list(args.jax_e2e_batches)
+
+    spec = None
+    if args.dry_run:
+        tmp = tempfile.mkdtemp(prefix="peers-dry-")
+        dumps = []
+        for b in (8, 16):
+            d = os.path.join(tmp, f"b{b}")
+            make_dry_dump(d, batch=b)
+            dumps.append(d)
+        for d in dumps[1:]:
+            os.remove(os.path.join(d, "tables.npy"))  # as the sweep does: one arena for all batches
+        args.model = args.model or "dry"
+        args.iters = min(args.iters, 10)
+        spec = DRY_SPEC
+    else:
+        dumps = args.dumps.split(",") if args.dumps else [args.dump] if args.dump else []
+        if not dumps:
+            ap.error("give DUMP_DIR, --dumps or --dry-run")
+        if args.spec:
+            with open(args.spec) as f:
+                spec = json.load(f)
+            if not spec.get("dense"):
+                log(f"peers: {args.spec} has no dense part: no end-to-end peers")
+                spec = None
+
+    import_torch()
+    dev = "cpu" if args.dry_run or not torch.cuda.is_available() else "cuda"
+    if dev == "cpu" and not args.dry_run:
+        log("peers: no CUDA device: the peers run on the CPU (times are not comparable with the GPU's)")
+    t0 = time.time()
+    first = [d for d in dumps if wait_for(d, args.deadline)][:1]
+    if not first:
+        return 1
+    tpath = args.tables or os.path.join(first[0], "tables.npy")
+    tables_np = np.load(tpath)
+    p = Peers(args, tables_np, dev)
+    p.spec = spec
+    log(f"peers: {args.model or first[0]} on {dev}: {tables_np.nbytes / 1e9:.2f} GB of tables from {tpath} in {time.time() - t0:.1f} s")
+    done = 0
+    for d in dumps:
+        if args.deadline and time.time() > args.deadline:
+            log(f"peers: deadline passed; {d} and later skipped")
+            break
+        if not wait_for(d, args.deadline):
+            continue
+        try:
+            p.run_dump(d)
+            done += 1
+        except Exception as e:  # noqa: BLE001  one bad batch must not lose the rest
+            p.failures += 1
+            log(f"peers: {d}: failed: {type(e).__name__}: {e}")
+            if dev == "cuda":
+                torch.cuda.empty_cache()
+    log(f"peers: {done} of {len(dumps)} dumps done, {p.failures} failures")
+    return 1 if p.failures or not done else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
