@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -264,16 +265,63 @@ func TestCompileUsage(t *testing.T) {
 	}
 }
 
-// --progress=always names each stage on stderr as it starts.
+// --progress (or --progress=always) shows each stage on stderr as it starts
+// and as it ends, with its time and size; --progress=never and a stderr that
+// is not a terminal show nothing.
 func TestCompileProgress(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	status, _, stderr := runTool("compile", compileSmallModel, "-o", out, "-q", "--progress=always", "--stop-after=fuse")
+	line := regexp.MustCompile(`^recom compile: \[(\d)/7\] ([a-z-]+)( \.\.\.| \d+\.\d{3} s, \d+( -> \d+)? ops)$`)
+	for _, flag := range []string{"--progress", "--progress=always"} {
+		status, _, stderr := runTool("compile", compileSmallModel, "-o", out, "-q", flag, "--stop-after=fuse")
+		if status != 0 {
+			t.Fatal(stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		stages := []string{"import", "lower-emb", "simplify-shapes", "fuse"}
+		if len(lines) != 2*len(stages) {
+			t.Fatalf("%s: %d lines, want %d:\n%s", flag, len(lines), 2*len(stages), stderr)
+		}
+		for i, l := range lines {
+			m := line.FindStringSubmatch(l)
+			if m == nil || m[1] != strconv.Itoa(i/2+1) || m[2] != stages[i/2] || (i%2 == 0) != (m[3] == " ...") {
+				t.Errorf("%s: line %d: %q", flag, i+1, l)
+			}
+		}
+	}
+	for _, args := range [][]string{{"--progress=never"}, nil} {
+		status, _, stderr := runTool(append([]string{"compile", compileSmallModel, "-o", out, "-q", "--stop-after=lower-emb"}, args...)...)
+		if status != 0 || stderr != "" {
+			t.Errorf("%v: status %d, stderr %q", args, status, stderr)
+		}
+	}
+}
+
+// --dot FILE writes the column structure; the summary says how many
+// columns were fused.
+func TestCompileDot(t *testing.T) {
+	dir := t.TempDir()
+	dot := filepath.Join(dir, "cols.dot")
+	status, stdout, stderr := runTool("compile", compileSmallModel, "-o", filepath.Join(dir, "out"), "--stop-after=fuse", "--dot", dot)
 	if status != 0 {
 		t.Fatal(stderr)
 	}
-	want := "recom compile: [1/7] import\nrecom compile: [2/7] lower-emb\nrecom compile: [3/7] simplify-shapes\nrecom compile: [4/7] fuse\n"
-	if stderr != want {
-		t.Errorf("progress:\n%s\nwant:\n%s", stderr, want)
+	data, err := os.ReadFile(dot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "subgraph cluster_"); !strings.HasPrefix(string(data), "digraph recom {") || n != 24 {
+		t.Errorf("%d clusters:\n%s", n, data)
+	}
+	if !strings.Contains(stdout, "  fused                24 of 24 (into 1 kernel)\n") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	// A failed compile writes no dot file.
+	bad := filepath.Join(dir, "bad.dot")
+	if status, _, _ := runTool("compile", compileSmallModel, "-o", filepath.Join(dir, "out2"), "--fuse=no-such-option", "--dot", bad); status == 0 {
+		t.Errorf("bad option accepted")
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Errorf("a failed run wrote %s", bad)
 	}
 }
 

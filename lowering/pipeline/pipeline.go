@@ -120,6 +120,8 @@ type Options struct {
 
 	// Progress, when set, is called with each stage's name as it starts.
 	Progress func(stage string)
+	// StageDone, when set, is called with each stage's result as it ends.
+	StageDone func(s *StageResult)
 }
 
 // StageResult is what one stage did.
@@ -226,6 +228,9 @@ type Result struct {
 	Notes []string
 	// PassOptions are the option texts the passes ran with (as given).
 	PassOptions map[string]string
+	// Columns are the embedding columns as they were before --fuse, with
+	// the kernel each went to (dot.go).
+	Columns []*Column
 }
 
 // Stage returns the result of the named stage, or nil when it did not run.
@@ -334,6 +339,9 @@ func (c *compiler) stage(name string, fn func(s *StageResult) error) (bool, erro
 	err := fn(s)
 	s.Wall = time.Since(start) - s.PrintWall
 	c.res.Stages = append(c.res.Stages, s)
+	if c.opts.StageDone != nil {
+		c.opts.StageDone(s)
+	}
 	if err != nil {
 		return false, &StageError{Stage: name, Err: err}
 	}
@@ -373,12 +381,17 @@ func (c *compiler) run(name string, data []byte) error {
 		return err
 	}
 	for _, flag := range passStages {
+		if flag == StageFuse {
+			c.noteColumns(false)
+		}
 		more, err = c.stage(flag, func(s *StageResult) error { return c.runPass(flag, s) })
 		if !more {
+			c.noteColumns(flag == StageFuse && err == nil)
 			c.kernelsFromIR()
 			return err
 		}
 	}
+	c.noteColumns(true)
 	c.kernelsFromIR()
 	if n := len(r.Kernels); n != 1 {
 		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))

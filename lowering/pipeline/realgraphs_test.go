@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
@@ -135,6 +136,17 @@ func TestRealGraphsEndToEnd(t *testing.T) {
 			}
 			if c.columns > 0 && (len(r.Kernels) != 1 || len(r.Notes) != 0) {
 				t.Errorf("kernels %v, notes %v", r.Kernels, r.Notes)
+			}
+			var sum strings.Builder
+			r.WriteSummary(&sum)
+			for _, want := range []string{fmt.Sprintf("  fused            %6d of %d", c.columns, c.columns),
+				fmt.Sprintf("  indicator        %6d", c.indicators)} {
+				if (c.indicators > 0 || !strings.Contains(want, "indicator")) && !strings.Contains(sum.String(), want) {
+					t.Errorf("summary lacks %q:\n%s", want, sum.String())
+				}
+			}
+			if strings.Contains(sum.String(), "not fused:") {
+				t.Errorf("summary:\n%s", sum.String())
 			}
 
 			// The reference: the GraphDef cut at the same tensors.

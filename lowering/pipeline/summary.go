@@ -67,6 +67,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		for _, k := range kinds {
 			fmt.Fprintf(&b, "  %-16s %6d\n", k.Name, k.Value)
 		}
+		r.writeFusedColumns(&b, total)
 	}
 
 	var removals []string
@@ -177,10 +178,74 @@ func (r *Result) Layers() []string {
 		if ref, ok := op.Attr("kernel").(textir.SymbolRefAttr); ok {
 			kernel = textir.AttrString(ref)
 		}
-		out = append(out, fmt.Sprintf("%s: schedule %s, %d columns, width %d, block %d", kernel, l.Schedule, len(l.Columns), l.Width, l.Block))
+		classes := map[int64]bool{}
+		for _, c := range l.Columns {
+			classes[c.Class] = true
+		}
+		out = append(out, fmt.Sprintf("%s: schedule %s, %d columns, width %d, block %d, %d schedule classes", kernel, l.Schedule, len(l.Columns), l.Width, l.Block, len(classes)))
 		return false
 	})
 	return out
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+
+// writeFusedColumns says how many of the columns went into a fused kernel,
+// which did not and why, and how many indicator columns the dense part
+// keeps.
+func (r *Result) writeFusedColumns(b *strings.Builder, total int64) {
+	var unmatched []string
+	for _, d := range r.Diagnostics {
+		if m := d.Message; strings.HasPrefix(m, "column ") && strings.Contains(m, " stays in tfg: ") {
+			unmatched = append(unmatched, m)
+		}
+	}
+	fuseRan := r.Stage(StageFuse) != nil
+	if fuseRan {
+		n := 0
+		for _, c := range r.Columns {
+			if c.Kernel != "" {
+				n++
+			}
+		}
+		fmt.Fprintf(b, "  fused            %6d of %d", n, total)
+		if k := len(r.Kernels); k > 0 {
+			fmt.Fprintf(b, " (into %d kernel%s)", k, plural(k))
+		}
+		b.WriteString("\n")
+		for _, c := range r.Columns {
+			if c.Kernel == "" {
+				fmt.Fprintf(b, "  not fused: %s: its %s does not reach a concatenation or sum of lookups (see the remarks)\n", c.Name, c.Lookup)
+			}
+		}
+	}
+	for _, m := range unmatched {
+		fmt.Fprintf(b, "  not lowered: %s\n", strings.TrimPrefix(m, "column "))
+	}
+	if n := r.indicators(); n > 0 {
+		fmt.Fprintf(b, "  %-16s %6d  (one-hot, no table: not embedding columns, left in the dense part)\n", "indicator", n)
+	}
+}
+
+// indicators counts the tfg.OneHot ops left in the module: indicator
+// columns, which have no table and are not embedding columns.
+func (r *Result) indicators() int {
+	if r.Module == nil {
+		return 0
+	}
+	n := 0
+	r.Module.Walk(func(op *textir.Operation) bool {
+		if op.Name() == "tfg.OneHot" {
+			n++
+		}
+		return op.Name() != "gpu.module"
+	})
+	return n
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,350 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Column is one embedding column as lower-emb left it (recorded just
+// before --fuse runs) and where --fuse put it: what `recom compile --dot`
+// draws and the summary lists.
+type Column struct {
+	// Name is the column's name: its lookup's location (the TensorFlow
+	// node it replaced).
+	Name string
+	// Sources are the tensors the ids (and weights) come from: feeds
+	// (placeholders) where the chain reaches one, else the node that
+	// computes them.
+	Sources []string
+	// Transforms are the emb ops between the source and the lookup, in
+	// order, with their small attributes ("hash num_buckets=1000").
+	Transforms []string
+	// Table is the table's name; Rows and Width its shape.
+	Table       string
+	Rows, Width int64
+	// Lookup is the lookup op's name without the dialect (lookup, gather,
+	// gather_scatter); Combiner its combiner; Weighted whether it has
+	// weights.
+	Lookup, Combiner string
+	Weighted         bool
+	// Kernel and Class are the fused kernel (@emb::@layer) and schedule
+	// class that --fuse put the column in; Kernel is "" when the column
+	// was not fused.
+	Kernel string
+	Class  int64
+}
+
+// isLookup reports whether op is a pooled lookup of the emb dialect.
+func isLookup(op *textir.Operation) bool {
+	switch op.Name() {
+	case emb.LookupOp, emb.GatherOp, emb.GatherScatterOp:
+		return true
+	}
+	return false
+}
+
+// CollectColumns describes the pooled lookups of m, in IR order.
+func CollectColumns(m *textir.Operation) []*Column {
+	var cols []*Column
+	m.Walk(func(op *textir.Operation) bool {
+		if op.Name() == "gpu.module" {
+			return false
+		}
+		if !isLookup(op) {
+			return true
+		}
+		c := &Column{Lookup: strings.TrimPrefix(op.Name(), emb.Name+"."), Combiner: emb.Combiner(op),
+			Weighted: op.NumOperands() > 3, Class: -1}
+		if n, ok := textir.LocName(op.Loc()); ok {
+			c.Name = n
+		}
+		if t, ok := op.Operand(0).Type().(*textir.TensorType); ok && len(t.Shape) == 2 {
+			c.Rows, c.Width = t.Shape[0], t.Shape[1]
+		}
+		if d := op.Operand(0).DefiningOp(); d != nil {
+			if s, ok := d.Attr(emb.AttrName).(textir.StringAttr); ok {
+				c.Table = s.Value
+			}
+		}
+		if c.Name == "" {
+			c.Name = c.Table
+		}
+		if op.Name() == emb.GatherOp {
+			c.Combiner = emb.CombinerSum
+		}
+		c.Transforms, c.Sources = idChain(op.Operand(1))
+		if c.Weighted {
+			if _, ws := idChain(op.Operand(3)); len(ws) > 0 && !slices.Contains(c.Sources, ws[0]) {
+				c.Sources = append(c.Sources, ws...)
+			}
+		}
+		cols = append(cols, c)
+		return true
+	})
+	return cols
+}
+
+// idChain follows the ids of a lookup back through the emb ops that make
+// them to the ragged source, returning the transforms in order and the
+// source tensors.
+func idChain(v *textir.Value) (xforms, sources []string) {
+	for range 64 {
+		op := v.DefiningOp()
+		if op == nil || op.Dialect() != emb.Name {
+			if v != nil {
+				sources = append(sources, feedOf(v))
+			}
+			break
+		}
+		switch op.Name() {
+		case emb.FromDenseOp, emb.SplitStringsOp:
+			xforms = append(xforms, opLabel(op))
+			sources = append(sources, feedOf(op.Operand(0)))
+		case emb.FromSparseOp:
+			xforms = append(xforms, opLabel(op))
+			sources = append(sources, feedOf(op.Operand(1)))
+		default:
+			if op.NumOperands() > 0 {
+				if op.Name() != emb.FilterOp || len(xforms) == 0 || xforms[len(xforms)-1] != opLabel(op) {
+					xforms = append(xforms, opLabel(op))
+				}
+				v = op.Operand(0)
+				continue
+			}
+			sources = append(sources, strings.TrimPrefix(op.Name(), emb.Name+"."))
+		}
+		break
+	}
+	slices.Reverse(xforms)
+	return xforms, sources
+}
+
+// feedOf names the tensor v: the placeholder it is read from through
+// casts, reshapes and identities, else its defining node.
+func feedOf(v *textir.Value) string {
+	orig := v
+	for range 16 {
+		op := v.DefiningOp()
+		if op == nil {
+			break
+		}
+		switch op.Name() {
+		case "tfg.Placeholder", "tfg.PlaceholderWithDefault":
+			return tfg.NodeName(op)
+		case "tfg.Identity", "tfg.Cast", "tfg.Reshape", "tfg.ExpandDims", "tfg.Squeeze", "tfg.AsString":
+			v = op.Operand(0)
+			continue
+		}
+		break
+	}
+	op := orig.DefiningOp()
+	if op == nil {
+		return "?"
+	}
+	n := tfg.NodeName(op)
+	if n == "" {
+		n = op.Name()
+	}
+	if len(tfg.DataResults(op)) > 1 || (op.Dialect() != tfg.Name && op.NumResults() > 1) {
+		n = fmt.Sprintf("%s:%d", n, orig.Index())
+	}
+	return n
+}
+
+// opLabel is an emb op's name and its short attributes.
+func opLabel(op *textir.Operation) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimPrefix(op.Name(), emb.Name+"."))
+	attrs := slices.Clone(textir.AllAttrs(op))
+	slices.SortFunc(attrs, func(a, b textir.NamedAttribute) int { return strings.Compare(a.Name, b.Name) })
+	for _, a := range attrs {
+		if strings.HasPrefix(a.Name, "_") {
+			continue
+		}
+		s := textir.AttrString(a.Value)
+		if i, ok := a.Value.(textir.IntegerAttr); ok {
+			s = fmt.Sprint(i.Value)
+		} else if d, ok := a.Value.(*textir.DenseElementsAttr); ok {
+			s = fmt.Sprintf("<%d values>", d.NumElements())
+		} else if len(s) > 32 {
+			s = s[:29] + "..."
+		}
+		fmt.Fprintf(&b, " %s=%s", a.Name, s)
+	}
+	return b.String()
+}
+
+// markFused sets the kernel and class of the columns that the fused layers
+// of m hold (matched by name, in order).
+func markFused(cols []*Column, m *textir.Operation) {
+	byName := map[string][]*Column{}
+	for _, c := range cols {
+		byName[c.Name] = append(byName[c.Name], c)
+	}
+	m.Walk(func(op *textir.Operation) bool {
+		if op.Name() == "gpu.module" {
+			return false
+		}
+		if op.Name() != fused.EmbeddingLayerOp {
+			return true
+		}
+		l, err := fused.LayerOf(op)
+		if err != nil {
+			return true
+		}
+		kernel := "?"
+		if ref, ok := op.Attr("kernel").(textir.SymbolRefAttr); ok {
+			kernel = textir.AttrString(ref)
+		}
+		for _, fc := range l.Columns {
+			for _, c := range byName[fc.Name] {
+				if c.Kernel == "" {
+					c.Kernel, c.Class = kernel, fc.Class
+					break
+				}
+			}
+		}
+		return true
+	})
+}
+
+// noteColumns records the columns of the module before --fuse runs (and
+// marks the fused ones once it has).
+func (c *compiler) noteColumns(fuseRan bool) {
+	r := c.res
+	if r.Module == nil || r.Stage(StageLowerEmb) == nil {
+		return
+	}
+	if r.Columns == nil {
+		r.Columns = CollectColumns(r.Module)
+	}
+	if fuseRan {
+		markFused(r.Columns, r.Module)
+	}
+}
+
+// dotQuote quotes s as a DOT string.
+func dotQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// WriteDot writes the column structure of the compilation as a Graphviz
+// graph: one cluster per embedding column (its sources, its transforms,
+// its table with shape, its lookup and combiner, and the schedule class of
+// the fused kernel it went to), one node per fused kernel, and the dense
+// part (every op that is neither a column's nor a kernel's) as one node.
+// The output depends only on the IR: the same model gives the same file.
+func (r *Result) WriteDot(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("digraph recom {\n")
+	b.WriteString("  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=10, label=")
+	b.WriteString(dotQuote(fmt.Sprintf("%s: %d embedding columns", baseName(r.Model), len(r.Columns))))
+	b.WriteString(", labelloc=t];\n")
+	b.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n")
+	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n")
+
+	var kernels []string
+	for _, c := range r.Columns {
+		if c.Kernel != "" && !slices.Contains(kernels, c.Kernel) {
+			kernels = append(kernels, c.Kernel)
+		}
+	}
+	for i, c := range r.Columns {
+		id := fmt.Sprintf("c%d", i)
+		fmt.Fprintf(&b, "\n  subgraph cluster_%d {\n", i)
+		fmt.Fprintf(&b, "    label=%s;\n", dotQuote(c.Name))
+		b.WriteString("    style=rounded; color=gray60;\n")
+		prev := ""
+		for j, s := range c.Sources {
+			n := fmt.Sprintf("%s_src%d", id, j)
+			fmt.Fprintf(&b, "    %s [label=%s, shape=ellipse];\n", n, dotQuote(s))
+			if j == 0 {
+				prev = n
+			}
+		}
+		for j, x := range c.Transforms {
+			n := fmt.Sprintf("%s_x%d", id, j)
+			fmt.Fprintf(&b, "    %s [label=%s];\n", n, dotQuote(x))
+			if prev != "" {
+				fmt.Fprintf(&b, "    %s -> %s;\n", prev, n)
+			}
+			prev = n
+		}
+		tab := id + "_table"
+		fmt.Fprintf(&b, "    %s [label=%s, shape=cylinder];\n", tab,
+			dotQuote(fmt.Sprintf("%s\n%d x %d", c.Table, c.Rows, c.Width)))
+		lk := id + "_lookup"
+		label := fmt.Sprintf("%s\ncombiner %s", c.Lookup, c.Combiner)
+		if c.Weighted {
+			label += ", weighted"
+		}
+		if c.Kernel != "" {
+			label += fmt.Sprintf("\nclass %d", c.Class)
+		}
+		fmt.Fprintf(&b, "    %s [label=%s];\n", lk, dotQuote(label))
+		if prev != "" {
+			fmt.Fprintf(&b, "    %s -> %s;\n", prev, lk)
+		}
+		for j := 1; j < len(c.Sources); j++ {
+			fmt.Fprintf(&b, "    %s_src%d -> %s [label=\"weights\"];\n", id, j, lk)
+		}
+		fmt.Fprintf(&b, "    %s -> %s;\n", tab, lk)
+		b.WriteString("  }\n")
+	}
+
+	b.WriteString("\n")
+	for i, k := range kernels {
+		var desc string
+		for _, l := range r.Layers() {
+			if strings.HasPrefix(l, k+":") {
+				desc = strings.TrimPrefix(l, k+": ")
+			}
+		}
+		fmt.Fprintf(&b, "  k%d [label=%s, shape=box3d];\n", i, dotQuote(fmt.Sprintf("kernel %s\n%s", k, desc)))
+	}
+	dense := "dense part"
+	if r.Module != nil {
+		dense = fmt.Sprintf("dense part\n%d ops", denseOps(r.Module))
+	}
+	fmt.Fprintf(&b, "  dense [label=%s, shape=box, style=filled, fillcolor=gray90];\n", dotQuote(dense))
+	for i := range kernels {
+		fmt.Fprintf(&b, "  k%d -> dense;\n", i)
+	}
+	for i, c := range r.Columns {
+		if c.Kernel == "" {
+			fmt.Fprintf(&b, "  c%d_lookup -> dense [label=\"not fused\", style=dashed];\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "  c%d_lookup -> k%d;\n", i, slices.Index(kernels, c.Kernel))
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// denseOps counts the tfg ops of m: what the embedding layer feeds.
+func denseOps(m *textir.Operation) int {
+	n := 0
+	m.Walk(func(op *textir.Operation) bool {
+		if op.Dialect() == tfg.Name && op.Name() != "tfg.graph" {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
