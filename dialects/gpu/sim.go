@@ -1107,12 +1107,18 @@ func (w *worker) run(t *thread, tid int) error {
 			r[in.dst] = v
 		case opSIToF:
 			r[in.dst] = rnd(float64(int64(r[in.a])), in.w)
+			if in.w == 32 { // one rounding, as cvt.rn.f32.s64 (not via f64)
+				r[in.dst] = math.Float64bits(float64(float32(int64(r[in.a]))))
+			}
 		case opUIToF:
 			v := r[in.a]
 			if in.b < 64 {
 				v &= 1<<uint(in.b) - 1
 			}
 			r[in.dst] = rnd(float64(v), in.w)
+			if in.w == 32 {
+				r[in.dst] = math.Float64bits(float64(float32(v)))
+			}
 		case opFToSI:
 			r[in.dst] = uint64(fToSI(f(r[in.a]), in.w))
 		case opNegF:
