@@ -18,6 +18,10 @@
 #   ref.npz        the reference: the interpreter on the GraphDef
 #   N-*.npz        the interpreter on each stage (the gpu stage runs the kernel in the
 #                  thread-level simulator), each compared with ref.npz (rtol 1e-5)
+#   compile/       `recom compile` of the same model: every stage in one process, and
+#                  summary.txt (columns by kind, ops before/after and time of each stage,
+#                  kernels and schedule classes), which the script prints at the end
+#   columns.dot    the column structure as a Graphviz graph (recom compile --dot)
 # Running on the GPU comes with the runtime issue; on a machine with an NVIDIA
 # driver, `recom gpu-smoke` already checks our generated PTX there.
 set -euo pipefail
@@ -82,5 +86,13 @@ printf '   %s: %d lines; %s: %d kernel entry, %d 16-byte loads (%.2f s)\n' \
 if command -v ptxas >/dev/null 2>&1; then
   ptxas -arch=sm_90 -v "$out/model.ptx" -o "$out/model.cubin"
 fi
+
+step "recom compile: every stage in one process, and its summary (also in $out/compile/summary.txt)"
+# The same chain as above in one command, as a user runs it; --dot draws the
+# columns (dot -Tsvg $out/columns.dot > columns.svg where Graphviz is).
+# The summary is printed without its last part, every pass statistic (they
+# are in the file).
+bin/recom compile "$model" -o "$out/compile" --dot "$out/columns.dot" -q
+sed '/^pass statistics:/,$d' "$out/compile/summary.txt"
 
 printf '\nall stages done and checked; IR, .ll, .ptx and outputs are in %s\n' "$out"
