@@ -64,7 +64,7 @@
 // PTX:     .visible .entry layer(
 // PTX-NOT: .entry
 
-// GPU: "fused.embedding_layer"{{.*}}kernel = @emb::@layer, schedule = "tuned"
+// GPU: "fused.embedding_layer"{{.*}}kernel = @emb::@layer, min_tasks = {{[0-9]+}} : i64, schedule = "tuned"
 // GPU: gpu.module @emb
 // GPU: gpu.func @layer({{.*}}) kernel
 

@@ -111,7 +111,7 @@ func transformOf(def *textir.Operation, after []fused.Transform, splits *textir.
 		return fused.Transform{Op: fused.TransformAsString}, len(after) > 0 && after[0].Op == fused.TransformHash
 	case emb.BucketizeOp:
 		bs, ok := emb.Boundaries(def)
-		return fused.Transform{Op: fused.TransformBucketize, Boundaries: bs}, ok && emitBucketize != nil
+		return fused.Transform{Op: fused.TransformBucketize, Boundaries: bs}, ok
 	case emb.VocabLookupOp:
 		keys := emb.VocabKeys(def)
 		if keys == nil {

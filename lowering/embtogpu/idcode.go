@@ -104,8 +104,13 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 		case fused.TransformAsString:
 			v.kind = "intstr"
 		case fused.TransformBucketize:
-			bf := k.view(a, a.tables, f32)
-			v = idValue{kind: "int", x: emitBucketize(k, bf, P[1], P[0], v.x, fused.BucketizeSteps(int64(len(t.Boundaries))))}
+			// Boundaries are f32 in the arena, f64 for f64 values
+			// (fused.Column.writeStatic): one comparison per step.
+			bf, off := k.view(a, a.tables, f32), P[1]
+			if v.x.Type() == textir.F64() {
+				bf, off = k.view(a, a.tables, textir.F64()), k.bin(arith.ShRUIOp, P[1], k.c64(1))
+			}
+			v = idValue{kind: "int", x: k.bucketize(bf, off, P[0], v.x, fused.BucketizeSteps(int64(len(t.Boundaries))))}
 		case fused.TransformVocab:
 			v = idValue{kind: "int", x: k.vocabID(a, t, P, v)}
 		case fused.TransformCheckRange:
@@ -135,9 +140,9 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 	var fp *textir.Value
 	if v.kind == "str" {
 		fp = k.fingerprint64(v.p, v.off, v.n)
-		idx, found = emitVocabString(k, words, P[0], fp, v.p, v.off, v.n, voc)
+		idx, found = k.vocabFindString(words, P[0], fp, v.p, v.off, v.n, voc)
 	} else {
-		idx, found = emitVocabInt(k, words, P[0], v.x, voc)
+		idx, found = k.vocabFindInt(words, P[0], v.x, voc)
 	}
 	var miss *textir.Value
 	if t.NumBuckets > 0 {
@@ -150,10 +155,3 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 	}
 	return k.sel(found, idx, miss)
 }
-
-// Interim hooks until the bucketize and vocabulary emitters land.
-var (
-	emitBucketize   func(k *kb, bf, off, n, x *textir.Value, iters int64) *textir.Value
-	emitVocabString func(k *kb, words, base, fp, p, off, n *textir.Value, v *fused.Vocab) (*textir.Value, *textir.Value)
-	emitVocabInt    func(k *kb, words, base, key *textir.Value, v *fused.Vocab) (*textir.Value, *textir.Value)
-)

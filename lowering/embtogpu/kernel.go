@@ -146,6 +146,7 @@ type kernelArgs struct {
 	// current class's parameters, the current bag's first position, and
 	// the pointer views made at entry.
 	paramsW, bytesW *textir.Value
+	bpt             *textir.Value // bags per task of this launch (tuned)
 	params          [][]*textir.Value
 	bagLo           *textir.Value
 	entry           *textir.Operation
@@ -203,6 +204,9 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 		a.weightsOff = k.word(a.in, k.addc(d, 2))
 		a.tableBase = k.mulc(k.word(a.in, k.addc(d, 3)), fused.TableAlign)
 		a.outOff = k.word(a.in, k.addc(d, 4))
+		if l.Schedule == fused.ScheduleTuned {
+			a.bpt = k.word(a.in, k.addc(d, 7))
+		}
 		for i := range l.Columns {
 			if len(l.Columns[i].Transforms) > 0 {
 				a.paramsW = k.word(a.in, k.addc(d, 5))
@@ -441,7 +445,13 @@ func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chu
 	sub := k.bin(arith.AndIOp, lane, k.c64(c.Lanes-1))
 	groups := 32 / c.Lanes
 	passes := c.BagsPerTask / groups
-	first := k.add(k.mulc(chunk, c.BagsPerTask), g)
+	// Bags per task of this launch (descriptor word 7: Pack may shrink
+	// the planned ones for a small batch, fused.Layer.MinTasks).
+	bpt := a.bpt
+	if passes == 1 {
+		bpt = k.c64(c.BagsPerTask)
+	}
+	first := k.add(k.mul(chunk, bpt), g)
 	subE := k.mulc(sub, c.Vector)
 	one := func(b *textir.Value) {
 		k.ifThen(k.cmp(arith.SLT, b, a.batch), func() {
@@ -464,7 +474,8 @@ func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chu
 		one(first)
 		return
 	}
-	k.forLoop(k.c64(0), k.c64(passes), k.c64(1), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
+	dyn := k.bin(arith.ShRUIOp, bpt, k.c64(log2(groups)))
+	k.forLoop(k.c64(0), dyn, k.c64(1), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
 		one(k.add(first, k.mulc(p, groups)))
 		return nil
 	})

@@ -40,13 +40,20 @@ type Options struct {
 	TaskBytes      int64  // target bytes moved by one task (a warp)
 	L2Bytes        int64  // tables up to this size are taken to stay in L2
 	InKernelIDs    bool   // move the id transforms into the kernel (the pass's job; Plan takes ColumnInfo as given)
+	MinTasks       int64  // tasks a launch should have at least (fused.Layer.MinTasks; 0: off)
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
 	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true}
+		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks}
 }
+
+// DefaultMinTasks is 48 warp-tasks per SM of an H200 (132 SMs): the E
+// model at batch 256 ran fastest with about this many tasks (bench/RESULTS.md,
+// task-bytes experiment of 2026-12-02: 4,120 tasks 22.4 µs, 6,280 tasks
+// 20.5 µs, 16,240 tasks 25.8 µs).
+const DefaultMinTasks = 48 * 132
 
 // RecomBlock is the block size of the recom schedule (the artifact's 64
 // threads per column).
@@ -68,6 +75,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("default-pooling must be positive, got %d", o.DefaultPooling)
 	case o.TaskBytes < 1:
 		return fmt.Errorf("task-bytes must be positive, got %d", o.TaskBytes)
+	case o.MinTasks < 0:
+		return fmt.Errorf("min-tasks must not be negative, got %d", o.MinTasks)
 	}
 	return nil
 }
@@ -100,9 +109,9 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
-	l = &fused.Layer{Schedule: opts.Schedule, Block: opts.MaxThreads}
+	l = &fused.Layer{Schedule: opts.Schedule, Block: opts.MaxThreads, MinTasks: opts.MinTasks}
 	if opts.Schedule == fused.ScheduleRecom {
-		l.Block = RecomBlock
+		l.Block, l.MinTasks = RecomBlock, 0
 	}
 	for _, c := range cols {
 		l.Width += c.Width

@@ -17,12 +17,12 @@
 // CHECK-NOT:     emb.cast
 // CHECK:         emb.filter %{{.*}} {positive_weights} : tensor<?x!tfg.string>, tensor<?xf32>
 // CHECK:         "fused.embedding_layer"(%{{.*}}) {block = 256 : i64, columns = [
-// CHECK-DAG:       name = "strs", {{.*}}source = "str", {{.*}}transforms = [{num_buckets = 1000 : i64, op = "hash"}]
-// CHECK-DAG:       name = "ints", {{.*}}source = "i64", {{.*}}transforms = [{op = "as_string"}, {num_buckets = 100 : i64, op = "hash"}]
-// CHECK-DAG:       name = "nums", {{.*}}source = "f32", {{.*}}transforms = [{boundaries = [0.000000e+00 : f32, 1.000000e+00 : f32, 1.000000e+01 : f32], op = "bucketize"}]
-// CHECK-DAG:       name = "ids", {{.*}}source = "i64", {{.*}}transforms = [{default = 0 : i64, num_buckets = 64 : i64, op = "check_range"}, {bits = 32 : i64, op = "cast"}]
-// CHECK-DAG:       name = "wstrs", {{.*}}source = "str", {{.*}}transforms = [{num_buckets = 1000 : i64, op = "hash"}]
-// CHECK-SAME:    } : (
+// CHECK-SAME:      name = "strs", {{[^}]*}}source = "str", {{[^}]*}}transforms = [{num_buckets = 1000 : i64, op = "hash"}]
+// CHECK-SAME:      name = "ints", {{[^}]*}}source = "i64", {{[^}]*}}transforms = [{op = "as_string"}, {num_buckets = 100 : i64, op = "hash"}]
+// CHECK-SAME:      name = "nums", {{[^}]*}}source = "f32", {{[^}]*}}transforms = [{boundaries = [0.000000e+00 : f32, 1.000000e+00 : f32, 1.000000e+01 : f32], op = "bucketize"}]
+// CHECK-SAME:      name = "ids", {{[^}]*}}source = "i64", {{[^}]*}}transforms = [{default = 0 : i64, num_buckets = 64 : i64, op = "check_range"}, {bits = 32 : i64, op = "cast"}]
+// CHECK-SAME:      name = "wstrs", {{[^}]*}}source = "str", {{[^}]*}}transforms = [{num_buckets = 1000 : i64, op = "hash"}]
+// CHECK-SAME:    min_tasks = 6336 : i64, schedule = "tuned"
 // CHECK:       gpu.module @emb
 // CHECK:         gpu.ptr_cast %{{.*}} : !gpu.ptr<i32, global> to !gpu.ptr<i8, global>
 // CHECK:         gpu.load %{{.*}} {readonly} : !gpu.ptr<i8, global> -> i8

@@ -75,8 +75,9 @@ const (
 // offsets (in words) of the row splits, the values and the weights (-1
 // when absent), the table's offset / TableAlign, the output offset, the
 // parameter block's offset / TableAlign (-1 without transforms) and the
-// word offset of the string bytes (-1 unless the source is "str").
-const DescWords = 7
+// word offset of the string bytes (-1 unless the source is "str"), and
+// the bags per task of this launch (see Layer.MinTasks).
+const DescWords = 8
 
 // TableAlign is the alignment of each table in the tables arena, in floats.
 const TableAlign = 64
@@ -125,9 +126,15 @@ func (c *Column) NumOperands() int {
 
 // Layer is the static description of a fused.embedding_layer.
 type Layer struct {
-	Schedule    string
-	Width       int64 // floats per output row
-	Block       int64 // threads per block
+	Schedule string
+	Width    int64 // floats per output row
+	Block    int64 // threads per block
+	// MinTasks (tuned schedule; 0: off): when a batch gives fewer tasks,
+	// Pack shrinks every column's tasks (halving bags per task, down to
+	// one warp pass) until there are at least this many, so that small
+	// batches still fill the GPU. The kernel reads each column's bags per
+	// task from its descriptor.
+	MinTasks    int64
 	TableFloats int64 // size of the tables arena
 	Columns     []Column
 }
@@ -177,6 +184,7 @@ func (l *Layer) Attrs(kernel textir.SymbolRefAttr) []textir.NamedAttribute {
 		{Name: "schedule", Value: textir.Str(l.Schedule)},
 		{Name: "width", Value: textir.I64Attr(l.Width)},
 		{Name: "block", Value: textir.I64Attr(l.Block)},
+		{Name: "min_tasks", Value: textir.I64Attr(l.MinTasks)},
 		{Name: "table_floats", Value: textir.I64Attr(l.TableFloats)},
 		{Name: "columns", Value: textir.ArrayAttr{Elems: cols}},
 	}
@@ -220,6 +228,12 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 			return nil, op.Errorf("requires integer attribute '%s'", f.name)
 		}
 		*f.p = a.Value
+	}
+	if a, ok := op.LookupAttr("min_tasks").(textir.IntegerAttr); ok {
+		if a.Value < 0 {
+			return nil, op.Errorf("attribute 'min_tasks' must not be negative")
+		}
+		l.MinTasks = a.Value
 	}
 	if _, ok := op.LookupAttr("kernel").(textir.SymbolRefAttr); !ok {
 		return nil, op.Errorf("requires symbol reference attribute 'kernel'")
@@ -329,6 +343,7 @@ func Dialect() *textir.Dialect {
 			{Name: "schedule", Kind: textir.StringAttrKind},
 			{Name: "width", Kind: textir.IntegerAttrKind},
 			{Name: "block", Kind: textir.IntegerAttrKind},
+			{Name: "min_tasks", Kind: textir.IntegerAttrKind, Optional: true},
 			{Name: "table_floats", Kind: textir.IntegerAttrKind},
 			{Name: "columns", Kind: textir.ArrayAttrKind},
 		},
@@ -479,6 +494,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		}
 		p.Tables = f32Bytes(arena)
 	}
+	bpt := l.BagsPerTask(batch)
 	// Sizes first.
 	pos := align4(C + 1 + DescWords*C)
 	desc := make([]int64, DescWords*C)
@@ -516,9 +532,10 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		if len(c.Transforms) > 0 {
 			d[5] = c.ParamsOffset / TableAlign
 		}
+		d[7] = bpt[i]
 		tasks := int64(1)
 		if l.Schedule == ScheduleTuned {
-			tasks = (batch + c.BagsPerTask - 1) / c.BagsPerTask
+			tasks = (batch + bpt[i] - 1) / bpt[i]
 		}
 		starts[i+1] = starts[i] + tasks
 	}
@@ -556,6 +573,40 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	}
 	return p, nil
 }
+
+// BagsPerTask returns each column's bags per task for a launch over
+// batch bags: the planned ones, halved together (each down to one warp
+// pass, 32 / lanes bags) while the tuned schedule would make fewer than
+// MinTasks tasks.
+func (l *Layer) BagsPerTask(batch int64) []int64 {
+	bpt := make([]int64, len(l.Columns))
+	for i := range l.Columns {
+		bpt[i] = l.Columns[i].BagsPerTask
+	}
+	if l.Schedule != ScheduleTuned || l.MinTasks <= 0 {
+		return bpt
+	}
+	for {
+		var tasks int64
+		shrink := false
+		for i := range l.Columns {
+			tasks += (batch + bpt[i] - 1) / bpt[i]
+			if bpt[i] > l.Columns[i].group() {
+				shrink = true
+			}
+		}
+		if tasks >= l.MinTasks || !shrink {
+			return bpt
+		}
+		for i := range l.Columns {
+			g := l.Columns[i].group()
+			bpt[i] = max(bpt[i]/g/2, 1) * g
+		}
+	}
+}
+
+// group is the bags of one warp pass of the tuned schedule.
+func (c *Column) group() int64 { return gpu.WarpSize / max(c.Lanes, 1) }
 
 func f32Bytes(v []float32) []byte {
 	b := make([]byte, 4*len(v))

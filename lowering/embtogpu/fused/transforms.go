@@ -171,11 +171,9 @@ func (c *Column) Signature() string {
 		case TransformBucketize:
 			fmt.Fprintf(&sb, ":%d", BucketizeSteps(int64(len(t.Boundaries))))
 		case TransformVocab:
-			v, err := BuildVocab(t.Keys)
-			if err == nil {
-				fmt.Fprintf(&sb, ":%v:%d", v.Strings, v.MaxProbe)
-			}
-			fmt.Fprintf(&sb, ":oov=%v", t.NumBuckets > 0)
+			// The table describes itself (capacity, probe bound, seed):
+			// only the key kind and whether misses hash are code.
+			fmt.Fprintf(&sb, ":str=%v:oov=%v", t.Keys.IsString(), t.NumBuckets > 0)
 		}
 	}
 	return sb.String()
@@ -246,7 +244,7 @@ func (c *Column) StaticFloats() (int64, error) {
 		t := &c.Transforms[i]
 		switch t.Op {
 		case TransformBucketize:
-			n += alignTable(int64(len(t.Boundaries)))
+			n += alignTable(c.boundaryFloats(t))
 		case TransformVocab:
 			v, err := BuildVocab(t.Keys)
 			if err != nil {
@@ -256,6 +254,15 @@ func (c *Column) StaticFloats() (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// boundaryFloats is the arena size of t's boundaries: f64 for a column
+// of f64 values (Bucketize compares doubles with the widened boundaries).
+func (c *Column) boundaryFloats(t *Transform) int64 {
+	if c.Source == SourceF64 {
+		return 2 * int64(len(t.Boundaries))
+	}
+	return int64(len(t.Boundaries))
 }
 
 func alignTable(n int64) int64 { return (n + TableAlign - 1) / TableAlign * TableAlign }
@@ -277,8 +284,16 @@ func (c *Column) writeStatic(arena []float32) error {
 		switch t.Op {
 		case TransformBucketize:
 			params[k+1] = data
-			copy(arena[data:], t.Boundaries)
-			data += alignTable(int64(len(t.Boundaries)))
+			if c.Source == SourceF64 {
+				for j, b := range t.Boundaries {
+					u := math.Float64bits(float64(b))
+					arena[data+2*int64(j)] = math.Float32frombits(uint32(u))
+					arena[data+2*int64(j)+1] = math.Float32frombits(uint32(u >> 32))
+				}
+			} else {
+				copy(arena[data:], t.Boundaries)
+			}
+			data += alignTable(c.boundaryFloats(t))
 		case TransformVocab:
 			v, err := BuildVocab(t.Keys)
 			if err != nil {
