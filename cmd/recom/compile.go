@@ -48,9 +48,17 @@ beside it, renamed to DIR at the end; a failed run leaves the previous DIR,
 or none. An existing DIR is replaced only when it holds nothing but the
 files recom compile writes.`
 
-// compileFiles are the names recom compile writes into its directory.
-var compileFiles = []string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "3-gpu.mlir",
-	"model.ll", "model.ptx", "model.cubin", "ptxas.txt", "summary.txt"}
+// compileFiles are the names recom compile writes into its directory: each
+// stage's file, ptxas's report and the summary.
+var compileFiles = func() []string {
+	names := []string{"ptxas.txt", "summary.txt"}
+	for _, s := range pipeline.Stages {
+		if n := pipeline.FileName(s); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}()
 
 type compileFlags struct {
 	out        string
