@@ -78,6 +78,7 @@ type compileFlags struct {
 	cpuProfile string
 	progress   string
 	dot        string
+	dense      string
 }
 
 func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -106,6 +107,7 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		{pipeline.StageLowerEmb, "options of --lower-emb (no-range-analysis, no-lookup-rewrite, no-unique-removal, no-identity-removal)"},
 		{pipeline.StageSimplifyShapes, "options of --simplify-shapes (disable, no-reshape-removal, no-operand-rebuild, no-assertions)"},
 		{pipeline.StageFuse, "options of --fuse (schedule=tuned|recom, max-threads=N, rows-in-flight=N, ...)"},
+		{pipeline.StageFuseDense, "options of --fuse-dense (accumulate=f64|f32, block-m=N, block-n=N, ...)"},
 	} {
 		v := new(string)
 		f.passOpts[p.flag] = v
@@ -122,6 +124,7 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the compilation to `FILE`")
 	fl.StringVar(&f.progress, "progress", "auto", "show each stage as it starts and ends, with its time, on stderr: auto (when stderr is a terminal), always (a bare --progress), never")
 	fl.Lookup("progress").NoOptDefVal = "always"
+	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer) or cpu (left to the interpreter: an ablation)")
 	fl.StringVar(&f.dot, "dot", "", "write the column structure as a Graphviz `FILE` (one cluster per column; dot -Tsvg FILE)")
 	return cmd
 }
@@ -134,7 +137,10 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature,
 		StopAfter: f.stopAfter, KeepIR: true, NoVerify: !f.verifyEach,
 		Print: textir.PrintOptions{Generic: f.generic, DebugInfo: f.debugInfo},
-		MCPU:  f.mcpu, OptLevel: f.optLevel, NoCubin: f.noCubin,
+		MCPU:  f.mcpu, OptLevel: f.optLevel, NoCubin: f.noCubin, Dense: f.dense == "gpu",
+	}
+	if f.dense != "gpu" && f.dense != "cpu" {
+		return fmt.Errorf("--dense must be gpu or cpu, got %q", f.dense)
 	}
 	for flag, v := range f.passOpts {
 		if cmd.Flags().Changed(flag) {

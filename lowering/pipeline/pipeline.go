@@ -34,6 +34,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
+	"github.com/recom-compiler/recom/lowering/densetogpu"
 	"github.com/recom-compiler/recom/lowering/embtogpu"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/simplifyshapes"
@@ -47,16 +48,17 @@ const (
 	StageLowerEmb       = tfgtoemb.Flag       // tfg → emb ("lower-emb")
 	StageSimplifyShapes = simplifyshapes.Flag // emb → symbolic shapes ("simplify-shapes")
 	StageFuse           = embtogpu.Flag       // emb → one gpu kernel ("fuse")
+	StageFuseDense      = densetogpu.Flag     // dense layers → gpu kernels ("fuse-dense")
 	StageLLVM           = "llvm"              // gpu → NVPTX LLVM IR
 	StagePTX            = "ptx"               // LLVM IR → PTX (llc-19)
 	StageCubin          = "cubin"             // PTX → cubin (ptxas)
 )
 
 // Stages lists every stage in pipeline order.
-var Stages = []string{StageImport, StageLowerEmb, StageSimplifyShapes, StageFuse, StageLLVM, StagePTX, StageCubin}
+var Stages = []string{StageImport, StageLowerEmb, StageSimplifyShapes, StageFuse, StageFuseDense, StageLLVM, StagePTX, StageCubin}
 
 // passStages are the stages that are one pass of the pass manager.
-var passStages = []string{StageLowerEmb, StageSimplifyShapes, StageFuse}
+var passStages = []string{StageLowerEmb, StageSimplifyShapes, StageFuse, StageFuseDense}
 
 // FileName returns the name under which `recom compile` writes the output
 // of stage: 0-tfg.mlir, 1-emb.mlir, 2-shape.mlir, 3-gpu.mlir, model.ll,
@@ -71,6 +73,8 @@ func FileName(stage string) string {
 		return "2-shape.mlir"
 	case StageFuse:
 		return "3-gpu.mlir"
+	case StageFuseDense:
+		return "4-dense.mlir"
 	case StageLLVM:
 		return "model.ll"
 	case StagePTX:
@@ -96,6 +100,10 @@ type Options struct {
 	// (lower-emb, simplify-shapes, fuse), in the syntax of recom-opt's
 	// --fuse='schedule=recom max-threads=128'.
 	PassOptions map[string]string
+	// Dense runs the fuse-dense stage after fuse: the dense layers (MatMul,
+	// bias, activation) become GPU kernels too. Without it they stay tfg
+	// ops, run by the interpreter (recom compile sets it unless --dense=cpu).
+	Dense bool
 	// NoVerify skips verification after import and after each pass.
 	NoVerify bool
 
@@ -381,6 +389,9 @@ func (c *compiler) run(name string, data []byte) error {
 		return err
 	}
 	for _, flag := range passStages {
+		if flag == StageFuseDense && !c.opts.Dense {
+			continue
+		}
 		if flag == StageFuse {
 			c.noteColumns(false)
 		}
@@ -393,7 +404,7 @@ func (c *compiler) run(name string, data []byte) error {
 	}
 	c.noteColumns(true)
 	c.kernelsFromIR()
-	if n := len(r.Kernels); n != 1 {
+	if n := len(r.Kernels) - denseKernels(r.Module); n != 1 {
 		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))
 	}
 	more, err = c.stage(StageLLVM, func(s *StageResult) error {
@@ -563,6 +574,19 @@ func (c *compiler) kernelsFromIR() {
 		}
 		return op.Dialect() == "builtin" || op.Name() == "gpu.module"
 	})
+}
+
+// denseKernels counts the kernels of --fuse-dense's gpu.module.
+func denseKernels(m *textir.Operation) int {
+	mod := textir.LookupSymbolIn(m, densetogpu.ModuleName)
+	if mod == nil || mod.Name() != "gpu.module" || mod.Region(0).Front() == nil {
+		return 0
+	}
+	n := 0
+	for range mod.Region(0).Front().Ops() {
+		n++
+	}
+	return n
 }
 
 var entryRE = regexp.MustCompile(`(?m)^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([A-Za-z_$%][\w$%]*)`)
