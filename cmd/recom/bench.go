@@ -128,7 +128,7 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("%s: bench draws feeds from the spec of a generated model: %w", path, err)
 	}
-	m, err := compileModel(path, f.schedule, f.outputs)
+	m, err := compileModel(path, f.schedule, f.outputs, f.dense)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	}
 	defer g.close()
 	g.rt.Record = true
-	g.rt.Install(opts)
+	g.install(m, opts)
 	t0 = time.Now()
 	for i := range f.sets {
 		arrays, err := gen.Feeds(spec, f.batch, f.feedSeed+uint64(i))
@@ -179,6 +179,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 			return err
 		}
 		fmt.Fprintf(stderr, "recom bench: wrote the inputs of %d sets to %s\n", len(l.Runs), f.dump)
+	}
+	if err := timeDense(g, f.warmup, f.iters, stdout); err != nil {
+		return err
 	}
 	return timeLayer(g, l, f, stdout)
 }

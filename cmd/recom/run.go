@@ -24,6 +24,7 @@ import (
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/lowering/densetogpu"
 	"github.com/recom-compiler/recom/lowering/embtogpu"
 	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/pass"
@@ -38,8 +39,10 @@ func init() { subcommands = append(subcommands, newRunCmd, newBenchCmd) }
 
 const runHelp = `Compiles MODEL in-process (import, --lower-emb, --simplify-shapes, --fuse),
 runs it with the embedding layer on the GPU (runtime/fusedrt: one packed
-host-to-device copy, one launch, one copy back; everything else in the CPU
-interpreter) and writes the outputs to an .npz file.
+host-to-device copy, one launch, one copy back) and, with --dense=gpu (the
+default), its dense layers too (--fuse-dense: one kernel per layer, weights
+uploaded once, activations kept on the device between layers); everything
+else runs in the CPU interpreter. It writes the outputs to an .npz file.
 
 The GPU machine has no llc: make the PTX where llc-19 is with --emit-ptx
 FILE (no GPU needed; the PTX records the hash of the LLVM IR it was made
@@ -57,6 +60,7 @@ atol 1e-6). Without a GPU or driver: a message and exit 1.`
 // runFlags are the flags run and bench share.
 type runFlags struct {
 	feeds, tables, out, ptx, emitPTX, schedule, mcpu string
+	dense                                            string
 	outputs                                          []string
 	seed                                             uint64
 	device                                           int
@@ -74,6 +78,7 @@ func (f *runFlags) common(fl interface {
 	fl.StringVar(&f.ptx, "ptx", "", "the kernel's PTX, made by --emit-ptx (default: compile with llc-19 now)")
 	fl.StringVar(&f.emitPTX, "emit-ptx", "", "compile, write the kernel's PTX to `FILE` and exit (needs llc-19, no GPU)")
 	fl.StringVar(&f.schedule, "schedule", "tuned", "kernel design: tuned or recom")
+	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer, activations kept on the device) or cpu (the interpreter: an ablation)")
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU of the PTX (llc's -mcpu)")
 	fl.IntVar(&f.device, "device", 0, "the CUDA device ordinal")
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "output tensors, comma separated (default: the program's sole sink)")
@@ -107,6 +112,7 @@ type model struct {
 	outputs  []string
 	llHash   string
 	schedule string
+	dense    bool // --fuse-dense ran
 	compileT time.Duration
 }
 
@@ -126,11 +132,14 @@ func loadProgram(tctx *textir.Context, path string) (*textir.Operation, error) {
 	return importer.Import(tctx, gf.Graph)
 }
 
-// compileModel imports path and runs --lower-emb, --simplify-shapes and
-// --fuse{schedule=...} on it.
-func compileModel(path, schedule string, outputs []string) (*model, error) {
+// compileModel imports path and runs --lower-emb, --simplify-shapes,
+// --fuse{schedule=...} and, with dense ("gpu"), --fuse-dense on it.
+func compileModel(path, schedule string, outputs []string, dense string) (*model, error) {
+	if dense != "gpu" && dense != "cpu" {
+		return nil, fmt.Errorf("--dense must be gpu or cpu, got %q", dense)
+	}
 	t0 := time.Now()
-	m := &model{path: path, tctx: all.NewContext(), schedule: schedule}
+	m := &model{path: path, tctx: all.NewContext(), schedule: schedule, dense: dense == "gpu"}
 	root, err := loadProgram(m.tctx, path)
 	if err != nil {
 		return nil, err
@@ -157,9 +166,13 @@ func compileModel(path, schedule string, outputs []string) (*model, error) {
 			m.outputs = []string{sink}
 		}
 	}
-	pm, err := pass.FromSpecs("", []pass.PassSpec{
+	specs := []pass.PassSpec{
 		{Flag: tfgtoemb.Flag}, {Flag: simplifyshapes.Flag}, {Flag: embtogpu.Flag, Options: "schedule=" + schedule},
-	})
+	}
+	if m.dense {
+		specs = append(specs, pass.PassSpec{Flag: densetogpu.Flag})
+	}
+	pm, err := pass.FromSpecs("", specs)
 	if err != nil {
 		return nil, err
 	}
@@ -319,9 +332,10 @@ func readFeeds(path string) (map[string]*interp.Tensor, error) {
 
 // gpuSession is an open device with the model's kernel loaded.
 type gpuSession struct {
-	drv *cuda.Driver
-	c   *cuda.Context
-	rt  *fusedrt.Runtime
+	drv   *cuda.Driver
+	c     *cuda.Context
+	rt    *fusedrt.Runtime
+	dense *fusedrt.Dense
 }
 
 func openGPU(device int, ptx []byte) (*gpuSession, error) {
@@ -348,10 +362,56 @@ func openGPU(device int, ptx []byte) (*gpuSession, error) {
 		c.Close()
 		return nil, err
 	}
-	return &gpuSession{drv: drv, c: c, rt: rt}, nil
+	return &gpuSession{drv: drv, c: c, rt: rt, dense: fusedrt.NewDense(rt)}, nil
+}
+
+// install makes runs with opts use the GPU: the embedding layer, and the
+// dense layers when --fuse-dense ran (outputs copied back only where
+// fetched or read on the CPU).
+func (g *gpuSession) install(m *model, opts *exec.Options) {
+	g.rt.Install(opts)
+	if m.dense {
+		g.dense.Fetch = map[string]bool{}
+		for _, o := range m.outputs {
+			n, _, _ := strings.Cut(o, ":")
+			g.dense.Fetch[n] = true
+		}
+		g.dense.Install(opts)
+	}
+}
+
+// denseSummary describes the dense layers' GPU work ("" without any).
+func (g *gpuSession) denseSummary() (launches int, text string) {
+	ls := g.dense.Layers()
+	if len(ls) == 0 {
+		return 0, ""
+	}
+	for _, l := range ls {
+		launches += l.Launches
+	}
+	d := g.dense
+	return launches, fmt.Sprintf("; %d dense layers on the GPU (%d activation copies up, %d down, %d kept on the device, %d not copied back)",
+		len(ls), d.Up, d.Down, d.Kept, d.Skipped)
+}
+
+// timeDense times the dense part (a CUDA graph of the last run's dense
+// launches) and prints it, when dense layers ran.
+func timeDense(g *gpuSession, warmup, iters int, stdout io.Writer) error {
+	n, _ := g.denseSummary()
+	if n == 0 {
+		return nil
+	}
+	med, lo, err := g.dense.Time(warmup, iters)
+	if err != nil {
+		return fmt.Errorf("timing the dense layers: %w", err)
+	}
+	fmt.Fprintf(stdout, "dense layers: %d kernels in one CUDA graph: median %.1f µs, min %.1f µs\n",
+		len(g.dense.Layers()), float64(med.Nanoseconds())/1e3, float64(lo.Nanoseconds())/1e3)
+	return nil
 }
 
 func (g *gpuSession) close() {
+	g.dense.Close()
 	g.rt.Close()
 	g.c.Close()
 }
@@ -363,7 +423,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	if f.out == "" && f.emitPTX == "" {
 		return errors.New("run: -o is required")
 	}
-	m, err := compileModel(path, f.schedule, f.outputs)
+	m, err := compileModel(path, f.schedule, f.outputs, f.dense)
 	if err != nil {
 		return err
 	}
@@ -398,7 +458,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 		return err
 	}
 	defer g.close()
-	g.rt.Install(opts)
+	g.install(m, opts)
 	t0 := time.Now()
 	got, err := exec.Run(ctx, m.root, feeds, m.outputs, opts)
 	if err != nil {
@@ -418,8 +478,9 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	for _, l := range g.rt.Layers() {
 		launches += l.Launches
 	}
-	fmt.Fprintf(stderr, "recom run: %s: compiled in %.2f s (schedule=%s); ran in %.2f s on %v with %d GPU launch(es); wrote %s\n",
-		path, m.compileT.Seconds(), f.schedule, tRun.Seconds(), g.c.Device(), launches, f.out)
+	dl, dense := g.denseSummary()
+	fmt.Fprintf(stderr, "recom run: %s: compiled in %.2f s (schedule=%s); ran in %.2f s on %v with %d GPU launch(es)%s; wrote %s\n",
+		path, m.compileT.Seconds(), f.schedule, tRun.Seconds(), g.c.Device(), launches+dl, dense, f.out)
 	if !f.check {
 		return nil
 	}
