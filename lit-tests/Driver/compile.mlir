@@ -1,9 +1,11 @@
 // recom compile runs every stage on the bundled model, writes each stage's
 // output and the summary into the directory (atomically), and prints the
-// summary. The model has 24 columns of every kind; one kernel comes out.
+// summary. The model has 24 columns of every kind; one kernel comes out
+// (--dense=cpu: the dense layers' kernels are --fuse-dense's, tested in
+// Conversion/fuse-dense.mlir).
 // REQUIRES: llc
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: recom compile %S/../../examples/small.pbtxt -o %t/out --no-cubin | FileCheck %s
+// RUN: recom compile %S/../../examples/small.pbtxt -o %t/out --no-cubin --dense=cpu | FileCheck %s
 // RUN: FileCheck %s --input-file=%t/out/summary.txt
 // RUN: ls %t/out | FileCheck %s --check-prefix=FILES
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/out/model.ptx

@@ -91,7 +91,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		switch s.Name {
 		case StageImport:
 			fmt.Fprintf(&b, "  %-16s %10s %10d %10s  %s\n", s.Name, fmt.Sprintf("%d nodes", r.Nodes), s.After.Total(), secs(s.Wall), s.After)
-		case StageLowerEmb, StageSimplifyShapes, StageFuse:
+		case StageLowerEmb, StageSimplifyShapes, StageFuse, StageFuseDense:
 			fmt.Fprintf(&b, "  %-16s %10d %10d %10s  %s\n", s.Name, s.Before.Total(), s.After.Total(), secs(s.Wall), s.After)
 		case StageLLVM:
 			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall),
