@@ -17,7 +17,7 @@ and out_s.npy (recom's GPU output, [B, width]), so a new workload needs no
 code here. With --dumps, the directories are taken in order, each once its
 meta.json exists (a directory holding a file named .failed is skipped), and
 the tables come from --tables (default: the first directory's tables.npy),
-loaded once for all of them.
+loaded once for all of them (the first directory written, in list order).
 
 Peers of the embedding layer (each checked against out_s.npy, then timed
 rotating over the sets):
@@ -465,6 +465,9 @@ class Peers:
     def jax_mod(self):
         if self.args.no_jax:
             return None
+        if self.args.deadline and time.time() > self.args.deadline - self.args.jax_margin:
+            log(f"  jax: skipped: less than {self.args.jax_margin:g} s to the deadline (a compilation takes 20-50 s)")
+            return None
         try:
             import jax
         except Exception as e:  # noqa: BLE001
@@ -720,6 +723,7 @@ def main(argv=None):
     ap.add_argument("--tf32", action="store_true", help="allow TF32 matrix products")
     ap.add_argument("--gate", action="store_true", help="ask bench/sweep.sh for the GPU around timed sections")
     ap.add_argument("--deadline", type=float, default=0, help="UNIX time after which no new batch starts")
+    ap.add_argument("--jax-margin", type=float, default=60, help="no JAX compilation closer than this to --deadline (s)")
     ap.add_argument("--dry-run", action="store_true", help="tiny synthetic model on the CPU (no GPU needed)")
     args = ap.parse_args(argv)
     args.jax_batches = int_list(args.jax_batches)
@@ -755,14 +759,14 @@ def main(argv=None):
     if dev == "cpu" and not args.dry_run:
         log("peers: no CUDA device: the peers run on the CPU (times are not comparable with the GPU's)")
     t0 = time.time()
-    first = [d for d in dumps if wait_for(d, args.deadline)][:1]
-    if not first:
+    first = next((d for d in dumps if wait_for(d, args.deadline)), None)  # the first dump written
+    if first is None:
         return 1
-    tpath = args.tables or os.path.join(first[0], "tables.npy")
+    tpath = args.tables or os.path.join(first, "tables.npy")
     tables_np = np.load(tpath)
     p = Peers(args, tables_np, dev)
     p.spec = spec
-    log(f"peers: {args.model or first[0]} on {dev}: {tables_np.nbytes / 1e9:.2f} GB of tables from {tpath} in {time.time() - t0:.1f} s")
+    log(f"peers: {args.model or first} on {dev}: {tables_np.nbytes / 1e9:.2f} GB of tables from {tpath} in {time.time() - t0:.1f} s")
     done = 0
     for d in dumps:
         if args.deadline and time.time() > args.deadline:

@@ -72,7 +72,7 @@ def plot(records, out, suffix=""):
             label, color, marker = SYSTEMS.get(s, (s, None, "x"))
             bs = sorted(by[s])
             ax.plot(bs, [by[s][b] for b in bs], marker=marker, color=color, label=label, linewidth=1.6, markersize=5)
-        floor = {int(r["batch"]): float(r["floor_us"]) for r in rs if r.get("floor_us") and r["system"] in ("recom", "e2e_recom")}
+        floor = {int(r["batch"]): float(r["floor_us"]) for r in rs if r.get("floor_us") and r["system"] == "recom"}
         if floor:
             bs = sorted(floor)
             ax.plot(bs, [floor[b] for b in bs], "k--", linewidth=1, label="floor (PERF.md: bytes / 4.3 TB/s, rows / 33e9 per s)")
