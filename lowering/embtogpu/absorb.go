@@ -1,6 +1,9 @@
 package embtogpu
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
@@ -28,7 +31,7 @@ type idChain struct {
 // not positive) between the transforms and the lookup does not depend on
 // the values: it is rebuilt on the raw values (b's insertion point is
 // moved), so that the transforms still move into the kernel.
-func absorbIDs(lk *textir.Operation, b *textir.Builder) *idChain {
+func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain {
 	rows := lk.Operand(0).Type().(*textir.TensorType).Shape[0]
 	ids := lk.Operand(1)
 	if lo, hi, ok := emb.ValueRange(ids); !ok || lo < 0 || hi >= rows {
@@ -53,7 +56,7 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder) *idChain {
 			break
 		}
 		t, ok := transformOf(def, ts, splits)
-		if !ok {
+		if !ok || slices.Contains(host, strings.TrimPrefix(def.Name(), "emb.")) {
 			break
 		}
 		ts = append([]fused.Transform{t}, ts...)

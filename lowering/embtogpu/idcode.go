@@ -110,7 +110,12 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 			if v.x.Type() == textir.F64() {
 				bf, off = k.view(a, a.tables, textir.F64()), k.bin(arith.ShRUIOp, P[1], k.c64(1))
 			}
-			v = idValue{kind: "int", x: k.bucketize(bf, off, P[0], v.x, fused.BucketizeSteps(int64(len(t.Boundaries))))}
+			steps := fused.BucketizeSteps(int64(len(t.Boundaries)))
+			if _, _, ok := t.Uniform(); ok {
+				v = idValue{kind: "int", x: k.bucketizeUniform(bf, off, P[0], v.x, steps)}
+			} else {
+				v = idValue{kind: "int", x: k.bucketize(bf, off, P[0], v.x, steps)}
+			}
 		case fused.TransformVocab:
 			v = idValue{kind: "int", x: k.vocabID(a, t, P, v)}
 		case fused.TransformCheckRange:
@@ -154,4 +159,42 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 		miss = P[3]
 	}
 	return k.sel(found, idx, miss)
+}
+
+// bucketizeUniform emits Bucketize for boundaries close to evenly spaced
+// (fused.Transform.Uniform): the guess g = trunc(max((x - b0) / step + 1, 0))
+// clamped to [0, n] is checked against the boundaries around it (two
+// independent loads instead of a chain of log2(n)); a wrong guess (x next
+// to a boundary, NaN) takes the binary search. b0 and 1/step precede the
+// boundaries by 4 floats (2 elements of an f64 view).
+func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.Value {
+	ft := gpu.PtrElem(bf.Type())
+	if x.Type() != ft {
+		if x.Type() == textir.F64() || x.Type() == f32 {
+			// Only f32 values meet f32 boundaries and f64 values f64 ones.
+			return k.bucketize(bf, off, n, x, steps)
+		}
+		x = k.cast(arith.SIToFPOp, x, f32)
+	}
+	load := func(j *textir.Value) *textir.Value { return k.load(bf, j, 1, true)[0] }
+	g0 := int64(4)
+	if ft == textir.F64() {
+		g0 = 2
+	}
+	b0, inv := load(k.addc(off, -g0)), load(k.addc(off, -g0+1))
+	one := k.op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 1, Type: ft}}).Result(0)
+	zero := k.op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 0, Type: ft}}).Result(0)
+	t := k.bin(arith.AddFOp, k.bin(arith.MulFOp, k.bin(arith.SubFOp, x, b0), inv), one)
+	nf := k.cast(arith.SIToFPOp, n, ft)
+	// fmaxf/fminf: a NaN t becomes 0 (the check below then fails).
+	t = k.op(gpu.MinOp, []*textir.Value{k.op(gpu.MaxOp, []*textir.Value{t, zero}, []textir.Type{ft}).Result(0), nf}, []textir.Type{ft}).Result(0)
+	g := k.cast(arith.FPToSIOp, t, i64)
+	nm1 := k.addc(n, -1)
+	lo := load(k.add(off, k.bin(arith.MaxSIOp, k.addc(g, -1), k.c64(0))))
+	hi := load(k.add(off, k.bin(arith.MinSIOp, g, nm1)))
+	loOK := k.bin(arith.OrIOp, k.cmp(arith.EQ, g, k.c64(0)), k.vcCmpF(arith.FOGE, x, lo))
+	hiOK := k.bin(arith.OrIOp, k.cmp(arith.EQ, g, n), k.vcCmpF(arith.FOLT, x, hi))
+	ok := k.bin(arith.AndIOp, loOK, hiOK)
+	return k.vcIf(ok, []textir.Type{i64}, func() []*textir.Value { return []*textir.Value{g} },
+		func() []*textir.Value { return []*textir.Value{k.bucketize(bf, off, n, x, steps)} })[0]
 }

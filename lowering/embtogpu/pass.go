@@ -74,6 +74,7 @@ func init() {
 //	task-bytes=4096        bytes a task (a warp) should move
 //	l2-bytes=1048576       tables up to this size are taken to stay in L2
 //	ids-in-kernel=true     the id transforms run in the kernel (false: before it, on the host)
+//	host-ids=hash,...      id transforms (emb op names without "emb.") left before the layer
 //	min-tasks=6336         small batches get smaller tasks, down to one warp pass, until a launch has this many (0: off)
 type Pass struct {
 	opts                                 pass.Options
@@ -81,6 +82,7 @@ type Pass struct {
 	maxThreads, rif, pooling, task, l2sz *int
 	ids                                  *bool
 	minTasks                             *int
+	hostIDs                              *[]string
 }
 
 // New returns a --fuse pass with default options.
@@ -94,6 +96,7 @@ func New() *Pass {
 	p.task = p.opts.Int("task-bytes", "Bytes one task (a warp) should move", int(d.TaskBytes))
 	p.l2sz = p.opts.Int("l2-bytes", "Tables up to this many bytes are taken to stay in L2", int(d.L2Bytes))
 	p.minTasks = p.opts.Int("min-tasks", "Tasks a launch should have at least: small batches get smaller tasks (0: off)", int(d.MinTasks))
+	p.hostIDs = p.opts.StringList("host-ids", "Id transforms left before the layer (ablations): any of hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset", nil)
 	p.ids = p.opts.Bool("ids-in-kernel", "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts) in the kernel", d.InKernelIDs)
 	return p
 }
@@ -109,7 +112,7 @@ func (p *Pass) Options() *pass.Options { return &p.opts }
 func (p *Pass) planOptions() Options {
 	// The schedule's name is case-insensitive ("RECom" reads as "recom").
 	return Options{Schedule: strings.ToLower(*p.schedule), MaxThreads: int64(*p.maxThreads), RowsInFlight: int64(*p.rif),
-		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz), InKernelIDs: *p.ids, MinTasks: int64(*p.minTasks)}
+		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz), InKernelIDs: *p.ids, MinTasks: int64(*p.minTasks), HostIDs: *p.hostIDs}
 }
 
 // layer is one concatenation to fuse.
@@ -158,7 +161,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 		for i, lk := range l.lookups {
 			infos[i] = columnInfo(lk)
 			if opts.InKernelIDs {
-				chains[i] = absorbIDs(lk, bb)
+				chains[i] = absorbIDs(lk, bb, opts.HostIDs)
 			}
 			if c := chains[i]; c != nil {
 				infos[i].Source, infos[i].Transforms, infos[i].IDBytes = c.source, c.transforms, c.idBytes

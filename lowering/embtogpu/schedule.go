@@ -33,14 +33,15 @@ type ColumnInfo struct {
 
 // Options tune the planner.
 type Options struct {
-	Schedule       string // fused.ScheduleTuned or fused.ScheduleRecom
-	MaxThreads     int64  // threads per block of the tuned schedule
-	RowsInFlight   int64  // rows in flight per thread (the id loop's unroll)
-	DefaultPooling int64  // expected ids per bag when no bound is known
-	TaskBytes      int64  // target bytes moved by one task (a warp)
-	L2Bytes        int64  // tables up to this size are taken to stay in L2
-	InKernelIDs    bool   // move the id transforms into the kernel (the pass's job; Plan takes ColumnInfo as given)
-	MinTasks       int64  // tasks a launch should have at least (fused.Layer.MinTasks; 0: off)
+	Schedule       string   // fused.ScheduleTuned or fused.ScheduleRecom
+	MaxThreads     int64    // threads per block of the tuned schedule
+	RowsInFlight   int64    // rows in flight per thread (the id loop's unroll)
+	DefaultPooling int64    // expected ids per bag when no bound is known
+	TaskBytes      int64    // target bytes moved by one task (a warp)
+	L2Bytes        int64    // tables up to this size are taken to stay in L2
+	InKernelIDs    bool     // move the id transforms into the kernel (the pass's job; Plan takes ColumnInfo as given)
+	MinTasks       int64    // tasks a launch should have at least (fused.Layer.MinTasks; 0: off)
+	HostIDs        []string // id transforms (emb op names without "emb.") the pass leaves before the layer
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
@@ -77,6 +78,13 @@ func (o *Options) check() error {
 		return fmt.Errorf("task-bytes must be positive, got %d", o.TaskBytes)
 	case o.MinTasks < 0:
 		return fmt.Errorf("min-tasks must not be negative, got %d", o.MinTasks)
+	}
+	for _, h := range o.HostIDs {
+		switch h {
+		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset":
+		default:
+			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset)", h)
+		}
 	}
 	return nil
 }

@@ -169,7 +169,8 @@ func (c *Column) Signature() string {
 		case TransformCast:
 			fmt.Fprintf(&sb, ":%d", t.Bits)
 		case TransformBucketize:
-			fmt.Fprintf(&sb, ":%d", BucketizeSteps(int64(len(t.Boundaries))))
+			_, _, u := t.Uniform()
+			fmt.Fprintf(&sb, ":%d:uniform=%v", BucketizeSteps(int64(len(t.Boundaries))), u)
 		case TransformVocab:
 			// The table describes itself (capacity, probe bound, seed):
 			// only the key kind and whether misses hash are code.
@@ -178,6 +179,33 @@ func (c *Column) Signature() string {
 	}
 	return sb.String()
 }
+
+// Uniform reports whether the boundaries are close to evenly spaced (at
+// least two, each within a quarter step of b0 + i*step), and then b0 and
+// 1/step: the kernel guesses the bucket from them and checks the guess
+// against the two boundaries around it, falling back to the binary search
+// when the guess is wrong (rounding near a boundary, NaN).
+func (t *Transform) Uniform() (b0, inv float64, ok bool) {
+	n := len(t.Boundaries)
+	if n < 2 {
+		return 0, 0, false
+	}
+	b0 = float64(t.Boundaries[0])
+	step := (float64(t.Boundaries[n-1]) - b0) / float64(n-1)
+	if !(step > 0) || math.IsInf(step, 0) {
+		return 0, 0, false
+	}
+	for i, b := range t.Boundaries {
+		if math.Abs(float64(b)-(b0+float64(i)*step)) > step/4 {
+			return 0, 0, false
+		}
+	}
+	return b0, 1 / step, true
+}
+
+// bucketizeGuessFloats is the space before the boundaries in the data
+// region: b0 and 1/step (f32, or f64 for f64 values), 16-byte aligned.
+const bucketizeGuessFloats = 4
 
 // BucketizeSteps is the binary search's step count for n boundaries: the
 // smallest s with n <= 2^s - 1.
@@ -260,9 +288,9 @@ func (c *Column) StaticFloats() (int64, error) {
 // of f64 values (Bucketize compares doubles with the widened boundaries).
 func (c *Column) boundaryFloats(t *Transform) int64 {
 	if c.Source == SourceF64 {
-		return 2 * int64(len(t.Boundaries))
+		return bucketizeGuessFloats + 2*int64(len(t.Boundaries))
 	}
-	return int64(len(t.Boundaries))
+	return bucketizeGuessFloats + int64(len(t.Boundaries))
 }
 
 func alignTable(n int64) int64 { return (n + TableAlign - 1) / TableAlign * TableAlign }
@@ -283,15 +311,22 @@ func (c *Column) writeStatic(arena []float32) error {
 		t := &c.Transforms[i]
 		switch t.Op {
 		case TransformBucketize:
-			params[k+1] = data
+			b0, inv, _ := t.Uniform()
+			f64 := func(at int64, v float64) {
+				u := math.Float64bits(v)
+				arena[at], arena[at+1] = math.Float32frombits(uint32(u)), math.Float32frombits(uint32(u>>32))
+			}
+			bs := data + bucketizeGuessFloats
+			params[k+1] = bs
 			if c.Source == SourceF64 {
+				f64(data, b0)
+				f64(data+2, inv)
 				for j, b := range t.Boundaries {
-					u := math.Float64bits(float64(b))
-					arena[data+2*int64(j)] = math.Float32frombits(uint32(u))
-					arena[data+2*int64(j)+1] = math.Float32frombits(uint32(u >> 32))
+					f64(bs+2*int64(j), float64(b))
 				}
 			} else {
-				copy(arena[data:], t.Boundaries)
+				arena[data], arena[data+1] = float32(b0), float32(inv)
+				copy(arena[bs:], t.Boundaries)
 			}
 			data += alignTable(c.boundaryFloats(t))
 		case TransformVocab:

@@ -7,7 +7,7 @@
 // column behind a weights-only filter; columns sharing a class differ in
 // their parameters.
 func.func @f(%s: tensor<?x!tfg.string>, %tok: tensor<?x!tfg.string>, %i: tensor<?x2xi64>, %x: tensor<?xf32>, %n: tensor<?xi64>,
-             %vs: tensor<?x!tfg.string>, %vi: tensor<?x3xi64>, %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %xd: tensor<?xf64>) -> tensor<?x96xf32> {
+             %vs: tensor<?x!tfg.string>, %vi: tensor<?x3xi64>, %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %xd: tensor<?xf64>) -> tensor<?x104xf32> {
   %t0 = emb.table {name = "strs"} : tensor<1000x8xf32>
   %t1 = emb.table {name = "strs2"} : tensor<77x4xf32>
   %t2 = emb.table {name = "toks"} : tensor<500x8xf32>
@@ -72,6 +72,13 @@ func.func @f(%s: tensor<?x!tfg.string>, %tok: tensor<?x!tfg.string>, %i: tensor<
   %b12 = emb.bucketize %v12 {boundaries = [0.1 : f32, 0.2 : f32, 0.3 : f32, 0.4 : f32]} : tensor<?xf64> -> tensor<?xi64>
   %l12 = emb.lookup %t12, %b12, %s12 {combiner = "sum"} : tensor<5x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
 
-  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7, %l8, %l9, %l10, %l11, %l12 : (tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<?x96xf32> loc("out")
-  func.return %r : tensor<?x96xf32>
+  %t13 = emb.table {name = "uni"} : tensor<9x4xf32>
+  %b13 = emb.bucketize %v4 {boundaries = [-3.0 : f32, -2.0 : f32, -1.0 : f32, 0.0 : f32, 1.0 : f32, 2.0 : f32, 3.0 : f32, 4.0 : f32]} : tensor<?xf32> -> tensor<?xi64>
+  %l13 = emb.lookup %t13, %b13, %s4 {combiner = "sum"} : tensor<9x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+  %t14 = emb.table {name = "uni_int"} : tensor<9x4xf32>
+  %b14 = emb.bucketize %v6 {boundaries = [-3.0 : f32, -2.0 : f32, -1.0 : f32, 0.0 : f32, 10.0 : f32, 20.0 : f32, 30.0 : f32, 40.0 : f32]} : tensor<?xi64> -> tensor<?xi64>
+  %l14 = emb.lookup %t14, %b14, %s6 {combiner = "sum"} : tensor<9x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+
+  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7, %l8, %l9, %l10, %l11, %l12, %l13, %l14 : (tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x104xf32> loc("out")
+  func.return %r : tensor<?x104xf32>
 }
