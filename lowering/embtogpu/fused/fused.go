@@ -10,7 +10,7 @@
 //
 //	%out = "fused.embedding_layer"(%table0, %values0, %splits0, %table1, %ids1, ...)
 //	    {kernel = @emb::@layer, schedule = "tuned", width = 24 : i64, block = 256 : i64,
-//	     table_floats = 1152 : i64, columns = [{...}, {...}]}
+//	     min_tasks = 6336 : i64, table_floats = 1152 : i64, columns = [{...}, {...}]}
 //	    : (tensor<50x8xf32>, tensor<?xi64>, tensor<?xi64>, tensor<11x4xf32>, tensor<?xi32>, ...) -> tensor<?x24xf32>
 //
 // columns lists the columns in kernel order (grouped by schedule class);
@@ -23,24 +23,38 @@
 // pooling, cost), so that the schedule chosen for each column can be read
 // (and FileChecked) in the IR.
 //
+// # The id computation (transforms.go)
+//
+// A column whose ids come from a chain of elementwise transforms (hashes of
+// strings or of integers as decimal strings, vocabulary lookups, bucketize,
+// range checks with a default, casts, add_offset) gets the raw values as
+// its ids operand: its dictionary then has source ("i64", "f32", "f64" or
+// "str"), transforms (the chain, in order) and params_offset (floats into
+// the tables arena of its parameter block: the numbers its class's shared
+// code reads, and its data: bucketize boundaries, vocabulary hash tables).
+// Without them the source is "ids": integer ids computed before the layer.
+//
 // # The runtime contract (Pack)
 //
 // Three device buffers and one launch:
 //   - tables (uploaded once): every table at its table_offset (in floats,
-//     a multiple of 64: 256-byte aligned), float32;
+//     a multiple of 64: 256-byte aligned), float32; then each column's
+//     parameter block and transform data at its params_offset;
 //   - the packed inputs (one host-to-device copy per run), int32 words:
 //     words [0, C] are task_start (column c owns tasks [task_start[c],
-//     task_start[c+1])), words C+1+5c .. C+5+5c the descriptor of column c
-//     (splits word offset, ids word offset, weights word offset or -1,
-//     table offset / 64, out_offset), then each column's row splits (B+1
-//     words), ids (int32) and weights (float32 bits), each region starting
-//     at a multiple of 4 words;
+//     task_start[c+1])), words C+1+8c .. C+8+8c the descriptor of column c
+//     (see DescWords), then each column's row splits (B+1 words), values
+//     (int32 ids; two words per i64 or f64; f32 bits; for strings nnz+1
+//     byte offsets, then the bytes from the descriptor's word 6) and
+//     weights (float32 bits), each region starting at a multiple of 4 words;
 //   - the output arena, B rows of width floats.
 //
 // The kernel takes (tables, inputs, output, B, number of tasks). With the
-// "tuned" schedule a task is one warp: column c has ceil(B / bags_per_task)
-// tasks and the grid is ceil(tasks / (block / 32)) blocks. With the
-// "recom" schedule a task is one block (one per column).
+// "tuned" schedule a task is one warp: column c has ceil(B / bags per task)
+// tasks, where bags per task is the planned bags_per_task or, for a batch
+// too small to make min_tasks tasks, a smaller multiple of a warp pass
+// (Layer.BagsPerTask); the grid is ceil(tasks / (block / 32)) blocks.
+// With the "recom" schedule a task is one block (one per column).
 package fused
 
 import (
