@@ -15,6 +15,7 @@
 #   recom      schedule=recom (RECom's one block per column; ids in the kernel)
 #   hosthash   host-ids=hash,as_string,vocab_lookup (string work before the layer)
 #   hostbkt    host-ids=bucketize (bucketize before the layer)
+#   mbN        min-blocks=N (the register cap; the default is 3)
 # Device call: carry ["build/ids"], e.g.
 #   bench/experiments/ids-kernel.sh check 2>&1 | tee $OUT/check.log
 set -uo pipefail
@@ -23,7 +24,8 @@ d=build/ids
 mode=${1:-build}
 declare -A sched=([tuned]="tuned" [mt0]="tuned min-tasks=0" [host]="tuned ids-in-kernel=false"
   [host-mt0]="tuned ids-in-kernel=false min-tasks=0" [recom]="recom"
-  [hosthash]="tuned host-ids=hash,as_string,vocab_lookup" [hostbkt]="tuned host-ids=bucketize")
+  [hosthash]="tuned host-ids=hash,as_string,vocab_lookup" [hostbkt]="tuned host-ids=bucketize"
+  [mb1]="tuned min-blocks=1" [mb2]="tuned min-blocks=2" [mb4]="tuned min-blocks=4")
 
 case $mode in
 build)
@@ -34,7 +36,7 @@ build)
   go build -o $d/recom-here ./cmd/recom
   for p in E F micro probe; do $d/recom-here gen --preset $p --no-tables -o $d/$p.pb; done
   cp examples/small.pbtxt examples/small.tables.npz $d/
-  for v in tuned mt0 host host-mt0 recom hosthash hostbkt; do
+  for v in tuned mt0 host host-mt0 recom hosthash hostbkt mb1 mb2 mb4; do
     $d/recom-here run $d/E.pb --schedule "${sched[$v]}" --emit-ptx $d/E.$v.ptx
   done
   for m in F micro probe; do

@@ -42,12 +42,13 @@ type Options struct {
 	InKernelIDs    bool     // move the id transforms into the kernel (the pass's job; Plan takes ColumnInfo as given)
 	MinTasks       int64    // tasks a launch should have at least (fused.Layer.MinTasks; 0: off)
 	HostIDs        []string // id transforms (emb op names without "emb.") the pass leaves before the layer
+	MinBlocks      int64    // blocks of MaxThreads per SM the tuned kernel must fit (its minctasm)
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
 	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks}
+		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3}
 }
 
 // DefaultMinTasks is 48 warp-tasks per SM of an H200 (132 SMs): the E
@@ -76,6 +77,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("default-pooling must be positive, got %d", o.DefaultPooling)
 	case o.TaskBytes < 1:
 		return fmt.Errorf("task-bytes must be positive, got %d", o.TaskBytes)
+	case o.MinBlocks < 1 || o.MinBlocks*o.MaxThreads > 2048:
+		return fmt.Errorf("min-blocks must be in [1, %d] for %d threads per block, got %d", 2048/o.MaxThreads, o.MaxThreads, o.MinBlocks)
 	case o.MinTasks < 0:
 		return fmt.Errorf("min-tasks must not be negative, got %d", o.MinTasks)
 	}

@@ -10,7 +10,7 @@
 // CHECK:         %[[R:.*]] = "fused.embedding_layer"(%{{[^,)]*}}, %{{[^,)]*}}, %{{[^,)]*}}) {block = 256 : i64, columns = [{bags_per_task = 16 : i64, class = 0 : i64, combiner = "mean", {{.*}}kind = "lookup", lanes = 2 : i64, name = "t8", out_offset = 0 : i64, pooling = 4.000000e+00 : f64, rows = 100000 : i64, rows_in_flight = 4 : i64, segments = 1 : i64, store_width = 4 : i64, table_offset = 0 : i64, vector = 4 : i64, weighted = false, width = 8 : i64}], kernel = @emb::@layer, min_tasks = 6336 : i64, schedule = "tuned", table_floats = 800000 : i64, width = 8 : i64} : (tensor<100000x8xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x8xf32>
 // CHECK:         return %[[R]]
 // CHECK:       gpu.module @emb
-// CHECK:         gpu.func @layer(%{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: !gpu.ptr<i32, global>, %{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {max_threads = 256 : i64, min_blocks = 1 : i64}
+// CHECK:         gpu.func @layer(%{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: !gpu.ptr<i32, global>, %{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: i64, %{{.*}}: i64) kernel attributes {max_threads = 256 : i64, min_blocks = 3 : i64}
 // CHECK:           gpu.thread_id x
 // CHECK:           gpu.block_id x
 // CHECK:           gpu.for
