@@ -103,7 +103,7 @@ echo "bench: stand-in, batch $b, schedule=$s"
 echo "BENCH schedule=$s batch=$b median_us=$((10 + b / 10)) min_us=9 b2b_us=9 grows_per_s=1 eff_TBps=1 floor_us=$((5 + b / 20)) ratio_to_floor=2"
 EOF2
   chmod +x $t/recom
-  OUT=$t/out RECOM=$t/recom SWEEP_DIR=$t/d SWEEP_TMP=$t/tmp MODELS="probe E" BATCHES="32 256" \
+  OUT=$t/out SWEEP_PACK=0 RECOM=$t/recom SWEEP_DIR=$t/d SWEEP_TMP=$t/tmp MODELS="probe E" BATCHES="32 256" \
     E2E_BATCHES="32 256" JAX_LAYER="probe:256" JAX_E2E="E:256" PEER_ITERS=10 bash "$0" device > $t/log 2>&1
   rc=$?
   n=$($PY -c "import json, sys; r = json.load(open('$t/out/results.json')); print(len({(x['kind'], x['model'], x['batch'], x['system']) for x in r if x.get('median_us') is not None and x.get('ok', True)}))")
@@ -500,6 +500,11 @@ for f in sorted(os.listdir(TMP)):
 PY
   $PY bench/plot.py "$OUT/results.json" --out "$OUT" --title-suffix ", H200" || echo "sweep: plot failed"
   date -u
+  # The device tool brings back a limited number of files: everything but
+  # the plots and summary.md goes into one archive (2026-12-02: a run's
+  # results.json was lost to that limit).
+  [ "${SWEEP_PACK:-1}" = 0 ] || ( cd "$OUT" && tar czf sweep-results.tgz --exclude='*.png' --exclude=summary.md --exclude=sweep-results.tgz . &&
+    find . -mindepth 1 ! -name '*.png' ! -name summary.md ! -name sweep-results.tgz ! -name sweep.log -delete ) || echo "sweep: packing failed"
   ;;
 *)
   echo "usage: bench/sweep.sh build | device | selftest | plot RESULTS.json [DIR]" >&2
