@@ -11,8 +11,9 @@ import (
 
 // recom compile runs --fuse-dense by default: the dense layers' IR is
 // written as 4-dense.mlir and the PTX holds the embedding layer's kernel
-// and one per dense layer; --dense=cpu leaves them out; another value is
-// an error.
+// and one per dense layer (the long top layer also its split-K reduce
+// kernel, which --fuse-dense=split-k=1 leaves out); --dense=cpu leaves them
+// out; another value is an error.
 func TestCompileDense(t *testing.T) {
 	compileNeedLLC(t)
 	dir := t.TempDir()
@@ -20,9 +21,10 @@ func TestCompileDense(t *testing.T) {
 		args    []string
 		entries []string
 	}{
-		{nil, []string{"layer", "bottom_mlp_dense", "bottom_mlp_dense_1", "top_mlp_dense", "top_mlp_dense_1", "top_mlp_dense_2"}},
+		{nil, []string{"layer", "bottom_mlp_dense", "bottom_mlp_dense_1", "top_mlp_dense", "top_mlp_dense_reduce", "top_mlp_dense_1", "top_mlp_dense_2"}},
 		{[]string{"--dense=cpu"}, []string{"layer"}},
-		{[]string{"--dense=gpu", "--fuse-dense=accumulate=f32"}, []string{"layer", "bottom_mlp_dense", "bottom_mlp_dense_1", "top_mlp_dense", "top_mlp_dense_1", "top_mlp_dense_2"}},
+		{[]string{"--dense=gpu", "--fuse-dense=accumulate=f32"}, []string{"layer", "bottom_mlp_dense", "bottom_mlp_dense_1", "top_mlp_dense", "top_mlp_dense_reduce", "top_mlp_dense_1", "top_mlp_dense_2"}},
+		{[]string{"--fuse-dense=split-k=1"}, []string{"layer", "bottom_mlp_dense", "bottom_mlp_dense_1", "top_mlp_dense", "top_mlp_dense_1", "top_mlp_dense_2"}},
 	} {
 		out := filepath.Join(dir, "out")
 		os.RemoveAll(out)

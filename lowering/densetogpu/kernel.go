@@ -181,14 +181,36 @@ func (k *kb) ifThen(c *textir.Value, then func()) {
 
 func log2(n int64) int64 { return int64(bits.TrailingZeros64(uint64(n))) }
 
-// KernelType is the kernel's signature: (x0, ..., x_{n-1}, w, [bias,] y, B).
+// accType is d's accumulator type.
+func accType(d *fused.Dense) textir.Type {
+	if d.Accumulate == fused.AccF32 {
+		return f32
+	}
+	return f64
+}
+
+// KernelType is the kernel's signature: (x0, ..., x_{n-1}, w, [bias,] y, B),
+// or with split-K (x0, ..., x_{n-1}, w, [bias,] y, ws, B, S).
 func KernelType(d *fused.Dense) *textir.FunctionType {
 	p := gpu.PtrType(f32, gpu.Global)
 	var in []textir.Type
 	for range d.NumOperands() + 1 {
 		in = append(in, p)
 	}
+	if d.Split() {
+		return &textir.FunctionType{Inputs: append(in, gpu.PtrType(accType(d), gpu.Global), i64, i64)}
+	}
 	return &textir.FunctionType{Inputs: append(in, i64)}
+}
+
+// ReduceKernelType is the reduce kernel's signature: (ws, [bias,] y, B, S).
+func ReduceKernelType(d *fused.Dense) *textir.FunctionType {
+	p := gpu.PtrType(f32, gpu.Global)
+	in := []textir.Type{gpu.PtrType(accType(d), gpu.Global)}
+	if d.Bias {
+		in = append(in, p)
+	}
+	return &textir.FunctionType{Inputs: append(in, p, i64, i64)}
 }
 
 // BuildKernel returns the gpu.func computing the layer d, named name: a
@@ -201,19 +223,73 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, d *fused
 	body := fn.Region(0).Front()
 	b := textir.NewBuilder(ctx)
 	b.SetInsertionPointToEnd(body)
-	g := &gen{kb: kb{b: b, loc: loc}, d: d, acc: f32}
-	if d.Accumulate == fused.AccF64 {
-		g.acc = f64
-	}
+	g := &gen{kb: kb{b: b, loc: loc}, d: d, acc: accType(d)}
 	nx := len(d.Ks)
 	g.x = body.Args()[:nx]
 	g.w = body.Arg(nx)
 	if d.Bias {
 		g.bias = body.Arg(nx + 1)
 	}
-	g.y = body.Arg(body.NumArgs() - 2)
+	g.y = body.Arg(d.NumOperands())
+	if d.Split() {
+		g.ws = body.Arg(d.NumOperands() + 1)
+		g.splits = body.Arg(d.NumOperands() + 3)
+	}
 	g.batch = body.Arg(body.NumArgs() - 1)
+	if d.Split() {
+		g.batch = body.Arg(body.NumArgs() - 2)
+	}
 	g.build()
+	g.op(gpu.ReturnOp, nil, nil)
+	return fn
+}
+
+// BuildReduceKernel returns the gpu.func that finishes a split-K launch of
+// d (see fused.Dense): a thread sums ReduceVec consecutive outputs' S
+// partials in slice order in the accumulator type, rounds to float32 once,
+// adds the bias and applies the activation.
+func BuildReduceKernel(ctx *textir.Context, loc textir.Location, name string, d *fused.Dense) *textir.Operation {
+	fn := gpu.NewFunc(ctx, loc, name, ReduceKernelType(d), true)
+	fn.SetAttr("max_threads", textir.I64Attr(fused.ReduceThreads))
+	body := fn.Region(0).Front()
+	b := textir.NewBuilder(ctx)
+	b.SetInsertionPointToEnd(body)
+	g := &gen{kb: kb{b: b, loc: loc}, d: d, acc: accType(d)}
+	g.ws = body.Arg(0)
+	if d.Bias {
+		g.bias = body.Arg(1)
+	}
+	n := body.NumArgs()
+	g.y, g.batch, g.splits = body.Arg(n-3), body.Arg(n-2), body.Arg(n-1)
+	v := d.ReduceVec()
+	tid, bid := g.dim(gpu.ThreadIdOp), g.dim(gpu.BlockIdOp)
+	idx := g.mulc(g.add(g.mulc(bid, fused.ReduceThreads), tid), v)
+	total := g.mulc(g.batch, d.N)
+	g.ifThen(g.cmp(arith.SLT, idx, total), func() {
+		zero := g.cf(0, g.acc)
+		inits := make([]*textir.Value, v)
+		for i := range inits {
+			inits[i] = zero
+		}
+		sums := g.forLoop(g.c64(0), g.splits, g.c64(1), inits, func(s *textir.Value, it []*textir.Value) []*textir.Value {
+			p := g.loadN(g.ws, g.add(g.mul(s, total), idx), v)
+			out := make([]*textir.Value, v)
+			for i := range out {
+				out[i] = g.bin(arith.AddFOp, it[i], p[i])
+			}
+			return out
+		})
+		var bias []*textir.Value
+		if d.Bias {
+			col := g.bin(arith.SubIOp, idx, g.mulc(g.bin(arith.DivUIOp, idx, g.c64(d.N)), d.N))
+			bias = g.load(g.bias, col, v, true)
+		}
+		vals := make([]*textir.Value, v)
+		for q := range vals {
+			vals[q] = g.finish(sums[q], bias, q)
+		}
+		g.storeN(vals, g.y, idx)
+	})
 	g.op(gpu.ReturnOp, nil, nil)
 	return fn
 }
@@ -226,6 +302,8 @@ type gen struct {
 	x                []*textir.Value
 	w, bias, y       *textir.Value
 	batch            *textir.Value
+	ws, splits       *textir.Value // split-K: the workspace and the slices of the launch
+	slice            *textir.Value // this block's K slice
 	tid, tx, ty      *textir.Value
 	row0, col0       *textir.Value
 	as, bs           *textir.Value // shared tiles: as[kk*BM + m], bs[kk*BN + n]
@@ -241,13 +319,18 @@ func (g *gen) build() {
 	tn := d.BlockN / d.ThreadN
 	g.tx = g.bin(arith.AndIOp, g.tid, g.c64(tn-1))
 	g.ty = g.bin(arith.ShRUIOp, g.tid, g.c64(log2(tn)))
+	tile := bid
+	if d.Split() { // block g: slice g mod S of tile g / S
+		tile = g.bin(arith.DivUIOp, bid, g.splits)
+		g.slice = g.bin(arith.SubIOp, bid, g.mul(tile, g.splits))
+	}
 	tiles := d.TilesN()
 	var bm, bn *textir.Value
 	if tiles == 1 {
-		bm, bn = bid, g.c64(0)
+		bm, bn = tile, g.c64(0)
 	} else {
-		bm = g.bin(arith.DivUIOp, bid, g.c64(tiles))
-		bn = g.bin(arith.SubIOp, bid, g.mulc(bm, tiles))
+		bm = g.bin(arith.DivUIOp, tile, g.c64(tiles))
+		bn = g.bin(arith.SubIOp, tile, g.mulc(bm, tiles))
 	}
 	g.row0 = g.mulc(bm, d.BlockM)
 	g.col0 = g.mulc(bn, d.BlockN)
@@ -264,19 +347,75 @@ func (g *gen) build() {
 	for i := range accs {
 		accs[i] = zero
 	}
-	kBase := int64(0)
+	// A thread whose rows are all past the batch skips the arithmetic
+	// (whole warps do when the batch is smaller than the tile).
+	live := g.cmp(arith.SLT, g.rowBase, g.batch)
+	var sLo, sHi *textir.Value // this slice's steps [sLo, sHi)
+	if d.Split() {
+		t := d.Steps()
+		per := g.bin(arith.DivUIOp, g.addc(g.splits, t-1), g.splits) // ceil(T/S)
+		sLo = g.mul(g.slice, per)
+		sHi = g.add(sLo, per)
+	}
+	kBase, stepBase := int64(0), int64(0)
 	for i, ki := range d.Ks {
-		accs = g.forLoop(g.c64(0), g.c64(ki), g.c64(d.BlockK), accs, func(kt *textir.Value, it []*textir.Value) []*textir.Value {
+		steps := (ki + d.BlockK - 1) / d.BlockK
+		lb, ub := g.c64(0), g.c64(ki)
+		if d.Split() { // the part's steps inside the slice, clamped to [0, steps]
+			clamp := func(v *textir.Value) *textir.Value {
+				v = g.bin(arith.MaxSIOp, g.addc(v, -stepBase), g.c64(0))
+				return g.mulc(g.bin(arith.MinSIOp, v, g.c64(steps)), d.BlockK)
+			}
+			lb, ub = clamp(sLo), clamp(sHi)
+		}
+		kb := kBase
+		accs = g.forLoop(lb, ub, g.c64(d.BlockK), accs, func(kt *textir.Value, it []*textir.Value) []*textir.Value {
 			g.loadA(g.x[i], ki, kt)
-			g.loadB(kBase, ki, kt)
+			g.loadB(kb, ki, kt)
 			g.op(gpu.BarrierOp, nil, nil)
-			out := g.mma(it)
+			types := make([]textir.Type, len(it))
+			for q := range types {
+				types[q] = g.acc
+			}
+			out := g.ifElse(live, types, func() []*textir.Value { return g.mma(it) }, func() []*textir.Value { return it })
 			g.op(gpu.BarrierOp, nil, nil)
 			return out
 		})
 		kBase += ki
+		stepBase += steps
 	}
-	g.epilogue(accs)
+	if !d.Split() {
+		g.epilogue(accs)
+		return
+	}
+	one := g.cmp(arith.EQ, g.splits, g.c64(1))
+	g.ifElse(one, nil, func() []*textir.Value { g.epilogue(accs); return nil },
+		func() []*textir.Value { g.storePartials(accs); return nil })
+}
+
+// storePartials stores the thread's partial sums that fall inside B×N to
+// the workspace, ws[(slice·B + row)·N + col].
+func (g *gen) storePartials(accs []*textir.Value) {
+	d := g.d
+	v := min(vec(d.N), d.ThreadN)
+	base := g.mul(g.slice, g.batch)
+	for j := int64(0); j < d.ThreadN; j += v {
+		col := g.addc(g.colBase, j)
+		var in *textir.Value
+		if d.N%d.BlockN != 0 {
+			in = g.cmp(arith.SLT, col, g.c64(d.N))
+		}
+		g.ifElse(in, nil, func() []*textir.Value {
+			for i := int64(0); i < d.ThreadM; i++ {
+				row := g.addc(g.rowBase, i)
+				g.ifThen(g.cmp(arith.SLT, row, g.batch), func() {
+					q := i*d.ThreadN + j
+					g.storeN(accs[q:q+v], g.ws, g.add(g.mulc(g.add(base, row), d.N), col))
+				})
+			}
+			return nil
+		}, nil)
+	}
 }
 
 // widen converts loaded float32 values to the accumulator type.
@@ -438,14 +577,7 @@ func (g *gen) epilogue(accs []*textir.Value) {
 				g.ifThen(g.cmp(arith.SLT, row, g.batch), func() {
 					vals := make([]*textir.Value, v)
 					for q := range vals {
-						s := accs[i*d.ThreadN+j+int64(q)]
-						if g.acc != f32 {
-							s = g.cast(arith.TruncFOp, s, f32)
-						}
-						if bias != nil {
-							s = g.bin(arith.AddFOp, s, bias[q])
-						}
-						vals[q] = g.activate(s)
+						vals[q] = g.finish(accs[i*d.ThreadN+j+int64(q)], bias, q)
 					}
 					g.store(vals, g.y, g.add(g.mulc(row, d.N), col))
 				})
@@ -453,6 +585,18 @@ func (g *gen) epilogue(accs []*textir.Value) {
 			return nil
 		}, nil)
 	}
+}
+
+// finish rounds the sum s to float32, adds bias[q] (when there is a bias)
+// and applies the activation.
+func (g *gen) finish(s *textir.Value, bias []*textir.Value, q int) *textir.Value {
+	if g.acc != f32 {
+		s = g.cast(arith.TruncFOp, s, f32)
+	}
+	if bias != nil {
+		s = g.bin(arith.AddFOp, s, bias[q])
+	}
+	return g.activate(s)
 }
 
 // activate applies the activation to a float32 value as the interpreter

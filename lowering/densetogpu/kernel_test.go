@@ -16,18 +16,44 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-// kernelModule builds a module holding gpu.module @dense with d's kernel.
+// kernelModule builds a module holding gpu.module @dense with d's kernel
+// (and its reduce kernel when d splits K).
 func kernelModule(t testing.TB, ctx *textir.Context, d *fused.Dense) (*textir.Operation, *textir.Operation) {
+	m, fn, _ := kernelModule2(t, ctx, d)
+	return m, fn
+}
+
+func kernelModule2(t testing.TB, ctx *textir.Context, d *fused.Dense) (m, fn, reduce *textir.Operation) {
 	t.Helper()
-	m := builtin.NewModule(ctx, textir.UnknownLoc{})
+	m = builtin.NewModule(ctx, textir.UnknownLoc{})
 	gm := gpu.NewModule(ctx, textir.UnknownLoc{}, ModuleName)
 	m.Region(0).Front().Append(gm)
-	fn := BuildKernel(ctx, textir.NameLoc{Name: "layer"}, "layer", d)
+	fn = BuildKernel(ctx, textir.NameLoc{Name: "layer"}, "layer", d)
 	gm.Region(0).Front().Append(fn)
+	if d.Split() {
+		reduce = BuildReduceKernel(ctx, textir.NameLoc{Name: "layer"}, "layer_reduce", d)
+		gm.Region(0).Front().Append(reduce)
+	}
 	if err := textir.Verify(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	return m, fn
+	return m, fn, reduce
+}
+
+// compileLayer compiles d's kernels for the simulator.
+func compileLayer(t testing.TB, d *fused.Dense) (k, r *gpu.Kernel) {
+	t.Helper()
+	_, fn, rfn := kernelModule2(t, all.NewContext(), d)
+	k, err := gpu.Compile(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rfn != nil {
+		if r, err = gpu.Compile(rfn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return k, r
 }
 
 func randFloats(r *rand.Rand, n int64) []float32 {
@@ -121,9 +147,17 @@ func TestKernelMatchesInterpreter(t *testing.T) {
 			opts: Options{BlockM: 32, BlockN: 16, BlockK: 8, ThreadM: 2, ThreadN: 2}},
 		{ks: []int64{64}, n: 64, bias: true, act: fused.ActRelu, batch: []int64{64, 100},
 			opts: Options{BlockM: 128, BlockN: 64, BlockK: 32, ThreadM: 8, ThreadN: 8}},
-		{ks: []int64{0}, n: 4, batch: nil}, // rejected
+		// Split-K: fixed slice counts (uneven slices, slices across the
+		// inputs of a concatenation, a ragged last step), and auto.
+		{ks: []int64{40, 24, 7}, n: 36, bias: true, act: fused.ActRelu, batch: []int64{1, 13, 64, 70}, opts: Options{SplitK: "3"}},
+		{ks: []int64{100}, n: 70, tb: true, bias: true, act: fused.ActTanh, batch: []int64{5}, opts: Options{SplitK: "5"}},
+		{ks: []int64{64}, n: 3, ta: true, act: fused.ActSigmoid, batch: []int64{9}, opts: Options{SplitK: "4", BlockK: 8}},
+		{ks: []int64{300, 20}, n: 128, bias: true, act: fused.ActRelu, acc: fused.AccF32, batch: []int64{2, 40}},
+		{ks: []int64{500, 13}, n: 64, bias: true, act: fused.ActRelu, batch: []int64{1, 33}},
+		{ks: []int64{0}, n: 4, batch: nil},                                // rejected
+		{ks: []int64{8}, n: 4, batch: nil, opts: Options{SplitK: "many"}}, // rejected
 	}
-	r := rand.New(rand.NewPCG(1, 2))
+	r0 := rand.New(rand.NewPCG(1, 2))
 	for _, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
 			d := &fused.Dense{Ks: c.ks, N: c.n, TransposeA: c.ta, TransposeB: c.tb, Bias: c.bias, Activation: c.act}
@@ -141,44 +175,53 @@ func TestKernelMatchesInterpreter(t *testing.T) {
 			if c.batch == nil {
 				t.Fatal("Plan accepted an invalid layer")
 			}
-			ctx := all.NewContext()
-			_, fn := kernelModule(t, ctx, d)
-			k, err := gpu.Compile(fn)
-			if err != nil {
-				t.Fatal(err)
-			}
+			k, r := compileLayer(t, d)
 			for _, batch := range c.batch {
 				in := &fused.DenseInputs{B: batch}
 				for _, ki := range d.Ks {
-					in.X = append(in.X, randFloats(r, batch*ki))
+					in.X = append(in.X, randFloats(r0, batch*ki))
 				}
-				in.W = randFloats(r, d.K()*d.N)
+				in.W = randFloats(r0, d.K()*d.N)
 				if d.Bias {
-					in.Bias = randFloats(r, d.N)
-				}
-				got, err := d.Run(k, in)
-				if err != nil {
-					t.Fatal(err)
+					in.Bias = randFloats(r0, d.N)
 				}
 				want := reference(t, d, in)
-				for i := range want {
-					x, y := float64(want[i]), float64(got[i])
-					exact := d.Accumulate == fused.AccF64 && (d.Activation == fused.ActNone || d.Activation == fused.ActRelu)
-					var bad bool
-					switch {
-					case exact:
-						bad = math.Float32bits(want[i]) != math.Float32bits(got[i]) && !(x == 0 && y == 0)
-					case d.Accumulate == fused.AccF64:
-						bad = math.Abs(x-y) > 1.2e-7*math.Abs(x) // 1 ulp
-					default:
-						bad = math.Abs(x-y) > 1e-5*math.Abs(x)+1e-5
+				splits := []int64{1}
+				if d.Split() {
+					splits = append(splits, d.Splits(batch), d.SplitK, 2)
+				}
+				for _, s := range splits {
+					got, err := d.RunSplit(k, r, in, s)
+					if err != nil {
+						t.Fatal(err)
 					}
-					if bad || math.IsNaN(y) {
-						t.Fatalf("batch %d: element %d (row %d, col %d): got %v, want %v", batch, i, int64(i)/d.N, int64(i)%d.N, y, x)
-					}
+					checkLayer(t, d, fmt.Sprintf("batch %d, %d slices", batch, s), want, got, s > 1)
 				}
 			}
 		})
+	}
+}
+
+// checkLayer compares got with the interpreter's want: bit for bit with
+// float64 accumulation in one slice (sigmoid and tanh within 1 ulp), 1 ulp
+// with float64 over several slices, rtol 1e-5 with float32.
+func checkLayer(t *testing.T, d *fused.Dense, what string, want, got []float32, split bool) {
+	t.Helper()
+	for i := range want {
+		x, y := float64(want[i]), float64(got[i])
+		exact := !split && d.Accumulate == fused.AccF64 && (d.Activation == fused.ActNone || d.Activation == fused.ActRelu)
+		var bad bool
+		switch {
+		case exact:
+			bad = math.Float32bits(want[i]) != math.Float32bits(got[i]) && !(x == 0 && y == 0)
+		case d.Accumulate == fused.AccF64:
+			bad = math.Abs(x-y) > 1.2e-7*math.Abs(x)+1e-30 // 1 ulp
+		default:
+			bad = math.Abs(x-y) > 1e-5*math.Abs(x)+1e-5
+		}
+		if bad || math.IsNaN(y) {
+			t.Fatalf("%s: element %d (row %d, col %d): got %v, want %v", what, i, int64(i)/d.N, int64(i)%d.N, y, x)
+		}
 	}
 }
 
@@ -225,7 +268,7 @@ func TestActivationsSpecialValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := &fused.DenseInputs{B: int64(len(xs)), X: [][]float32{xs}, W: []float32{1}}
-		got, err := d.Run(k, in)
+		got, err := d.Run(k, nil, in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,6 +27,7 @@ package densetogpu
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/recom-compiler/recom/dialects/gpu"
@@ -55,18 +56,43 @@ type Options struct {
 	Accumulate                               string
 	BlockM, BlockN, BlockK, ThreadM, ThreadN int64
 	NoConcat                                 bool
+	// SplitK is "auto" (or ""), or the number of K slices of every launch.
+	SplitK string
 }
+
+// Split-K planning of split-k=auto.
+const (
+	// MinSliceSteps is the fewest block_k steps of a slice.
+	MinSliceSteps = 4
+	// MinAutoSteps is the fewest block_k steps of a layer that
+	// split-k=auto splits (a shorter K is not worth a second launch).
+	MinAutoSteps = 16
+	// MaxAutoSplit is the most slices split-k=auto plans for.
+	MaxAutoSplit = 64
+)
 
 // Pass is the --fuse-dense pass. Options:
 //
 //	accumulate=f64|f32   accumulator precision (f64: the interpreter's bits)
 //	block-m, block-n, block-k, thread-m, thread-n   tile sizes (0: per layer)
 //	no-concat            leave a ConcatV2 before the product to the interpreter
+//	split-k=auto|N       split K into slices summed by a second kernel (see
+//	                     below); N: always N slices (1: never split)
+//
+// Split-K: a block walks K in order, so a small batch (few block rows)
+// leaves most of the GPU idle. With split-k=auto (the default) a layer of
+// at least MinAutoSteps steps of block_k gets a kernel that may cut K
+// into up to min(MaxAutoSplit, steps/MinSliceSteps) slices, and each launch
+// takes the fewest that give fused.TargetBlocks blocks (fused.Dense.Splits:
+// one slice, no second kernel, once the batch fills the GPU). Each block
+// sums its slice in k order; the reduce kernel adds the slices' partial
+// sums in slice order (deterministic), then the bias and the activation.
 type Pass struct {
 	opts                                     pass.Options
 	acc                                      *string
 	blockM, blockN, blockK, threadM, threadN *int
 	noConcat                                 *bool
+	splitK                                   *string
 }
 
 // New returns a --fuse-dense pass with default options.
@@ -78,6 +104,7 @@ func New() *Pass {
 	p.blockK = p.opts.Int("block-k", "K step staged in shared memory (0: 16)", 0)
 	p.threadM = p.opts.Int("thread-m", "Rows of outputs per thread (0: chosen per layer)", 0)
 	p.threadN = p.opts.Int("thread-n", "Columns of outputs per thread (0: chosen per layer)", 0)
+	p.splitK = p.opts.String("split-k", "K slices: auto (chosen per launch from the batch) or a number (1: never split)", "auto")
 	p.noConcat = p.opts.Bool("no-concat", "Do not fuse a ConcatV2 before the product (it stays in the interpreter)", false)
 	return p
 }
@@ -92,7 +119,8 @@ func (p *Pass) Options() *pass.Options { return &p.opts }
 
 func (p *Pass) options() Options {
 	return Options{Accumulate: strings.ToLower(*p.acc), BlockM: int64(*p.blockM), BlockN: int64(*p.blockN), BlockK: int64(*p.blockK),
-		ThreadM: int64(*p.threadM), ThreadN: int64(*p.threadN), NoConcat: *p.noConcat}
+		ThreadM: int64(*p.threadM), ThreadN: int64(*p.threadN), NoConcat: *p.noConcat,
+		SplitK: strings.ToLower(*p.splitK)}
 }
 
 func pow2ceil(n int64) int64 {
@@ -131,6 +159,22 @@ func Plan(d *fused.Dense, o Options) error {
 	d.BlockK = o.BlockK
 	if d.BlockK == 0 {
 		d.BlockK = 16
+	}
+	if err := d.Check(); err != nil {
+		return err
+	}
+	d.SplitK, d.SplitAuto = 1, false
+	switch o.SplitK {
+	case "", "auto":
+		if s := min(MaxAutoSplit, d.Steps()/MinSliceSteps); s >= 2 && d.Steps() >= MinAutoSteps {
+			d.SplitK, d.SplitAuto = s, true
+		}
+	default:
+		n, err := strconv.ParseInt(o.SplitK, 10, 64)
+		if err != nil || n < 1 || n > fused.MaxSplitK {
+			return fmt.Errorf("split-k must be auto or a number in [1, %d], got %q", fused.MaxSplitK, o.SplitK)
+		}
+		d.SplitK = min(n, d.Steps())
 	}
 	return d.Check()
 }
@@ -224,6 +268,15 @@ func rewrite(ctx *textir.Context, mod *textir.Operation, c *chain) {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	mod.Region(0).Front().Append(BuildKernel(ctx, loc, name, &c.d))
+	var reduce textir.SymbolRefAttr
+	if c.d.Split() {
+		rname := name + "_reduce"
+		for i := 1; textir.LookupSymbolIn(mod, rname) != nil; i++ {
+			rname = fmt.Sprintf("%s_reduce_%d", name, i)
+		}
+		mod.Region(0).Front().Append(BuildReduceKernel(ctx, loc, rname, &c.d))
+		reduce = textir.SymbolRefAttr{Root: ModuleName, Nested: []string{rname}}
+	}
 	operands := append(append([]*textir.Value(nil), c.inputs...), c.w)
 	if c.b != nil {
 		operands = append(operands, c.b)
@@ -232,7 +285,7 @@ func rewrite(ctx *textir.Context, mod *textir.Operation, c *chain) {
 	b.SetInsertionPoint(last)
 	op := b.Create(&textir.OperationState{Name: fused.DenseOp, Loc: loc, Operands: operands,
 		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, c.d.N}, textir.F32())},
-		Attrs:       c.d.Attrs(textir.SymbolRefAttr{Root: ModuleName, Nested: []string{name}})})
+		Attrs:       append(c.d.Attrs(textir.SymbolRefAttr{Root: ModuleName, Nested: []string{name}}), c.d.SplitAttrs(reduce)...)})
 	if nodeName != "" {
 		op.SetAttr("_mlir_name", textir.Str(nodeName))
 	}

@@ -16,9 +16,14 @@ package fusedrt
 //     a layer reading it skips the upload. A copy is valid until its
 //     producer runs again.
 //
+// A layer whose kernel splits K (fused.Dense.Split) also keeps a
+// workspace (grown to the largest launch) and, when a launch uses several
+// slices (fused.Dense.Splits of the batch), launches the reduce kernel
+// after the product on the same stream; Capture records both.
+//
 // So a DLRM-style model costs one host-to-device copy per input that comes
 // from the interpreter (the dense features, and the packed inputs of the
-// embedding layer), one launch per layer, and one copy back of the
+// embedding layer), one launch per layer (two for a split one), and one copy back of the
 // prediction (and of the embedding layer's output, which fusedrt's kernel
 // always copies back).
 
@@ -63,14 +68,20 @@ type devCopy struct {
 
 // DenseLayer is the device state of one fused.dense op.
 type DenseLayer struct {
-	Op      *textir.Operation
-	Dense   *fused.Dense
-	Fn      *cuda.Function
+	Op    *textir.Operation
+	Dense *fused.Dense
+	Fn    *cuda.Function
+	// Reduce is the split-K reduce kernel (nil when the layer does not
+	// split K).
+	Reduce  *cuda.Function
 	W, Bias *cuda.DevicePtr // uploaded once
 	ins     []*cuda.DevicePtr
 	out     *cuda.DevicePtr
-	args    []any // the last launch's arguments
+	ws      *cuda.DevicePtr // split-K workspace
+	args    []any           // the last launch's arguments
+	rargs   []any           // the last reduce launch's arguments (nil: no reduce)
 	batch   int64
+	splits  int64 // K slices of the last launch
 	// Launches counts the kernel launches of this layer.
 	Launches int
 }
@@ -106,7 +117,7 @@ func (d *Dense) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, l := range d.order {
-		for _, p := range append([]*cuda.DevicePtr{l.W, l.Bias, l.out}, l.ins...) {
+		for _, p := range append([]*cuda.DevicePtr{l.W, l.Bias, l.out, l.ws}, l.ins...) {
 			if p != nil {
 				p.Close()
 			}
@@ -156,10 +167,30 @@ func (d *Dense) layer(op *textir.Operation, x *fused.DenseInputs, dn *fused.Dens
 	if err != nil {
 		return nil, op.Errorf("%v (was the PTX made with --fuse-dense?)", err)
 	}
-	if n, want := fn.NumParams(), dn.NumOperands()+2; n >= 0 && n != want {
+	want := dn.NumOperands() + 2
+	if dn.Split() {
+		want += 2 // ws, S
+	}
+	if n := fn.NumParams(); n >= 0 && n != want {
 		return nil, op.Errorf("kernel %q takes %d parameters; the layer's kernel takes %d (was the PTX made from this model?)", name, n, want)
 	}
 	l := &DenseLayer{Op: op, Dense: dn, Fn: fn}
+	if dn.Split() {
+		ref, ok := op.LookupAttr("reduce_kernel").(textir.SymbolRefAttr)
+		if !ok {
+			return nil, op.Errorf("requires symbol reference attribute 'reduce_kernel'")
+		}
+		rname := ref.Root
+		if n := len(ref.Nested); n > 0 {
+			rname = ref.Nested[n-1]
+		}
+		if l.Reduce, err = d.r.mod.Function(rname); err != nil {
+			return nil, op.Errorf("%v (was the PTX made with --fuse-dense?)", err)
+		}
+		if n, want := l.Reduce.NumParams(), dn.NumOperands()-len(dn.Ks)+3; n >= 0 && n != want {
+			return nil, op.Errorf("kernel %q takes %d parameters; the layer's reduce kernel takes %d (was the PTX made from this model?)", rname, n, want)
+		}
+	}
 	upload := func(v []float32) (*cuda.DevicePtr, error) {
 		p, err := d.r.ctx.Alloc(max(4*int64(len(v)), 4))
 		if err != nil {
@@ -249,7 +280,23 @@ func (d *Dense) kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State
 	if err := out.Memset8Async(0xff, s); err != nil { // NaN: what the kernel does not write shows
 		return nil, err
 	}
-	l.args, l.batch = append(args, out, x.B), x.B
+	l.args, l.batch, l.splits, l.rargs = append(args, out), x.B, dn.Splits(x.B), nil
+	if dn.Split() {
+		ws, err := d.r.grow(&l.ws, max(dn.WorkspaceBytes(x.B, l.splits), 8))
+		if err != nil {
+			return nil, err
+		}
+		l.args = append(l.args, ws, x.B, l.splits)
+		if l.splits > 1 {
+			l.rargs = []any{ws}
+			if dn.Bias {
+				l.rargs = append(l.rargs, l.Bias)
+			}
+			l.rargs = append(l.rargs, out, x.B, l.splits)
+		}
+	} else {
+		l.args = append(l.args, x.B)
+	}
 	if err := d.launch(l); err != nil {
 		return nil, op.Errorf("launch: %v", err)
 	}
@@ -280,9 +327,19 @@ func one(b, n int64, v []float32) ([]*interp.Tensor, error) {
 	return []*interp.Tensor{t}, nil
 }
 
+// launch launches the layer's product kernel over the last run's
+// arguments and, for a launch in several K slices, the reduce kernel after
+// it on the same stream.
 func (d *Dense) launch(l *DenseLayer) error {
 	l.Launches++
-	return l.Fn.Launch(cuda.Dim(int(l.Dense.Grid(l.batch))), cuda.Dim(int(l.Dense.Threads())), 0, d.r.stream, l.args...)
+	dn := l.Dense
+	if err := l.Fn.Launch(cuda.Dim(int(dn.LaunchGrid(l.batch, max(l.splits, 1)))), cuda.Dim(int(dn.Threads())), 0, d.r.stream, l.args...); err != nil {
+		return err
+	}
+	if l.rargs == nil {
+		return nil
+	}
+	return l.Reduce.Launch(cuda.Dim(int(dn.ReduceGrid(l.batch))), cuda.Dim(fused.ReduceThreads), 0, d.r.stream, l.rargs...)
 }
 
 // Capture records the last run's launches of every dense layer, in the

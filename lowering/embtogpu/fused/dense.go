@@ -23,6 +23,25 @@ package fused
 // (block_m/thread_m)·(block_n/thread_n) threads; every element of y is
 // written.
 //
+// # Split-K
+//
+// With split_k = S > 1 (and the symbol reduce_kernel) the kernel may split
+// the reduction: it takes (x0, ..., w, [bias,] y, ws, B, s) where ws is a
+// workspace of s·B·N accumulators (float64, or float32 with accumulate =
+// "f32") and s in [1, S] the slices of this launch (Splits chooses it from
+// B: all of S without the unit attribute split_auto, otherwise enough to
+// fill the GPU). The K steps of block_k (Steps, counted over the inputs in
+// order) are cut into s slices of ceil(Steps/s) steps; the grid is
+// Grid(B)·s blocks, block g computing slice g mod s of tile g / s. With
+// s = 1 the kernel writes y itself; otherwise each block stores its
+// partial sums (summed in k order within the slice) to ws[slice][row][col]
+// and a second launch of the reduce kernel, (ws, [bias,] y, B, s) over
+// ReduceGrid(B) blocks of ReduceThreads threads, adds the s partials in
+// slice order in the accumulator type, rounds once to float32 and applies
+// the bias and the activation. The result does not depend on scheduling;
+// it differs from the interpreter's single sum only by float64 rounding
+// (in practice the same float32 nearly always).
+//
 // With accumulate = "f64" (the default) each product is summed in float64
 // in the order k = 0, 1, ..., K-1 and rounded to float32 once, then the
 // bias is added in float32 and the activation computed in float64 and
@@ -70,6 +89,88 @@ type Dense struct {
 	// The tiling: a block computes BlockM×BlockN outputs, BlockK of K per
 	// step through shared memory; a thread ThreadM×ThreadN of them.
 	BlockM, BlockN, BlockK, ThreadM, ThreadN int64
+
+	// SplitK is the most K slices of a launch (1: the kernel does not
+	// split K); SplitAuto lets Splits choose fewer from the batch.
+	SplitK    int64
+	SplitAuto bool
+}
+
+// Launch geometry of split-K.
+const (
+	// TargetBlocks is the grid Splits aims at: about two blocks per SM of
+	// an H200 (132 SMs).
+	TargetBlocks = 2 * 132
+	// ReduceThreads is the block size of the reduce kernel.
+	ReduceThreads = 256
+)
+
+// Steps returns the number of block_k steps through K (each input's
+// columns rounded up to block_k).
+func (d *Dense) Steps() int64 {
+	n := int64(0)
+	for _, k := range d.Ks {
+		n += (k + d.BlockK - 1) / d.BlockK
+	}
+	return n
+}
+
+// Split reports whether the kernel takes the split-K parameters (and the
+// op a reduce kernel).
+func (d *Dense) Split() bool { return d.SplitK > 1 }
+
+// Splits returns the K slices of a launch for a batch of b rows: 1 for a
+// kernel that does not split; SplitK, or with SplitAuto the fewest slices
+// that make the grid reach TargetBlocks (at most SplitK); in every case
+// reduced so that no slice is empty.
+func (d *Dense) Splits(b int64) int64 {
+	if !d.Split() {
+		return 1
+	}
+	s := d.SplitK
+	if d.SplitAuto {
+		tiles := max(d.Grid(b), 1)
+		s = min(s, (TargetBlocks+tiles-1)/tiles)
+	}
+	t := d.Steps()
+	s = max(min(s, t), 1)
+	per := (t + s - 1) / s
+	return (t + per - 1) / per
+}
+
+// StepsPerSlice returns the block_k steps of a slice when K is cut into s
+// slices (the last may have fewer).
+func (d *Dense) StepsPerSlice(s int64) int64 { return (d.Steps() + s - 1) / s }
+
+// LaunchGrid returns the blocks of the product kernel's launch for a batch
+// of b rows in s slices.
+func (d *Dense) LaunchGrid(b, s int64) int64 { return d.Grid(b) * s }
+
+// WorkspaceBytes returns the workspace of a launch of b rows in s slices
+// (0 when s is 1).
+func (d *Dense) WorkspaceBytes(b, s int64) int64 {
+	if s <= 1 {
+		return 0
+	}
+	return s * b * d.N * d.AccBytes()
+}
+
+// ReduceVec returns the consecutive outputs a thread of the reduce kernel
+// sums.
+func (d *Dense) ReduceVec() int64 {
+	switch {
+	case d.N%4 == 0:
+		return 4
+	case d.N%2 == 0:
+		return 2
+	}
+	return 1
+}
+
+// ReduceGrid returns the blocks of the reduce kernel's launch for b rows.
+func (d *Dense) ReduceGrid(b int64) int64 {
+	groups := b * d.N / d.ReduceVec()
+	return (groups + ReduceThreads - 1) / ReduceThreads
 }
 
 // K returns the total reduction length.
@@ -126,6 +227,19 @@ func (d *Dense) Attrs(kernel textir.SymbolRefAttr) []textir.NamedAttribute {
 	return attrs
 }
 
+// SplitAttrs returns the split-K attributes of the op (none when d does
+// not split), reduce naming the reduce kernel.
+func (d *Dense) SplitAttrs(reduce textir.SymbolRefAttr) []textir.NamedAttribute {
+	if !d.Split() {
+		return nil
+	}
+	attrs := []textir.NamedAttribute{{Name: "split_k", Value: textir.I64Attr(d.SplitK)}, {Name: "reduce_kernel", Value: reduce}}
+	if d.SplitAuto {
+		attrs = append(attrs, textir.NamedAttribute{Name: "split_auto", Value: textir.UnitAttr{}})
+	}
+	return attrs
+}
+
 // Check reports what the kernel generator and the runtime rely on.
 func (d *Dense) Check() error {
 	pow2 := func(x int64) bool { return x > 0 && x&(x-1) == 0 }
@@ -146,6 +260,8 @@ func (d *Dense) Check() error {
 		return fmt.Errorf("thread tile %dx%d must fit the block tile %dx%d (at most 8x8)", d.ThreadM, d.ThreadN, d.BlockM, d.BlockN)
 	case d.Threads() < 32 || d.Threads() > 1024:
 		return fmt.Errorf("%d threads per block: must be in [32, 1024]", d.Threads())
+	case d.SplitK < 0 || d.SplitK > MaxSplitK:
+		return fmt.Errorf("split_k must be in [1, %d], got %d", MaxSplitK, d.SplitK)
 	case d.SharedBytes() > gpu.MaxSharedBytes:
 		return fmt.Errorf("tiles need %d bytes of shared memory, more than %d", d.SharedBytes(), gpu.MaxSharedBytes)
 	}
@@ -159,6 +275,9 @@ func (d *Dense) Check() error {
 	}
 	return nil
 }
+
+// MaxSplitK is the most K slices of a launch.
+const MaxSplitK = 256
 
 // AccBytes returns the bytes of an accumulator.
 func (d *Dense) AccBytes() int64 {
@@ -183,9 +302,20 @@ func boolAttr(op *textir.Operation, name string) bool {
 
 // DenseOf decodes the attributes of a fused.dense.
 func DenseOf(op *textir.Operation) (*Dense, error) {
-	d := &Dense{TransposeA: boolAttr(op, "transpose_a"), TransposeB: boolAttr(op, "transpose_b"), Bias: boolAttr(op, "bias")}
+	d := &Dense{TransposeA: boolAttr(op, "transpose_a"), TransposeB: boolAttr(op, "transpose_b"), Bias: boolAttr(op, "bias"),
+		SplitAuto: boolAttr(op, "split_auto"), SplitK: 1}
 	if _, ok := op.LookupAttr("kernel").(textir.SymbolRefAttr); !ok {
 		return nil, op.Errorf("requires symbol reference attribute 'kernel'")
+	}
+	if a := op.LookupAttr("split_k"); a != nil {
+		k, ok := a.(textir.IntegerAttr)
+		if !ok {
+			return nil, op.Errorf("'split_k' must be an integer")
+		}
+		d.SplitK = k.Value
+		if _, ok := op.LookupAttr("reduce_kernel").(textir.SymbolRefAttr); d.SplitK > 1 && !ok {
+			return nil, op.Errorf("split_k = %d requires symbol reference attribute 'reduce_kernel'", d.SplitK)
+		}
 	}
 	ks, ok := op.LookupAttr("ks").(textir.ArrayAttr)
 	if !ok {
@@ -355,12 +485,22 @@ func (d *Dense) Inputs(op *textir.Operation, in []*interp.Tensor) (*DenseInputs,
 	return r, nil
 }
 
-// Run launches the compiled kernel k on the simulator over a poisoned
+// Run launches the compiled kernel k (and, for a split launch, the reduce
+// kernel r; nil when d does not split) on the simulator over a poisoned
 // output and returns the B×N output.
-func (d *Dense) Run(k *gpu.Kernel, in *DenseInputs) ([]float32, error) {
+func (d *Dense) Run(k, r *gpu.Kernel, in *DenseInputs) ([]float32, error) {
+	return d.RunSplit(k, r, in, d.Splits(in.B))
+}
+
+// RunSplit is Run with s K slices (s ≤ 1 and a kernel without split-K
+// run the plain product).
+func (d *Dense) RunSplit(k, r *gpu.Kernel, in *DenseInputs, s int64) ([]float32, error) {
 	out := make([]byte, 4*in.B*d.N)
 	for i := range out {
 		out[i] = 0xff // NaN: what the kernel does not write shows
+	}
+	if !d.Split() || s < 1 {
+		s = 1
 	}
 	if in.B > 0 {
 		var args []any
@@ -371,9 +511,32 @@ func (d *Dense) Run(k *gpu.Kernel, in *DenseInputs) ([]float32, error) {
 		if d.Bias {
 			args = append(args, gpu.Buf{Data: f32Bytes(in.Bias)})
 		}
-		args = append(args, gpu.Buf{Data: out}, in.B)
-		if err := k.Launch(d.Grid(in.B), d.Threads(), args, nil); err != nil {
+		args = append(args, gpu.Buf{Data: out})
+		var ws []byte
+		if d.Split() {
+			ws = make([]byte, max(d.WorkspaceBytes(in.B, s), 8))
+			for i := range ws {
+				ws[i] = 0xff
+			}
+			args = append(args, gpu.Buf{Data: ws}, in.B, s)
+		} else {
+			args = append(args, in.B)
+		}
+		if err := k.Launch(d.LaunchGrid(in.B, s), d.Threads(), args, nil); err != nil {
 			return nil, err
+		}
+		if s > 1 {
+			if r == nil {
+				return nil, fmt.Errorf("a launch in %d slices needs the reduce kernel", s)
+			}
+			rargs := []any{gpu.Buf{Data: ws}}
+			if d.Bias {
+				rargs = append(rargs, gpu.Buf{Data: f32Bytes(in.Bias)})
+			}
+			rargs = append(rargs, gpu.Buf{Data: out}, in.B, s)
+			if err := r.Launch(d.ReduceGrid(in.B), ReduceThreads, rargs, nil); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res := make([]float32, in.B*d.N)
@@ -384,8 +547,18 @@ func (d *Dense) Run(k *gpu.Kernel, in *DenseInputs) ([]float32, error) {
 }
 
 type compiledDense struct {
-	d *Dense
-	k *gpu.Kernel
+	d    *Dense
+	k, r *gpu.Kernel
+}
+
+// compileRef compiles the gpu.func named by op's attribute attr.
+func compileRef(op *textir.Operation, attr string) (*gpu.Kernel, error) {
+	ref := op.LookupAttr(attr).(textir.SymbolRefAttr)
+	fn := textir.LookupSymbol(op, ref)
+	if fn == nil {
+		return nil, op.Errorf("kernel %s not found", ref)
+	}
+	return gpu.Compile(fn)
 }
 
 func denseKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
@@ -394,16 +567,16 @@ func denseKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*
 		if err != nil {
 			return nil, err
 		}
-		ref := op.LookupAttr("kernel").(textir.SymbolRefAttr)
-		fn := textir.LookupSymbol(op, ref)
-		if fn == nil {
-			return nil, op.Errorf("kernel %s not found", ref)
-		}
-		k, err := gpu.Compile(fn)
-		if err != nil {
+		c := &compiledDense{d: d}
+		if c.k, err = compileRef(op, "kernel"); err != nil {
 			return nil, err
 		}
-		return &compiledDense{d, k}, nil
+		if d.Split() {
+			if c.r, err = compileRef(op, "reduce_kernel"); err != nil {
+				return nil, err
+			}
+		}
+		return c, nil
 	})
 	if err != nil {
 		return nil, err
@@ -413,7 +586,7 @@ func denseKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.d.Run(c.k, x)
+	out, err := c.d.Run(c.k, c.r, x)
 	if err != nil {
 		return nil, op.Errorf("%v", err)
 	}
