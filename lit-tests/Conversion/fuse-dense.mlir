@@ -1,5 +1,8 @@
 // RUN: recom-opt --split-input-file --fuse-dense %s | FileCheck %s
 // RUN: recom-opt --split-input-file --fuse-dense='accumulate=f32' %s | FileCheck %s --check-prefix=F32
+// RUN: recom-opt --split-input-file --fuse-dense='split-k=3' %s | FileCheck %s --check-prefix=S3
+// RUN: recom-opt --split-input-file --fuse-dense='split-k=1' %s | FileCheck %s --check-prefix=S1
+// RUN: not recom-opt --fuse-dense='split-k=lots' %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // A DLRM dense part: the bottom MLP (MatMul, BiasAdd, Relu) on the dense
 // features, its output joined with the embeddings by a ConcatV2, the top
@@ -35,7 +38,7 @@
 // CHECK:           gpu.store %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}] {width = 4} : f32, f32, f32, f32, !gpu.ptr<f32, global>
 // CHECK:           gpu.return
 // CHECK:         gpu.func @top(
-// CHECK-COUNT-2:   gpu.for
+// CHECK:           gpu.for
 // CHECK:           arith.divf
 
 // F32-LABEL: "tfg.graph"
@@ -118,5 +121,75 @@ module {
     %n:2 = "tfg.MatMul"(%x#0, %wr#0) {T = f32, _mlir_name = "dense", transpose_a = false, transpose_b = false} : (tensor<*xf32>, tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
     %r:2 = "tfg.Relu"(%n#0) {T = f32, _mlir_name = "relu"} : (tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
     %s:2 = "tfg.Sigmoid"(%n#0) {T = f32, _mlir_name = "sig"} : (tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
+  }) : () -> ()
+}
+
+// -----
+
+// A long K (512 = 32 steps of block_k, two inputs of a ConcatV2): with
+// split-k=auto the kernel may cut K into up to 32/4 = 8 slices, chosen per
+// launch (split_auto); it takes the f64 workspace and the slice count
+// after y and B, clamps each input's steps to its slice, has the threads
+// past the batch skip the products, and writes y itself only in one
+// slice. The reduce kernel sums the slices in order in f64, rounds once,
+// adds the bias and applies the activation. split-k=3 fixes the count
+// (clamped to the steps: 2 for the first case's top layer, K = 24);
+// split-k=1 (and with auto a K under 16 steps) leaves the plain kernel.
+
+// CHECK-LABEL: "tfg.graph"
+// CHECK:         "fused.dense"({{.*}}) {_mlir_name = "long/Relu", {{.*}}kernel = @dense::@long, ks = [500 : i64, 12 : i64], n = 64 : i64, reduce_kernel = @dense::@long_reduce, split_auto, split_k = 8 : i64, thread_m
+// CHECK:       gpu.module @dense {
+// CHECK:         gpu.func @long(%{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: !gpu.ptr<f32, global>, %{{.*}}: !gpu.ptr<f32, global>, %[[Y:.*]]: !gpu.ptr<f32, global>, %[[WS:.*]]: !gpu.ptr<f64, global>, %[[B:.*]]: i64, %[[S:.*]]: i64) kernel
+// CHECK:           %[[TILE:.*]] = arith.divui %{{.*}}, %[[S]] : i64
+// CHECK:           arith.maxsi
+// CHECK:           arith.minsi
+// CHECK:           gpu.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK:             gpu.barrier
+// CHECK:             gpu.if %{{.*}} -> (f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64) {
+// CHECK:               gpu.fma %{{.*}}, %{{.*}}, %{{.*}} : f64
+// CHECK:             gpu.barrier
+// CHECK:           gpu.for
+// CHECK:           %[[ONE:.*]] = arith.cmpi eq, %[[S]], %{{.*}} : i64
+// CHECK:           gpu.if %[[ONE]] {
+// CHECK:             arith.truncf
+// CHECK:             gpu.store {{.*}}, %[[Y]][%{{.*}}] {width = 4} : f32, f32, f32, f32, !gpu.ptr<f32, global>
+// CHECK:           } else {
+// CHECK-NOT:         arith.truncf
+// CHECK:             gpu.store {{.*}}, %[[WS]][%{{.*}}] {width = 2} : f64, f64, !gpu.ptr<f64, global>
+// CHECK:           gpu.return
+// CHECK:         gpu.func @long_reduce(%[[RWS:.*]]: !gpu.ptr<f64, global>, %[[RB:.*]]: !gpu.ptr<f32, global>, %[[RY:.*]]: !gpu.ptr<f32, global>, %{{.*}}: i64, %[[RS:.*]]: i64) kernel attributes {max_threads = 256 : i64} {
+// CHECK:           gpu.for %{{.*}} = %{{.*}} to %[[RS]] step %{{.*}} iter_args(
+// CHECK:             gpu.load %[[RWS]][%{{.*}}] {width = 2} : !gpu.ptr<f64, global> -> f64, f64
+// CHECK:             arith.addf %{{.*}} : f64
+// CHECK:           gpu.load %[[RB]]
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+// CHECK:           arith.cmpf ugt
+// CHECK:           gpu.store {{.*}}, %[[RY]][%{{.*}}] {width = 4}
+// CHECK:           gpu.return
+
+// S3: "fused.dense"({{.*}}_mlir_name = "bottom/Relu"
+// S3-NOT: split_k
+// S3: "fused.dense"({{.*}}_mlir_name = "prediction", {{.*}}reduce_kernel = @dense::@top_reduce, split_k = 2 : i64, thread_m
+// S3: "fused.dense"({{.*}}_mlir_name = "long/Relu", {{.*}}reduce_kernel = @dense::@long_reduce, split_k = 3 : i64, thread_m
+// S3: gpu.func @long_reduce(
+
+// S1: "fused.dense"({{.*}}_mlir_name = "long/Relu"
+// S1-NOT: split_k
+// S1-NOT: gpu.func @long_reduce
+
+// BAD: split-k must be auto or a number in [1, 256], got "lots"
+module {
+  "tfg.graph"() ({
+    %x:2 = "tfg.Placeholder"() {_mlir_name = "emb", dtype = f32, shape = #tfg.shape<?x500>} : () -> (tensor<*xf32>, !tfg.control)
+    %z:2 = "tfg.Placeholder"() {_mlir_name = "dense_features", dtype = f32, shape = #tfg.shape<?x12>} : () -> (tensor<*xf32>, !tfg.control)
+    %ax:2 = "tfg.Const"() {_mlir_name = "concat/axis", dtype = i32, value = dense<1> : tensor<i32>} : () -> (tensor<i32>, !tfg.control)
+    %c:2 = "tfg.ConcatV2"(%x#0, %z#0, %ax#0) {N = 2 : i64, T = f32, Tidx = i32, _mlir_name = "concat"} : (tensor<*xf32>, tensor<*xf32>, tensor<i32>) -> (tensor<*xf32>, !tfg.control)
+    %w:2 = "tfg.VariableV2"() {_mlir_name = "long/kernel", container = "", dtype = f32, shape = #tfg.shape<512x64>, shared_name = ""} : () -> (tensor<*x!tfg.ref<f32>>, !tfg.control)
+    %wr:2 = "tfg.Identity"(%w#0) {T = f32, _mlir_name = "long/kernel/read"} : (tensor<*x!tfg.ref<f32>>) -> (tensor<*xf32>, !tfg.control)
+    %b:2 = "tfg.VariableV2"() {_mlir_name = "long/bias", container = "", dtype = f32, shape = #tfg.shape<64>, shared_name = ""} : () -> (tensor<*x!tfg.ref<f32>>, !tfg.control)
+    %br:2 = "tfg.Identity"(%b#0) {T = f32, _mlir_name = "long/bias/read"} : (tensor<*x!tfg.ref<f32>>) -> (tensor<*xf32>, !tfg.control)
+    %m:2 = "tfg.MatMul"(%c#0, %wr#0) {T = f32, _mlir_name = "long/MatMul", transpose_a = false, transpose_b = false} : (tensor<*xf32>, tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
+    %a:2 = "tfg.BiasAdd"(%m#0, %br#0) {T = f32, _mlir_name = "long/BiasAdd", data_format = "NHWC"} : (tensor<*xf32>, tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
+    %r:2 = "tfg.Relu"(%a#0) {T = f32, _mlir_name = "long/Relu"} : (tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
   }) : () -> ()
 }
