@@ -42,6 +42,7 @@ const (
 	opGridDim     = "gpu.grid_dim"
 	opLaneID      = "gpu.lane_id"
 	opBarrier     = "gpu.barrier"
+	opWarpSync    = "gpu.warp_sync"
 	opShuffle     = "gpu.shuffle"
 	opLoad        = "gpu.load"
 	opStore       = "gpu.store"

@@ -196,6 +196,7 @@ func init() {
 		opGridDim:     sreg("nctaid"),
 		opLaneID:      (*fnEmitter).emitLaneID,
 		opBarrier:     (*fnEmitter).emitBarrier,
+		opWarpSync:    (*fnEmitter).emitWarpSync,
 		opShuffle:     (*fnEmitter).emitShuffle,
 		opLoad:        (*fnEmitter).emitLoad,
 		opStore:       (*fnEmitter).emitStore,
@@ -282,6 +283,14 @@ func (fe *fnEmitter) emitBarrier(op *textir.Operation) error {
 		return err
 	}
 	fe.cur.NewCall(fe.e.intrinsic("llvm.nvvm.barrier0", types.Void))
+	return nil
+}
+
+func (fe *fnEmitter) emitWarpSync(op *textir.Operation) error {
+	if err := fe.expect(op, 0, 0); err != nil {
+		return err
+	}
+	fe.cur.NewCall(fe.e.intrinsic("llvm.nvvm.bar.warp.sync", types.Void, types.I32), constant.NewInt(types.I32, -1))
 	return nil
 }
 

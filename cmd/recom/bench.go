@@ -196,7 +196,7 @@ func timeLayer(g *gpuSession, l *fusedrt.Layer, f *benchFlags, stdout io.Writer)
 	}
 	inBytes := int64(0) // the sets' ids counts differ: size for the largest
 	for _, r := range runs {
-		inBytes = max(inBytes, int64(len(r.Packed.Inputs)))
+		inBytes = max(inBytes, int64(len(r.Packed.Inputs))+r.Packed.Scratch)
 	}
 	nbuf := len(runs)
 	if total := inBytes * int64(nbuf); total < f.rotate {

@@ -46,6 +46,7 @@
 // Synchronisation and warp exchange:
 //
 //	gpu.barrier                                      // __syncthreads (llvm.nvvm.barrier0)
+//	gpu.warp_sync                                    // __syncwarp: every lane of the warp, memory ordered (llvm.nvvm.bar.warp.sync)
 //	%r = gpu.shuffle xor %v, %offset, %width : f32    // also down, up, idx; %offset, %width i32;
 //	                                                 // every lane of the warp takes part (mask 0xffffffff)
 //

@@ -21,6 +21,7 @@ const (
 	LaneIdOp      = "gpu.lane_id"
 	BarrierOp     = "gpu.barrier"
 	ShuffleOp     = "gpu.shuffle"
+	WarpSyncOp    = "gpu.warp_sync"
 	LoadOp        = "gpu.load"
 	StoreOp       = "gpu.store"
 	PtrOffsetOp   = "gpu.ptr_offset"
@@ -158,6 +159,11 @@ func Dialect() *textir.Dialect {
 		},
 		&textir.OpDef{
 			Name: BarrierOp, Summary: "waits for every thread of the block (__syncthreads)",
+			Verify: verifyInKernel,
+			Print:  printNullary, Parse: parseNullary(nil),
+		},
+		&textir.OpDef{
+			Name: WarpSyncOp, Summary: "waits for every lane of the warp and orders their memory accesses (__syncwarp)",
 			Verify: verifyInKernel,
 			Print:  printNullary, Parse: parseNullary(nil),
 		},

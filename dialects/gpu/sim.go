@@ -397,6 +397,10 @@ func (c *compiler) op(op *textir.Operation) error {
 		c.emit(instr{code: opLane, dst: c.def(op.Result(0)), op: op})
 	case BarrierOp:
 		c.emit(instr{code: opBarrier, op: op})
+	case WarpSyncOp:
+		// A shuffle that exchanges nothing: every lane of the warp
+		// must reach it (k = 4).
+		c.emit(instr{code: opShuffle, k: 4, op: op})
 	case ShuffleOp:
 		k := map[string]uint8{"xor": 0, "down": 1, "up": 2, "idx": 3}[ShuffleMode(op)]
 		c.emit(instr{code: opShuffle, k: k, w: intWidth(op.Result(0).Type()), dst: c.def(op.Result(0)), a: in[0], b: in[1], c: in[2], op: op})
@@ -837,6 +841,9 @@ func (w *worker) runWarp(lo, hi int) error {
 // full mask: width segments of the warp; a source lane outside the segment
 // (or missing from a partial warp) reads the lane's own value.
 func (w *worker) shuffle(in *instr, lo, hi int) error {
+	if in.k == 4 { // gpu.warp_sync
+		return nil
+	}
 	var vals [WarpSize]uint64
 	n := hi - lo
 	for i := 0; i < n; i++ {

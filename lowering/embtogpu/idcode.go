@@ -72,6 +72,10 @@ type idValue struct {
 // columnID emits the row index of id position j of column c (bag starting
 // at position a.bagLo).
 func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.Value {
+	if a.prepassed {
+		// Written by this warp's id pass: a plain (coherent) load.
+		return k.cast(arith.ExtSIOp, k.load(a.in, k.add(a.scratchW, j), 1, false)[0], i64)
+	}
 	pos := k.add(a.valuesOff, j)
 	var v idValue
 	switch c.Source {
@@ -197,4 +201,24 @@ func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.
 	ok := k.bin(arith.AndIOp, loOK, hiOK)
 	return k.vcIf(ok, []textir.Type{i64}, func() []*textir.Value { return []*textir.Value{g} },
 		func() []*textir.Value { return []*textir.Value{k.bucketize(bf, off, n, x, steps)} })[0]
+}
+
+// idPass emits the tuned schedule's id pass (fused.Layer.Prepass): the
+// lanes of the task's warp compute the ids of the positions of bags
+// [taskLo, taskLo+bpt) (clipped to the batch), lane-strided, into the
+// scratch; a warp barrier orders those stores before the lookups' loads.
+func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Value) {
+	taskHi := k.bin(arith.MinSIOp, k.add(taskLo, bpt), a.batch)
+	pLo, pHi := taskLo, taskHi
+	if c.Kind != fused.KindGather {
+		pLo = k.word(a.in, k.add(a.splitsOff, taskLo))
+		pHi = k.word(a.in, k.add(a.splitsOff, taskHi))
+	}
+	k.forLoop(k.add(pLo, lane), pHi, k.c64(gpu.WarpSize), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
+		id := k.columnID(c, a, p)
+		k.store([]*textir.Value{k.cast(arith.TruncIOp, id, i32)}, a.in, k.add(a.scratchW, p))
+		return nil
+	})
+	k.op(gpu.WarpSyncOp, nil, nil)
+	a.prepassed = true
 }

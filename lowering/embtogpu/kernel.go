@@ -147,6 +147,8 @@ type kernelArgs struct {
 	// the pointer views made at entry.
 	paramsW, bytesW *textir.Value
 	bpt             *textir.Value // bags per task of this launch (tuned)
+	scratchW        *textir.Value // descriptor word 8: the computed ids (fused.Layer.Prepass)
+	prepassed       bool          // the current class reads its ids from the scratch
 	params          [][]*textir.Value
 	bagLo           *textir.Value
 	entry           *textir.Operation
@@ -211,6 +213,7 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 			if len(l.Columns[i].Transforms) > 0 {
 				a.paramsW = k.word(a.in, k.addc(d, 5))
 				a.bytesW = k.word(a.in, k.addc(d, 6))
+				a.scratchW = k.word(a.in, k.addc(d, 8))
 				break
 			}
 		}
@@ -452,6 +455,10 @@ func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chu
 		bpt = k.c64(c.BagsPerTask)
 	}
 	first := k.add(k.mul(chunk, bpt), g)
+	if l.Prepass(c) {
+		k.idPass(c, a, k.mul(chunk, bpt), bpt, lane)
+		defer func() { a.prepassed = false }()
+	}
 	subE := k.mulc(sub, c.Vector)
 	one := func(b *textir.Value) {
 		k.ifThen(k.cmp(arith.SLT, b, a.batch), func() {

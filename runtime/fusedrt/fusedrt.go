@@ -236,7 +236,7 @@ func (r *Runtime) kernel(op *textir.Operation, in []*interp.Tensor, st *exec.Sta
 	width := l.Layer.Width
 	res := make([]float32, p.Batch*width)
 	if p.Grid > 0 && len(res) > 0 {
-		dIn, err := r.grow(&l.inputs, int64(len(p.Inputs)))
+		dIn, err := r.grow(&l.inputs, int64(len(p.Inputs))+p.Scratch)
 		if err != nil {
 			return nil, err
 		}

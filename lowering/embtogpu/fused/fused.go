@@ -89,9 +89,11 @@ const (
 // offsets (in words) of the row splits, the values and the weights (-1
 // when absent), the table's offset / TableAlign, the output offset, the
 // parameter block's offset / TableAlign (-1 without transforms) and the
-// word offset of the string bytes (-1 unless the source is "str"), and
-// the bags per task of this launch (see Layer.MinTasks).
-const DescWords = 8
+// word offset of the string bytes (-1 unless the source is "str"), the
+// bags per task of this launch (see Layer.MinTasks), and the word offset
+// of the column's computed ids (-1 unless Column.Prepass: the scratch the
+// kernel's id pass writes, after Packed.Inputs).
+const DescWords = 9
 
 // TableAlign is the alignment of each table in the tables arena, in floats.
 const TableAlign = 64
@@ -403,10 +405,14 @@ func init() {
 type Packed struct {
 	Tables []byte // the tables arena
 	Inputs []byte // the packed inputs
-	Batch  int64
-	Tasks  int64
-	Grid   int64
-	Block  int64
+	// Scratch is the bytes after Inputs in the same device buffer that
+	// the kernel writes (the computed ids of Prepass columns): not
+	// copied, only allocated.
+	Scratch int64
+	Batch   int64
+	Tasks   int64
+	Grid    int64
+	Block   int64
 }
 
 // ColumnInput is one column's run-time inputs.
@@ -547,13 +553,22 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 			d[5] = c.ParamsOffset / TableAlign
 		}
 		d[7] = bpt[i]
+		d[8] = -1
 		tasks := int64(1)
 		if l.Schedule == ScheduleTuned {
 			tasks = (batch + bpt[i] - 1) / bpt[i]
 		}
 		starts[i+1] = starts[i] + tasks
 	}
-	if pos > math.MaxInt32 || starts[C] > math.MaxInt32 {
+	// The scratch of the kernel's id pass, after the copied words.
+	scratch := pos
+	for i := range l.Columns {
+		if l.Prepass(&l.Columns[i]) {
+			desc[DescWords*i+8] = scratch
+			scratch = align4(scratch + int64(in[i].Len()))
+		}
+	}
+	if scratch > math.MaxInt32 || starts[C] > math.MaxInt32 {
 		return nil, fmt.Errorf("the packed inputs (%d words, %d tasks) exceed the kernel's 32-bit offsets", pos, starts[C])
 	}
 	words := make([]int32, pos)
@@ -578,6 +593,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		}
 	}
 	p.Inputs = i32Bytes(words)
+	p.Scratch = 4 * (scratch - pos)
 	p.Tasks = starts[C]
 	if l.Schedule == ScheduleTuned {
 		wpb := l.Block / gpu.WarpSize
@@ -619,6 +635,25 @@ func (l *Layer) BagsPerTask(batch int64) []int64 {
 	}
 }
 
+// Prepass reports whether the kernel computes c's ids in a pass of its
+// own before the lookups: the tuned schedule, for id transforms that do
+// not depend on the position in the bag. The 32 lanes of a task's warp
+// compute the ids of its bags' positions side by side (each id once,
+// rather than once per lane of a bag and one live computation per row in
+// flight), write them to the scratch and meet at a warp barrier; the
+// lookups then read int32 ids as for source "ids".
+func (l *Layer) Prepass(c *Column) bool {
+	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 {
+		return false
+	}
+	for i := range c.Transforms {
+		if c.Transforms[i].Op == TransformAddOffset {
+			return false
+		}
+	}
+	return true
+}
+
 // group is the bags of one warp pass of the tuned schedule.
 func (c *Column) group() int64 { return gpu.WarpSize / max(c.Lanes, 1) }
 
@@ -652,7 +687,8 @@ func (l *Layer) Run(k *gpu.Kernel, in []ColumnInput) ([]float32, int64, error) {
 		out[i] = 0xff // NaN: what the kernel does not write shows
 	}
 	if p.Grid > 0 {
-		args := []any{gpu.Buf{Data: p.Tables}, gpu.Buf{Data: p.Inputs}, gpu.Buf{Data: out}, p.Batch, p.Tasks}
+		inputs := append(append([]byte(nil), p.Inputs...), make([]byte, p.Scratch)...)
+		args := []any{gpu.Buf{Data: p.Tables}, gpu.Buf{Data: inputs}, gpu.Buf{Data: out}, p.Batch, p.Tasks}
 		if err := k.Launch(p.Grid, p.Block, args, nil); err != nil {
 			return nil, 0, err
 		}
