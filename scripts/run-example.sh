@@ -22,8 +22,9 @@
 #                  summary.txt (columns by kind, ops before/after and time of each stage,
 #                  kernels and schedule classes), which the script prints at the end
 #   columns.dot    the column structure as a Graphviz graph (recom compile --dot)
-# Running on the GPU comes with the runtime issue; on a machine with an NVIDIA
-# driver, `recom gpu-smoke` already checks our generated PTX there.
+#   gpu.npz        on a machine with an NVIDIA GPU (nvidia-smi lists one): the
+#                  compiled model run there by `recom run --check` (embedding
+#                  layer and dense part on the GPU), checked against the interpreter
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -94,5 +95,12 @@ step "recom compile: every stage in one process, and its summary (also in $out/c
 # are in the file).
 bin/recom compile "$model" -o "$out/compile" --dot "$out/columns.dot" -q
 sed '/^pass statistics:/,$d' "$out/compile/summary.txt"
+
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  step "GPU: recom run --check (the compiled model on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), against the interpreter)"
+  bin/recom run "$model" "${tflag[@]}" --feeds "$out/feeds.npz" --outputs "$outputs" -o "$out/gpu.npz" --check
+else
+  step "GPU: no NVIDIA GPU here (nvidia-smi lists none): the run on the GPU is skipped; on a machine with one this step runs recom run --check"
+fi
 
 printf '\nall stages done and checked; IR, .ll, .ptx and outputs are in %s\n' "$out"
