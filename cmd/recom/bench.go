@@ -99,6 +99,12 @@ func layerStats(l *fused.Layer, r *fusedrt.Run) benchStats {
 	for i := range l.Columns {
 		c := &l.Columns[i]
 		n := int64(r.Cols[i].Len())
+		if c.Source == fused.SourceSplit && r.Cols[i].Values != nil {
+			n = 0 // tokens, not strings
+			for _, str := range r.Cols[i].Values.Strings() {
+				n += int64(strings.Count(str, c.Sep)) + 1
+			}
+		}
 		s.lookups += n
 		row := 4 * c.Width
 		s.sectorBytes += float64(n * ((row + 31) / 32 * 32))
@@ -386,18 +392,18 @@ func dumpInputs(dir string, rt *fusedrt.Runtime, l *fusedrt.Layer) error {
 		splits := make([]int64, 0, int64(len(r.Cols))*(B+1))
 		for i, c := range r.Cols {
 			base := int64(len(ids))
+			cids, csplits, err := l.Layer.Columns[i].HostBags(&c)
+			if err != nil {
+				return err
+			}
 			if l.Layer.Columns[i].Kind == fused.KindLookup {
-				for _, x := range c.Splits {
+				for _, x := range csplits {
 					splits = append(splits, base+x)
 				}
 			} else {
 				for b := range B + 1 {
 					splits = append(splits, base+b)
 				}
-			}
-			cids, err := l.Layer.Columns[i].HostIDs(&c)
-			if err != nil {
-				return err
 			}
 			ids = append(ids, cids...)
 			if c.Weights != nil {

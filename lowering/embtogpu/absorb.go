@@ -20,6 +20,7 @@ type idChain struct {
 	transforms []fused.Transform
 	ops        []*textir.Operation // the absorbed transforms, raw side first
 	idBytes    float64
+	sep        string // source "split"
 }
 
 // absorbIDs finds the transforms of lookup lk the kernel can compute. It
@@ -67,6 +68,17 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 		return nil
 	}
 	c := &idChain{transforms: ts, ops: ops, values: v}
+	// Hashed tokens of StringSplitV2 with a one-byte separator: the
+	// kernel splits each row's string itself (source "split").
+	if def := v.DefiningOp(); def != nil && def.Name() == emb.SplitStringsOp && v.Index() == 0 &&
+		filter == nil && lk.Name() == emb.LookupOp && lk.NumOperands() == 3 && lk.Operand(2) == def.Result(1) &&
+		len(ts) == 1 && ts[0].Op == fused.TransformHash && !slices.Contains(host, "split_strings") {
+		if sep, ok := def.LookupAttr(emb.AttrSep).(textir.StringAttr); ok && len(sep.Value) == 1 {
+			c.values, c.source, c.sep, c.idBytes = def.Operand(0), fused.SourceSplit, sep.Value, 16
+			c.ops = append([]*textir.Operation{def}, c.ops...)
+			return c
+		}
+	}
 	el := textir.ElementType(v.Type())
 	switch {
 	case el == textir.F32():

@@ -222,3 +222,62 @@ func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Va
 	k.op(gpu.WarpSyncOp, nil, nil)
 	a.prepassed = true
 }
+
+// poolSplit pools a "split" column's bag: the string bytes [lo, hi) (of
+// the string region at word a.bytesW) are cut at every separator byte
+// (StringSplitV2: count(sep)+1 tokens, empty ones kept), each token hashed
+// (the column's one hash transform) and its row added as it ends; the
+// token count scales mean and sqrtn. One pass over the bytes, no row splits.
+func (k *kb) poolSplit(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats int64) []*textir.Value {
+	n := int(floats)
+	p8 := k.view(a, a.in, textir.I8())
+	base := k.mulc(a.bytesW, 4)
+	sep := k.c64(int64(c.Sep[0]))
+	types := []textir.Type{i64, i64}
+	inits := []*textir.Value{lo, k.c64(0)}
+	for range n {
+		types = append(types, f32)
+		inits = append(inits, k.cf(0))
+	}
+	res := k.forLoop(lo, k.addc(hi, 1), k.c64(1), inits, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+		end := k.cmp(arith.EQ, i, hi)
+		// The byte at i (none at the end: i == hi may be past the buffer).
+		isSep := k.vcIf(end, []textir.Type{i1}, func() []*textir.Value { return []*textir.Value{end} }, func() []*textir.Value {
+			b := k.cast(arith.ExtUIOp, k.load(p8, k.add(base, i), 1, true)[0], i64)
+			return []*textir.Value{k.cmp(arith.EQ, b, sep)}
+		})[0]
+		return k.vcIf(isSep, types, func() []*textir.Value {
+			start := it[0]
+			h := k.fingerprint64(p8, k.add(base, start), k.bin(arith.SubIOp, i, start))
+			id := k.hashBucket(h, a.params[0][0])
+			row := k.add(a.tableBase, k.mulc(id, c.Width))
+			if eDyn != nil {
+				row = k.add(row, eDyn)
+			}
+			row = k.addc(row, e)
+			out := []*textir.Value{k.addc(i, 1), k.addc(it[1], 1)}
+			for q := int64(0); q < floats; q += c.Vector {
+				for r, v := range k.load(a.tables, k.addc(row, q), c.Vector, true) {
+					out = append(out, k.bin(arith.AddFOp, it[2+int(q)+r], v))
+				}
+			}
+			return out
+		}, func() []*textir.Value { return it })
+	})
+	cnt, total := res[1], res[2:]
+	var den *textir.Value
+	switch c.Combiner {
+	case "mean":
+		den = k.cast(arith.SIToFPOp, cnt, f32)
+	case "sqrtn":
+		den = k.op(gpu.SqrtOp, []*textir.Value{k.cast(arith.SIToFPOp, cnt, f32)}, []textir.Type{f32}).Result(0)
+	default:
+		return total
+	}
+	den = k.sel(k.cmp(arith.SGT, cnt, k.c64(0)), den, k.cf(1))
+	out := make([]*textir.Value, n)
+	for q, v := range total {
+		out[q] = k.bin(arith.DivFOp, v, den)
+	}
+	return out
+}

@@ -260,6 +260,11 @@ func (k *kb) bag(c *fused.Column, a *kernelArgs, b *textir.Value) (lo, hi *texti
 	if c.Kind == fused.KindGather {
 		return b, k.addc(b, 1)
 	}
+	if c.Source == fused.SourceSplit {
+		// The bag is one string: its byte range (poolSplit).
+		p := k.add(a.valuesOff, b)
+		return k.word(a.in, p), k.word(a.in, k.addc(p, 1))
+	}
 	p := k.add(a.splitsOff, b)
 	return k.word(a.in, p), k.word(a.in, k.addc(p, 1))
 }
@@ -344,6 +349,9 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, e int64
 // pool walks the ids [lo, hi) of a bag with rif independent accumulators
 // and returns the pooled, scaled floats.
 func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats, rif int64) []*textir.Value {
+	if c.Source == fused.SourceSplit {
+		return k.poolSplit(c, a, lo, hi, e, eDyn, floats)
+	}
 	n := int(floats)
 	one := k.c64(1)
 	a.bagLo = lo

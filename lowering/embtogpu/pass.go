@@ -167,7 +167,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 				chains[i] = absorbIDs(lk, bb, opts.HostIDs)
 			}
 			if c := chains[i]; c != nil {
-				infos[i].Source, infos[i].Transforms, infos[i].IDBytes = c.source, c.transforms, c.idBytes
+				infos[i].Source, infos[i].Transforms, infos[i].IDBytes, infos[i].Sep = c.source, c.transforms, c.idBytes, c.sep
 				inKernel.Inc()
 			}
 		}
@@ -204,7 +204,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 				ids = ch.values
 			}
 			operands = append(operands, lk.Operand(0), ids)
-			if c.Kind == fused.KindLookup {
+			if c.HasSplits() {
 				operands = append(operands, lk.Operand(2))
 			}
 			if c.Weighted {
@@ -450,7 +450,7 @@ var removable = map[string]bool{
 	// The id transforms the kernel now computes, and the filters rebuilt
 	// on raw values (absorb.go).
 	emb.FilterOp: true, emb.HashOp: true, emb.AsStringOp: true, emb.BucketizeOp: true, emb.VocabLookupOp: true,
-	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true,
+	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true, emb.SplitStringsOp: true,
 }
 
 // eraseDead erases op and then every removable op left without uses.

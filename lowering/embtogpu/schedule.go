@@ -27,6 +27,7 @@ type ColumnInfo struct {
 	// (fused.SourceIDs and none: the ids are computed before the layer).
 	Source     string
 	Transforms []fused.Transform
+	Sep        string // source "split"
 	// IDBytes is the expected bytes of input per id (4 for int32 ids).
 	IDBytes float64
 }
@@ -84,9 +85,9 @@ func (o *Options) check() error {
 	}
 	for _, h := range o.HostIDs {
 		switch h {
-		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset":
+		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings":
 		default:
-			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset)", h)
+			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings)", h)
 		}
 	}
 	return nil
@@ -131,7 +132,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 	planned := make([]fused.Column, len(cols))
 	for i, ci := range cols {
 		c := fused.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted,
-			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1}
+			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep}
 		if c.Source == "" {
 			c.Source = fused.SourceIDs
 		}

@@ -8,6 +8,8 @@
 // kernel turns them into rows (source, transforms, params_offset: the
 // per-column numbers in the static arena). Columns with the same id code
 // share a class. A weights-only filter is rebuilt on the raw strings.
+// StringSplitV2 with a one-byte separator moves in too (source "split":
+// the kernel cuts each row's string and hashes the tokens).
 
 // CHECK-LABEL: func.func @layer
 // CHECK-NOT:     emb.hash
@@ -15,6 +17,7 @@
 // CHECK-NOT:     emb.bucketize
 // CHECK-NOT:     emb.check_range
 // CHECK-NOT:     emb.cast
+// CHECK-NOT:     emb.split_strings
 // CHECK:         emb.filter %{{.*}} {positive_weights} : tensor<?x!tfg.string>, tensor<?xf32>
 // CHECK:         "fused.embedding_layer"(%{{.*}}) {block = 256 : i64, columns = [
 // CHECK-SAME:      name = "strs", {{[^}]*}}source = "str", {{[^}]*}}transforms = [{num_buckets = 1000 : i64, op = "hash"}]
@@ -22,6 +25,7 @@
 // CHECK-SAME:      name = "nums", {{[^}]*}}source = "f32", {{[^}]*}}transforms = [{boundaries = [0.000000e+00 : f32, 1.000000e+00 : f32, 1.000000e+01 : f32], op = "bucketize"}]
 // CHECK-SAME:      name = "ids", {{[^}]*}}source = "i64", {{[^}]*}}transforms = [{default = 0 : i64, num_buckets = 64 : i64, op = "check_range"}, {bits = 32 : i64, op = "cast"}]
 // CHECK-SAME:      name = "wstrs", {{[^}]*}}source = "str", {{[^}]*}}transforms = [{num_buckets = 1000 : i64, op = "hash"}]
+// CHECK-SAME:      name = "toks", {{[^}]*}}sep = ";", {{[^}]*}}source = "split", {{[^}]*}}transforms = [{num_buckets = 500 : i64, op = "hash"}]
 // CHECK-SAME:    min_tasks = 6336 : i64, schedule = "tuned"
 // CHECK:       gpu.module @emb
 // CHECK:         gpu.ptr_cast %{{.*}} : !gpu.ptr<i32, global> to !gpu.ptr<i8, global>
@@ -37,7 +41,7 @@
 // PTX:     ld.global.nc.u8
 // PTX-NOT: .entry
 func.func @layer(%s: tensor<?x!tfg.string>, %i: tensor<?xi64>, %f: tensor<?xf32>, %d: tensor<?xi64>,
-                 %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>) -> tensor<?x40xf32> {
+                 %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %tk: tensor<?x!tfg.string>) -> tensor<?x48xf32> {
   %t0 = emb.table {name = "strs"} : tensor<1000x8xf32>
   %v0, %s0 = emb.from_dense %s {ignore = ""} : tensor<?x!tfg.string> -> tensor<?x!tfg.string>
   %h0 = emb.hash %v0 {num_buckets = 1000 : i64} : tensor<?x!tfg.string> -> tensor<?xi64>
@@ -67,6 +71,11 @@ func.func @layer(%s: tensor<?x!tfg.string>, %i: tensor<?xi64>, %f: tensor<?xf32>
   %f4, %fs4, %fw4 = emb.filter %h4, %s4, %w4 {positive_weights} : tensor<?xi64>, tensor<?xf32>
   %l4 = emb.lookup %t4, %f4, %fs4, %fw4 {combiner = "sqrtn"} : tensor<1000x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x8xf32>
 
-  %r = emb.concat %l0, %l1, %l2, %l3, %l4 : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x40xf32>
-  func.return %r : tensor<?x40xf32>
+  %t5 = emb.table {name = "toks"} : tensor<500x8xf32>
+  %v5, %s5 = emb.split_strings %tk {sep = ";"} : tensor<?x!tfg.string> -> tensor<?x!tfg.string>
+  %h5 = emb.hash %v5 {num_buckets = 500 : i64} : tensor<?x!tfg.string> -> tensor<?xi64>
+  %l5 = emb.lookup %t5, %h5, %s5 {combiner = "mean"} : tensor<500x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+
+  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5 : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x48xf32>
+  func.return %r : tensor<?x48xf32>
 }

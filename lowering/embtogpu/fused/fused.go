@@ -126,12 +126,13 @@ type Column struct {
 	Source       string
 	Transforms   []Transform
 	ParamsOffset int64
+	Sep          string // source "split": the separator (one byte)
 }
 
 // NumOperands returns how many operands the column contributes.
 func (c *Column) NumOperands() int {
 	n := 2
-	if c.Kind == KindLookup {
+	if c.HasSplits() {
 		n++
 	}
 	if c.Weighted {
@@ -139,6 +140,10 @@ func (c *Column) NumOperands() int {
 	}
 	return n
 }
+
+// HasSplits reports whether the column takes row splits: lookups, but
+// for source "split", whose bags are the tokens of one string each.
+func (c *Column) HasSplits() bool { return c.Kind == KindLookup && c.Source != SourceSplit }
 
 // Layer is the static description of a fused.embedding_layer.
 type Layer struct {
@@ -185,6 +190,9 @@ func (c *Column) Attr() textir.DictAttr {
 		attrs = append(attrs, textir.NamedAttribute{Name: "source", Value: textir.Str(c.Source)},
 			textir.NamedAttribute{Name: "transforms", Value: textir.ArrayAttr{Elems: ts}},
 			textir.NamedAttribute{Name: "params_offset", Value: i(c.ParamsOffset)})
+		if c.Source == SourceSplit {
+			attrs = append(attrs, textir.NamedAttribute{Name: "sep", Value: textir.Str(c.Sep)})
+		}
 	}
 	return textir.NewDictAttr(attrs)
 }
@@ -304,6 +312,11 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 			}
 			if c.ParamsOffset, err = getInt(d, "params_offset"); err != nil {
 				return nil, wrap(err)
+			}
+			if c.Source == SourceSplit {
+				if c.Sep, err = getStr(d, "sep"); err != nil {
+					return nil, wrap(err)
+				}
 			}
 		}
 		if err := c.check(l); err != nil {
@@ -476,7 +489,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 			return nil, err
 		}
 		b := int64(x.Len())
-		if c.Kind == KindLookup {
+		if c.HasSplits() {
 			b = int64(len(x.Splits)) - 1
 			if b < 0 || x.Splits[0] != 0 || x.Splits[b] != int64(x.Len()) {
 				return nil, fmt.Errorf("column %q: invalid row splits", c.Name)
@@ -523,7 +536,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		c, x := &l.Columns[i], &in[i]
 		d := desc[DescWords*i:]
 		d[0], d[2], d[5], d[6] = -1, -1, -1, -1
-		if c.Kind == KindLookup {
+		if c.HasSplits() {
 			d[0] = pos
 			pos = align4(pos + batch + 1)
 		}
@@ -532,7 +545,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		switch c.Source {
 		case SourceI64, SourceF64:
 			pos = align4(pos + 2*n)
-		case SourceStr:
+		case SourceStr, SourceSplit:
 			pos = align4(pos + n + 1)
 			d[6] = pos
 			var bytes int64
@@ -580,7 +593,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	}
 	for i := range l.Columns {
 		c, x, d := &l.Columns[i], &in[i], desc[DescWords*i:]
-		if c.Kind == KindLookup {
+		if c.HasSplits() {
 			for j, s := range x.Splits {
 				words[d[0]+int64(j)] = int32(s)
 			}
@@ -643,7 +656,7 @@ func (l *Layer) BagsPerTask(batch int64) []int64 {
 // flight), write them to the scratch and meet at a warp barrier; the
 // lookups then read int32 ids as for source "ids".
 func (l *Layer) Prepass(c *Column) bool {
-	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 {
+	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 || c.Source == SourceSplit {
 		return false
 	}
 	for i := range c.Transforms {
@@ -784,12 +797,18 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 			}
 		} else {
 			cols[i].Values = in[k+1]
+			if col.Source == SourceSplit && in[k+1].Rank() == 2 && in[k+1].Dim(1) == 1 {
+				// StringSplitV2's [B, 1] input.
+				if cols[i].Values, err = in[k+1].Reshaped([]int64{in[k+1].Dim(0)}); err != nil {
+					return nil, op.Errorf("%v", err)
+				}
+			}
 			if err := cols[i].checkSource(col); err != nil {
 				return nil, op.Errorf("%v", err)
 			}
 		}
 		k += 2
-		if col.Kind == KindLookup {
+		if col.HasSplits() {
 			if cols[i].Splits, err = ints(op, "row splits", in[k]); err != nil {
 				return nil, err
 			}

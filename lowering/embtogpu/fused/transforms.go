@@ -21,6 +21,11 @@ const (
 	SourceF32 = "f32" // float32 words
 	SourceF64 = "f64" // float64, two words each
 	SourceStr = "str" // strings: nnz+1 byte offsets (int32 words), then the bytes
+	// SourceSplit: one string per bag (StringSplitV2's input), laid out
+	// as "str"; the kernel splits it at the one-byte separator Sep (every
+	// occurrence, empty tokens kept: count(sep)+1 tokens) and hashes each
+	// token. No row splits.
+	SourceSplit = "split"
 )
 
 // Transform ops (the kernel's id computation, applied in order to the raw
@@ -162,6 +167,9 @@ func transformOf(a textir.Attribute) (Transform, error) {
 func (c *Column) Signature() string {
 	var sb strings.Builder
 	sb.WriteString(c.Source)
+	if c.Source == SourceSplit {
+		fmt.Fprintf(&sb, ":%q", c.Sep)
+	}
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
 		sb.WriteString("|" + t.Op)
@@ -225,9 +233,19 @@ func (c *Column) CheckChain() error {
 		}
 		return nil
 	}
-	kind := map[string]string{SourceI64: "int", SourceF32: "float", SourceF64: "float", SourceStr: "str"}[c.Source]
+	kind := map[string]string{SourceI64: "int", SourceF32: "float", SourceF64: "float", SourceStr: "str", SourceSplit: "str"}[c.Source]
 	if kind == "" {
 		return fmt.Errorf("unknown source %q", c.Source)
+	}
+	if c.Source == SourceSplit {
+		switch {
+		case len(c.Sep) != 1:
+			return fmt.Errorf("source \"split\" needs a one-byte separator, got %q", c.Sep)
+		case len(c.Transforms) != 1 || c.Transforms[0].Op != TransformHash:
+			return fmt.Errorf("source \"split\" takes exactly one hash transform")
+		case c.Kind != KindLookup || c.Weighted:
+			return fmt.Errorf("source \"split\" is an unweighted lookup")
+		}
 	}
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
@@ -384,6 +402,11 @@ func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
 		return nil, fmt.Errorf("column %q: no values", c.Name)
 	}
 	var err error
+	if c.Source == SourceSplit {
+		if v, _, err = c.splitTokens(v); err != nil {
+			return nil, err
+		}
+	}
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
 		switch t.Op {
@@ -505,7 +528,7 @@ func (x *ColumnInput) checkSource(c *Column) error {
 		ok = v.DType() == interp.Float32
 	case SourceF64:
 		ok = v.DType() == interp.Float64
-	case SourceStr:
+	case SourceStr, SourceSplit:
 		ok = v.DType() == interp.String
 	}
 	if !ok {
@@ -533,7 +556,7 @@ func (x *ColumnInput) packValues(c *Column, words []int32, d []int64) {
 			u := math.Float64bits(f)
 			words[at+2*int64(j)], words[at+2*int64(j)+1] = int32(uint32(u)), int32(uint32(u>>32))
 		}
-	case SourceStr:
+	case SourceStr, SourceSplit:
 		var off int64
 		b := 4 * d[6]
 		for j, s := range x.Values.Strings() {
@@ -550,4 +573,38 @@ func (x *ColumnInput) packValues(c *Column, words []int32, d []int64) {
 			words[at+int64(j)] = int32(id)
 		}
 	}
+}
+
+// splitTokens splits the strings of a "split" column as the kernel does
+// (StringSplitV2 with a one-byte separator): the tokens and their bags'
+// row splits.
+func (c *Column) splitTokens(v *interp.Tensor) (*interp.Tensor, []int64, error) {
+	strs := v.Strings()
+	if strs == nil && v.Len() > 0 {
+		return nil, nil, fmt.Errorf("column %q: source \"split\" takes strings, got %v", c.Name, v.DType())
+	}
+	splits := []int64{0}
+	toks := []string{}
+	for _, s := range strs {
+		parts := strings.Split(s, c.Sep)
+		toks = append(toks, parts...)
+		splits = append(splits, int64(len(toks)))
+	}
+	t, err := interp.New([]int64{int64(len(toks))}, toks)
+	return t, splits, err
+}
+
+// HostBags returns the ids and row splits of column c for x (HostIDs,
+// with the bags a "split" column's kernel makes of its strings).
+func (c *Column) HostBags(x *ColumnInput) (ids, splits []int64, err error) {
+	if ids, err = c.HostIDs(x); err != nil {
+		return nil, nil, err
+	}
+	splits = x.Splits
+	if c.Source == SourceSplit {
+		if _, splits, err = c.splitTokens(x.Values); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ids, splits, nil
 }
