@@ -6,6 +6,7 @@
 #   bench/experiments/ids-kernel.sh build    (here: tools, models, PTX of each variant into build/ids/)
 #   bench/experiments/ids-kernel.sh check    (GPU machine: recom run --check per model and batch)
 #   bench/experiments/ids-kernel.sh bench    (GPU machine: recom bench per variant)
+# QUICK=1 check: one batch per model; VARIANTS / VARIANTS2048 / PROBE pick the bench runs.
 #
 # Variants (the --fuse options; the PTX of each is made here with llc-19):
 #   tuned      the default: ids in the kernel, min-tasks=6336
@@ -62,6 +63,12 @@ check)
     printf 'CHECK %-6s %-6s B=%-5s seed=%-3s %s (%d s): %s\n' $m $v $b $s "$r" $((SECONDS-t0)) "$(tr '\n' ' ' </tmp/check.txt | cut -c1-300)"
   }
   seed=21
+  if [ -n "${QUICK:-}" ]; then # the short list: one batch per model
+    for m in small probe E F; do one $m 256 $seed tuned; seed=$((seed+1)); done
+    one micro 2048 $seed tuned
+    echo "CHECKS: $pass passed, $fail failed"
+    exit 0
+  fi
   for b in 1 256; do one small $b $seed tuned; seed=$((seed+1)); done
   for b in 1 33 2048; do one micro $b $seed tuned; seed=$((seed+1)); one micro $b $seed recom; seed=$((seed+1)); done
   for b in 1 256; do one probe $b $seed tuned; seed=$((seed+1)); done
@@ -84,5 +91,6 @@ bench)
   for v in ${VARIANTS:-tuned mt0 host host-mt0 recom}; do b E 256 $v; done
   for v in ${VARIANTS2048:-tuned mt0 host recom}; do b E 2048 $v; done
   [ -n "${VARIANTS:-}" ] || for v in tuned recom; do b F 256 $v; b micro 2048 $v; done
+  for bb in ${PROBE:-}; do b probe $bb tuned; done
   ;;
 esac
