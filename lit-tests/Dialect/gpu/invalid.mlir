@@ -101,6 +101,14 @@ func.func @f() {
 // -----
 
 func.func @f() {
+  // expected-error@+1 {{'gpu.warp_sync' op must be inside a gpu.func}}
+  gpu.warp_sync
+  func.return
+}
+
+// -----
+
+func.func @f() {
   // expected-error@+1 {{'gpu.thread_id' op must be inside a gpu.func}}
   %t = gpu.thread_id x
   func.return

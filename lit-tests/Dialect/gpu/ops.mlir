@@ -29,9 +29,11 @@ gpu.module @emb {
 // CHECK-NEXT:      %{{.*}} = gpu.grid_dim x
 // CHECK-NEXT:      %{{.*}} = gpu.lane_id
 // CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      gpu.warp_sync
 // GENERIC:       "gpu.thread_id"() {dimension = "x"} : () -> i32
 // GENERIC:       "gpu.lane_id"() : () -> i32
 // GENERIC:       "gpu.barrier"() : () -> ()
+// GENERIC:       "gpu.warp_sync"() : () -> ()
   gpu.func @layer(%in: !gpu.ptr<i64, global>, %out: !gpu.ptr<f32,global>, %n: i64) kernel attributes {max_threads = 256 : i64, min_blocks = 1 : i64} {
     %t = gpu.thread_id x
     %b = gpu.block_id y
@@ -39,6 +41,7 @@ gpu.module @emb {
     %g = gpu.grid_dim x
     %l = gpu.lane_id
     gpu.barrier
+    gpu.warp_sync
     %o = arith.constant 16 : i32
     %w = arith.constant 32 : i32
     %c0 = arith.constant 0 : i64

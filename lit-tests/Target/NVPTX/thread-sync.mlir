@@ -11,6 +11,7 @@
 // CHECK: call i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
 // CHECK: call i32 @llvm.nvvm.read.ptx.sreg.laneid()
 // CHECK: call void @llvm.nvvm.barrier0()
+// CHECK: call void @llvm.nvvm.bar.warp.sync(i32 -1)
 // The clamp operand packs the segment mask ((32 - width) << 8) and the lane
 // bound (31; 0 for up).
 // CHECK: %[[X:[0-9]+]] = call float @llvm.nvvm.shfl.sync.bfly.f32(i32 -1, float %{{[0-9]+}}, i32 16, i32 31)
@@ -35,6 +36,7 @@ module {
       %4 = gpu.grid_dim y
       %5 = gpu.lane_id
       gpu.barrier
+      gpu.warp_sync
       %6 = arith.sitofp %0 : i32 to f32
       %c0_i32 = arith.constant 0 : i32
       %c1_i32 = arith.constant 1 : i32
