@@ -503,8 +503,15 @@ PY
   # The device tool brings back a limited number of files: everything but
   # the plots and summary.md goes into one archive (2026-12-02: a run's
   # results.json was lost to that limit).
-  [ "${SWEEP_PACK:-1}" = 0 ] || ( cd "$OUT" && tar czf sweep-results.tgz --exclude='*.png' --exclude=summary.md --exclude=sweep-results.tgz . &&
-    find . -mindepth 1 ! -name '*.png' ! -name summary.md ! -name sweep-results.tgz ! -name sweep.log -delete ) || echo "sweep: packing failed"
+  # The tool brought back 8 files (2026-12-02): the archive, summary.md and
+  # the plots (6) make 8; sweep.log goes into the archive too.
+  if [ "${SWEEP_PACK:-1}" != 0 ]; then
+    tgz=$(mktemp /tmp/sweep-results.XXXXXX.tgz)
+    # sweep.log is still being written (tee): tar's "file changed" (exit 1) is fine.
+    ( cd "$OUT" && { tar czf "$tgz" --warning=no-file-changed --exclude='*.png' --exclude=summary.md . || [ $? = 1 ]; } &&
+      find . -mindepth 1 ! -name '*.png' ! -name summary.md -delete ) &&
+      mv "$tgz" "$OUT/a-sweep-results.tgz" || echo "sweep: packing failed"
+  fi
   ;;
 *)
   echo "usage: bench/sweep.sh build | device | selftest | plot RESULTS.json [DIR]" >&2
