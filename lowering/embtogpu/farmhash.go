@@ -53,6 +53,7 @@ type fhGen struct {
 	k      *kb
 	consts map[uint64]*textir.Value
 	cb     textir.Builder
+	words  *textir.Value // the string's buffer as !gpu.ptr<i32, global> (fingerprint64)
 }
 
 func (k *kb) fhNew() *fhGen {
@@ -155,10 +156,6 @@ func (g *fhGen) ifv(c *textir.Value, then, els func() *textir.Value) *textir.Val
 // multiplier: they return the three, and one mix16 follows their gpu.if.
 func (g *fhGen) mix(umv []*textir.Value) *textir.Value { return g.mix16(umv[0], umv[1], umv[2]) }
 
-// byteAt loads byte idx of p zero-extended to i64.
-func (g *fhGen) byteAt(p, idx *textir.Value) *textir.Value {
-	return g.k.cast(arith.ExtUIOp, g.k.load(p, idx, 1, true)[0], i64)
-}
 
 // short hashes n in [1, 7] bytes held little-endian in w (bytes at and
 // above n are ignored).
@@ -212,23 +209,47 @@ func (g *fhGen) len64(w []*textir.Value, mul *textir.Value) []*textir.Value {
 }
 
 // fingerprint64 emits Fingerprint64 of the n bytes starting at element off of p
-// (p : !gpu.ptr<i8, global>; off, n : i64). Returns an i64 value.
+// (p : !gpu.ptr<i8, global>, 4-byte aligned; off, n : i64: any). Returns an i64 value.
+//
+// The bytes are read as aligned 32-bit words (fetch): independent loads
+// that never touch a word without a byte of the string, so one round trip
+// to memory per block of the hash rather than one per byte.
 func (k *kb) fingerprint64(p, off, n *textir.Value) *textir.Value {
 	g := k.fhNew()
+	g.words = k.op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+	lastW := g.shrc(g.add(off, g.sub(n, g.c(1))), 2) // the word of the last byte (n >= 1)
 	return g.ifv(g.cmpc(arith.SLT, n, 8), func() *textir.Value {
 		return g.ifv(g.cmpc(arith.EQ, n, 0), func() *textir.Value { return g.c(fhK2) }, func() *textir.Value {
-			w := k.forLoop(g.c(0), n, g.c(1), []*textir.Value{g.c(0)}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
-				return []*textir.Value{g.or(it[0], g.shl(g.byteAt(p, g.add(off, i)), g.shlc(i, 3)))}
-			})[0]
-			return g.short(n, w)
+			// The bytes at and above n are garbage: short ignores them.
+			return g.short(n, g.fetch(off, lastW))
 		})
 	}, func() *textir.Value {
-		return g.long(p, off, n)
+		return g.long(off, n, lastW)
 	})
 }
 
-// long hashes n >= 8 bytes at element off of p.
-func (g *fhGen) long(p, off, n *textir.Value) *textir.Value {
+// fetch returns the 8 bytes at byte q little-endian, from the aligned
+// words q/4, q/4+1 and q/4+2, each clamped to lastW (the word of the
+// string's last byte): a word past it is never read (the bytes it would
+// give are at or past the end and are either not used or, for short,
+// ignored). The left shift by 64-s is split in two so that s = 0 shifts by
+// less than 64.
+func (g *fhGen) fetch(q, lastW *textir.Value) *textir.Value {
+	k := g.k
+	w := g.shrc(q, 2)
+	word := func(i *textir.Value) *textir.Value {
+		i = k.bin(arith.MinSIOp, i, lastW)
+		return k.cast(arith.ExtUIOp, k.load(g.words, i, 1, true)[0], i64)
+	}
+	a, b, c := word(w), word(g.addc(w, 1)), word(g.addc(w, 2))
+	lo := g.or(a, g.shlc(b, 32))
+	s := g.shlc(g.andc(q, 3), 3)
+	return g.or(g.shr(lo, s), g.shlc(g.shl(c, g.sub(g.c(63), s)), 1))
+}
+
+// long hashes n >= 8 bytes at byte off of g.words (lastW: the word of
+// the last byte).
+func (g *fhGen) long(off, n, lastW *textir.Value) *textir.Value {
 	k := g.k
 	n1 := g.sub(n, g.c(1))
 	last := g.shrc(n1, 6) // index of the last trip
@@ -263,14 +284,10 @@ func (g *fhGen) long(p, off, n *textir.Value) *textir.Value {
 			pos[j] = k.bin(arith.MaxSIOp, g.addc(qb, 8*j), off)
 		}
 		pos[7] = g.addc(qb, 56)
-		w := k.forLoop(zero, g.c(8), g.c(1), inits[8:16], func(b *textir.Value, ws []*textir.Value) []*textir.Value {
-			sh := g.shlc(b, 3)
-			out := make([]*textir.Value, 8)
-			for j := range out {
-				out[j] = g.or(ws[j], g.shl(g.byteAt(p, g.add(pos[j], b)), sh))
-			}
-			return out
-		})
+		w := make([]*textir.Value, 8)
+		for j := range w {
+			w[j] = g.fetch(pos[j], lastW)
+		}
 		// One block step; the last trip is the tail's (multiplier from
 		// z, w.lo and v.lo adjusted, 9 × in the mixing).
 		x = k.sel(g.cmpc(arith.EQ, i, 0), g.add(x, w[0]), x)
