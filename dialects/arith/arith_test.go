@@ -424,3 +424,22 @@ func TestVerifier(t *testing.T) {
 		})
 	}
 }
+
+// Integer to f32 rounds once, as sitofp/uitofp and the GPU do: through
+// float64 first, 2^62 + 2^38 + 1 would round to 2^62 (ties to even at the
+// f64 step) instead of 2^62 + 2^39.
+func TestIntToFloatRoundsOnce(t *testing.T) {
+	v := int64(1)<<62 + int64(1)<<38 + 1
+	if got, want := arith.IntToFloat(v, textir.F32()), float64(float32(v)); got != want {
+		t.Errorf("arith.IntToFloat(%d) = %v, want %v", v, got, want)
+	}
+	if got := arith.IntToFloat(v, textir.F32()); got == float64(float32(float64(v))) {
+		t.Errorf("arith.IntToFloat(%d) = %v: rounded twice", v, got)
+	}
+	if got, want := arith.UintToFloat(uint64(v), textir.F32()), float64(float32(uint64(v))); got != want {
+		t.Errorf("arith.UintToFloat(%d) = %v, want %v", v, got, want)
+	}
+	if got := arith.IntToFloat(v, textir.F64()); got != float64(v) {
+		t.Errorf("arith.IntToFloat(%d, f64) = %v", v, got)
+	}
+}

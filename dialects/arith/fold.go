@@ -46,6 +46,24 @@ func asUnsigned(v int64, t textir.Type) uint64 {
 }
 
 // RoundFloat rounds v to the precision of float type t.
+// IntToFloat converts the signed integer v to the float type t with one
+// rounding (as sitofp and the GPU's cvt.rn do): through float64 first would
+// round twice for |v| > 2^53 and can be one ulp off in f32.
+func IntToFloat(v int64, t textir.Type) float64 {
+	if ft, ok := textir.ElementType(t).(*textir.FloatType); ok && ft.Kind == textir.KindF32 {
+		return float64(float32(v))
+	}
+	return RoundFloat(float64(v), t)
+}
+
+// UintToFloat is IntToFloat for an unsigned integer (uitofp).
+func UintToFloat(u uint64, t textir.Type) float64 {
+	if ft, ok := textir.ElementType(t).(*textir.FloatType); ok && ft.Kind == textir.KindF32 {
+		return float64(float32(u))
+	}
+	return RoundFloat(float64(u), t)
+}
+
 func RoundFloat(v float64, t textir.Type) float64 {
 	ft, ok := textir.ElementType(t).(*textir.FloatType)
 	if !ok {
@@ -483,7 +501,7 @@ func foldSIToFP(op *textir.Operation, c []textir.Attribute) []textir.FoldResult 
 	if v, ok := scalarInt(c[0]); ok {
 		v = signed(v, op.Operand(0).Type())
 		t := op.Result(0).Type()
-		return attr(textir.FloatAttr{Value: RoundFloat(float64(v), t), Type: t})
+		return attr(textir.FloatAttr{Value: IntToFloat(v, t), Type: t})
 	}
 	return nil
 }

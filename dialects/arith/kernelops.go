@@ -313,7 +313,7 @@ func foldUIToFP(op *textir.Operation, c []textir.Attribute) []textir.FoldResult 
 	if v, ok := scalarInt(c[0]); ok {
 		u := asUnsigned(v, op.Operand(0).Type())
 		t := op.Result(0).Type()
-		return attr(textir.FloatAttr{Value: RoundFloat(float64(u), t), Type: t})
+		return attr(textir.FloatAttr{Value: UintToFloat(u, t), Type: t})
 	}
 	return nil
 }

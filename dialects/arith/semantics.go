@@ -237,9 +237,9 @@ func castKernel(op *textir.Operation, in []*interp.Tensor, _ *exec.State) ([]*in
 		fs := make([]float64, len(a))
 		for i, v := range a {
 			if op.Name() == UIToFPOp {
-				fs[i] = RoundFloat(float64(asUnsigned(v, src)), dst)
+				fs[i] = UintToFloat(asUnsigned(v, src), dst)
 			} else {
-				fs[i] = RoundFloat(float64(signed(v, src)), dst)
+				fs[i] = IntToFloat(signed(v, src), dst)
 			}
 		}
 		return one(build(op, shape, nil, fs))
