@@ -156,7 +156,6 @@ func (g *fhGen) ifv(c *textir.Value, then, els func() *textir.Value) *textir.Val
 // multiplier: they return the three, and one mix16 follows their gpu.if.
 func (g *fhGen) mix(umv []*textir.Value) *textir.Value { return g.mix16(umv[0], umv[1], umv[2]) }
 
-
 // short hashes n in [1, 7] bytes held little-endian in w (bytes at and
 // above n are ignored).
 func (g *fhGen) short(n, w *textir.Value) *textir.Value {
