@@ -58,9 +58,9 @@ type fhGen struct {
 
 func (k *kb) fhNew() *fhGen {
 	g := &fhGen{k: k, consts: map[uint64]*textir.Value{}}
-	zero := k.c64(0)
+	zero := k.C64(0)
 	g.consts[0] = zero
-	g.cb = *k.b
+	g.cb = *k.B
 	g.cb.SetInsertionPoint(zero.DefiningOp())
 	return g
 }
@@ -69,19 +69,19 @@ func (g *fhGen) c(v uint64) *textir.Value {
 	if x, ok := g.consts[v]; ok {
 		return x
 	}
-	x := arith.Constant(&g.cb, g.k.loc, textir.I64Attr(int64(v))).Result(0)
+	x := arith.Constant(&g.cb, g.k.Loc, textir.I64Attr(int64(v))).Result(0)
 	g.consts[v] = x
 	return x
 }
 
-func (g *fhGen) add(x, y *textir.Value) *textir.Value { return g.k.bin(arith.AddIOp, x, y) }
-func (g *fhGen) sub(x, y *textir.Value) *textir.Value { return g.k.bin(arith.SubIOp, x, y) }
-func (g *fhGen) mul(x, y *textir.Value) *textir.Value { return g.k.bin(arith.MulIOp, x, y) }
-func (g *fhGen) xor(x, y *textir.Value) *textir.Value { return g.k.bin(arith.XOrIOp, x, y) }
-func (g *fhGen) or(x, y *textir.Value) *textir.Value  { return g.k.bin(arith.OrIOp, x, y) }
-func (g *fhGen) and(x, y *textir.Value) *textir.Value { return g.k.bin(arith.AndIOp, x, y) }
-func (g *fhGen) shl(x, y *textir.Value) *textir.Value { return g.k.bin(arith.ShLIOp, x, y) }
-func (g *fhGen) shr(x, y *textir.Value) *textir.Value { return g.k.bin(arith.ShRUIOp, x, y) }
+func (g *fhGen) add(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.AddIOp, x, y) }
+func (g *fhGen) sub(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.SubIOp, x, y) }
+func (g *fhGen) mul(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.MulIOp, x, y) }
+func (g *fhGen) xor(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.XOrIOp, x, y) }
+func (g *fhGen) or(x, y *textir.Value) *textir.Value  { return g.k.Bin(arith.OrIOp, x, y) }
+func (g *fhGen) and(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.AndIOp, x, y) }
+func (g *fhGen) shl(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.ShLIOp, x, y) }
+func (g *fhGen) shr(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.ShRUIOp, x, y) }
 
 func (g *fhGen) addc(x *textir.Value, c uint64) *textir.Value {
 	if c == 0 {
@@ -96,7 +96,7 @@ func (g *fhGen) shlc(x *textir.Value, c uint64) *textir.Value { return g.shl(x, 
 func (g *fhGen) shrc(x *textir.Value, c uint64) *textir.Value { return g.shr(x, g.c(c)) }
 
 func (g *fhGen) cmpc(p arith.Predicate, x *textir.Value, c uint64) *textir.Value {
-	return g.k.cmp(p, x, g.c(c))
+	return g.k.Cmp(p, x, g.c(c))
 }
 
 // rotr rotates right by r (0 < r < 64).
@@ -126,22 +126,11 @@ func (g *fhGen) weak32(w []*textir.Value, a, b *textir.Value) (*textir.Value, *t
 
 // ifn builds %r:n = gpu.if %c -> (i64, ...) { then } else { els }.
 func (g *fhGen) ifn(c *textir.Value, n int, then, els func() []*textir.Value) []*textir.Value {
-	k := g.k
 	types := make([]textir.Type, n)
 	for i := range types {
 		types[i] = i64
 	}
-	op := k.b.Create(&textir.OperationState{Name: gpu.IfOp, Loc: k.loc, Operands: []*textir.Value{c},
-		ResultTypes: types, NumRegions: 2})
-	saved := *k.b
-	for r, f := range []func() []*textir.Value{then, els} {
-		blk := textir.NewBlock()
-		op.Region(r).AppendBlock(blk)
-		k.b.SetInsertionPointToEnd(blk)
-		k.op(gpu.YieldOp, f(), nil)
-	}
-	*k.b = saved
-	return op.Results()
+	return g.k.If(c, types, then, els)
 }
 
 // ifv is ifn with one result.
@@ -162,14 +151,14 @@ func (g *fhGen) short(n, w *textir.Value) *textir.Value {
 	mul := g.add(g.c(fhK2), g.shlc(n, 1))
 	// 4..7: the first and the last 4 bytes.
 	a := g.andc(w, 0xffffffff)
-	b := g.andc(g.shr(w, g.shlc(g.k.bin(arith.MaxSIOp, g.sub(n, g.c(4)), g.c(0)), 3)), 0xffffffff)
+	b := g.andc(g.shr(w, g.shlc(g.k.Bin(arith.MaxSIOp, g.sub(n, g.c(4)), g.c(0)), 3)), 0xffffffff)
 	h4 := g.mix16(g.add(n, g.shlc(a, 3)), b, mul)
 	// 1..3: the first, middle and last bytes.
 	at := func(pos *textir.Value) *textir.Value { return g.andc(g.shr(w, g.shlc(pos, 3)), 0xff) }
 	y := g.add(g.andc(w, 0xff), g.shlc(at(g.shrc(n, 1)), 8))
 	z := g.add(n, g.shlc(at(g.sub(n, g.c(1))), 2))
 	h1 := g.mulc(g.shiftMix(g.xor(g.mulc(y, fhK2), g.mulc(z, fhK0))), fhK2)
-	return g.k.sel(g.cmpc(arith.SGE, n, 4), h4, h1)
+	return g.k.Sel(g.cmpc(arith.SGE, n, 4), h4, h1)
 }
 
 // len16 hashes n in [8, 16] bytes from its first and last words; mul is
@@ -215,7 +204,7 @@ func (g *fhGen) len64(w []*textir.Value, mul *textir.Value) []*textir.Value {
 // to memory per block of the hash rather than one per byte.
 func (k *kb) fingerprint64(p, off, n *textir.Value) *textir.Value {
 	g := k.fhNew()
-	g.words = k.op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+	g.words = k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
 	lastW := g.shrc(g.add(off, g.sub(n, g.c(1))), 2) // the word of the last byte (n >= 1)
 	return g.ifv(g.cmpc(arith.SLT, n, 8), func() *textir.Value {
 		return g.ifv(g.cmpc(arith.EQ, n, 0), func() *textir.Value { return g.c(fhK2) }, func() *textir.Value {
@@ -237,8 +226,8 @@ func (g *fhGen) fetch(q, lastW *textir.Value) *textir.Value {
 	k := g.k
 	w := g.shrc(q, 2)
 	word := func(i *textir.Value) *textir.Value {
-		i = k.bin(arith.MinSIOp, i, lastW)
-		return k.cast(arith.ExtUIOp, k.load(g.words, i, 1, true)[0], i64)
+		i = k.Bin(arith.MinSIOp, i, lastW)
+		return k.Cast(arith.ExtUIOp, k.Load(g.words, i, 1, true)[0], i64)
 	}
 	a, b, c := word(w), word(g.addc(w, 1)), word(g.addc(w, 2))
 	lo := g.or(a, g.shlc(b, 32))
@@ -265,22 +254,22 @@ func (g *fhGen) long(off, n, lastW *textir.Value) *textir.Value {
 	for range 8 {
 		inits = append(inits, zero)
 	}
-	res := k.forLoop(zero, g.addc(last, 1), g.c(1), inits, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+	res := k.For(zero, g.addc(last, 1), g.c(1), inits, func(i *textir.Value, it []*textir.Value) []*textir.Value {
 		x, y, z, vlo, vhi, wlo, whi := it[0], it[1], it[2], it[3], it[4], it[5], it[6]
-		tail := k.cmp(arith.EQ, i, last)
+		tail := k.Cmp(arith.EQ, i, last)
 		// The block: at 64i, or the last 64 bytes on the last trip;
 		// strings of at most 64 bytes read words at 0, 8, 16, 24 and
 		// n-32, n-24, n-16, n-8, clamped into [0, n-8].
 		blk := g.add(off, g.shlc(i, 6))
-		qa := k.sel(k.bin(arith.AndIOp, tail, big), offN64, blk)
-		qb := k.sel(tail, offN64, blk)
+		qa := k.Sel(k.Bin(arith.AndIOp, tail, big), offN64, blk)
+		qb := k.Sel(tail, offN64, blk)
 		pos := make([]*textir.Value, 8)
 		pos[0] = qa
 		for j := uint64(1); j < 4; j++ {
-			pos[j] = k.bin(arith.MinSIOp, g.addc(qa, 8*j), offN8)
+			pos[j] = k.Bin(arith.MinSIOp, g.addc(qa, 8*j), offN8)
 		}
 		for j := uint64(4); j < 7; j++ {
-			pos[j] = k.bin(arith.MaxSIOp, g.addc(qb, 8*j), off)
+			pos[j] = k.Bin(arith.MaxSIOp, g.addc(qb, 8*j), off)
 		}
 		pos[7] = g.addc(qb, 56)
 		w := make([]*textir.Value, 8)
@@ -289,13 +278,13 @@ func (g *fhGen) long(off, n, lastW *textir.Value) *textir.Value {
 		}
 		// One block step; the last trip is the tail's (multiplier from
 		// z, w.lo and v.lo adjusted, 9 × in the mixing).
-		x = k.sel(g.cmpc(arith.EQ, i, 0), g.add(x, w[0]), x)
-		m := k.sel(tail, g.addc(g.shlc(g.andc(z, 0xff), 1), fhK1), g.c(fhK1))
+		x = k.Sel(g.cmpc(arith.EQ, i, 0), g.add(x, w[0]), x)
+		m := k.Sel(tail, g.addc(g.shlc(g.andc(z, 0xff), 1), fhK1), g.c(fhK1))
 		wlo1 := g.add(wlo, tailAdj)
 		vlo1 := g.add(vlo, wlo1)
-		vlo = k.sel(tail, vlo1, vlo)
-		wlo = k.sel(tail, g.add(wlo1, vlo1), wlo)
-		t9 := k.sel(tail, g.c(9), g.c(1))
+		vlo = k.Sel(tail, vlo1, vlo)
+		wlo = k.Sel(tail, g.add(wlo1, vlo1), wlo)
+		t9 := k.Sel(tail, g.c(9), g.c(1))
 		x = g.mul(g.rotr(g.add(g.add(g.add(x, y), vlo), w[1]), 37), m)
 		y = g.mul(g.rotr(g.add(g.add(y, vhi), w[6]), 42), m)
 		x = g.xor(x, g.mul(whi, t9))
@@ -332,8 +321,8 @@ func (g *fhGen) regWord(r []*textir.Value, pos *textir.Value) *textir.Value {
 	k := g.k
 	s := g.shlc(g.andc(pos, 7), 3)
 	first := g.cmpc(arith.ULT, pos, 8)
-	lo := k.sel(first, r[0], r[1])
-	hi := k.sel(first, r[1], r[2])
+	lo := k.Sel(first, r[0], r[1])
+	hi := k.Sel(first, r[1], r[2])
 	return g.or(g.shr(lo, s), g.shlc(g.shl(hi, g.sub(g.c(63), s)), 1))
 }
 
@@ -344,7 +333,7 @@ func (k *kb) fingerprint64Int(v *textir.Value) *textir.Value {
 	g := k.fhNew()
 	zero := g.c(0)
 	neg := g.cmpc(arith.SLT, v, 0)
-	u := k.sel(neg, g.sub(zero, v), v) // |v| as unsigned, 2^63 for MinInt64
+	u := k.Sel(neg, g.sub(zero, v), v) // |v| as unsigned, 2^63 for MinInt64
 	// push prepends byte ch to the string r0 r1 r2.
 	push := func(r []*textir.Value, ch *textir.Value) []*textir.Value {
 		return []*textir.Value{
@@ -355,22 +344,22 @@ func (k *kb) fingerprint64Int(v *textir.Value) *textir.Value {
 	}
 	// The digits, least significant first, each prepended: 19 trips
 	// cover 2^63; a trip after the last digit changes nothing.
-	res := k.forLoop(zero, g.c(19), g.c(1), []*textir.Value{u, zero, zero, zero, zero}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+	res := k.For(zero, g.c(19), g.c(1), []*textir.Value{u, zero, zero, zero, zero}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
 		u, n := it[0], it[4]
-		q := k.bin(arith.DivUIOp, u, g.c(10))
+		q := k.Bin(arith.DivUIOp, u, g.c(10))
 		ch := g.addc(g.sub(u, g.mulc(q, 10)), '0')
-		on := k.bin(arith.OrIOp, g.cmpc(arith.NE, u, 0), g.cmpc(arith.EQ, i, 0))
+		on := k.Bin(arith.OrIOp, g.cmpc(arith.NE, u, 0), g.cmpc(arith.EQ, i, 0))
 		out := []*textir.Value{q}
 		for j, x := range push(it[1:4], ch) {
-			out = append(out, k.sel(on, x, it[1+j]))
+			out = append(out, k.Sel(on, x, it[1+j]))
 		}
-		return append(out, k.sel(on, g.addc(n, 1), n))
+		return append(out, k.Sel(on, g.addc(n, 1), n))
 	})
 	r, n := res[1:4], res[4]
 	for j, x := range push(r, g.c('-')) {
-		r[j] = k.sel(neg, x, r[j])
+		r[j] = k.Sel(neg, x, r[j])
 	}
-	n = k.sel(neg, g.addc(n, 1), n)
+	n = k.Sel(neg, g.addc(n, 1), n)
 	mul := g.add(g.c(fhK2), g.shlc(n, 1))
 	return g.ifv(g.cmpc(arith.SLT, n, 8), func() *textir.Value {
 		return g.short(n, r[0])
@@ -386,5 +375,5 @@ func (k *kb) fingerprint64Int(v *textir.Value) *textir.Value {
 
 // hashBucket emits Fingerprint64 mod n as unsigned 64-bit remainder (what StringToHashBucketFast does); n : i64 > 0.
 func (k *kb) hashBucket(h, n *textir.Value) *textir.Value {
-	return k.bin(arith.RemUIOp, h, n)
+	return k.Bin(arith.RemUIOp, h, n)
 }

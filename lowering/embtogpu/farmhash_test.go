@@ -18,6 +18,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/builtin"
 	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/lowering/kernelir"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -33,10 +34,10 @@ func fhKernel(ctx *textir.Context, name string, inputs []textir.Type, body func(
 	blk := fn.Region(0).Front()
 	b := textir.NewBuilder(ctx)
 	b.SetInsertionPointToEnd(blk)
-	k := &kb{b: b, loc: fhLoc}
-	g := k.add(k.mul(k.dim(gpu.BlockIdOp), k.dim(gpu.BlockDimOp)), k.dim(gpu.ThreadIdOp))
-	k.ifThen(k.cmp(arith.SLT, g, blk.Arg(len(inputs)-2)), func() { body(k, blk.Args(), g) })
-	k.op(gpu.ReturnOp, nil, nil)
+	k := &kb{kernelir.Builder{B: b, Loc: fhLoc}}
+	g := k.Add(k.Mul(k.Dim(gpu.BlockIdOp), k.Dim(gpu.BlockDimOp)), k.Dim(gpu.ThreadIdOp))
+	k.IfThen(k.Cmp(arith.SLT, g, blk.Arg(len(inputs)-2)), func() { body(k, blk.Args(), g) })
+	k.Op(gpu.ReturnOp, nil, nil)
 	return fn
 }
 
@@ -52,16 +53,16 @@ func fhModule(ctx *textir.Context) *textir.Operation {
 	builtin.Body(top).Append(gm)
 	ptr := func(t textir.Type) textir.Type { return gpu.PtrType(t, gpu.Global) }
 	out := func(k *kb, o, g, h, buckets *textir.Value) {
-		k.store([]*textir.Value{h, k.hashBucket(h, buckets)}, o, k.mulc(g, 2))
+		k.Store([]*textir.Value{h, k.hashBucket(h, buckets)}, o, k.mulc(g, 2))
 	}
 	gm.Region(0).Front().Append(fhKernel(ctx, "str", []textir.Type{ptr(textir.I8()), ptr(i64), ptr(i64), i64, i64},
 		func(k *kb, a []*textir.Value, g *textir.Value) {
-			sp := k.load(a[1], k.mulc(g, 2), 2, true)
+			sp := k.Load(a[1], k.mulc(g, 2), 2, true)
 			out(k, a[2], g, k.fingerprint64(a[0], sp[0], sp[1]), a[4])
 		}))
 	gm.Region(0).Front().Append(fhKernel(ctx, "num", []textir.Type{ptr(i64), ptr(i64), i64, i64},
 		func(k *kb, a []*textir.Value, g *textir.Value) {
-			v := k.load(a[0], g, 1, true)[0]
+			v := k.Load(a[0], g, 1, true)[0]
 			out(k, a[1], g, k.fingerprint64Int(v), a[3])
 		}))
 	return top
@@ -296,7 +297,7 @@ func TestFarmhashSize(t *testing.T) {
 		fn := gpu.NewFunc(ctx, fhLoc, "f", &textir.FunctionType{Inputs: []textir.Type{ptr, i64, i64}}, false)
 		b := textir.NewBuilder(ctx)
 		b.SetInsertionPointToEnd(fn.Region(0).Front())
-		c.emit(&kb{b: b, loc: fhLoc}, fn.Region(0).Front().Args())
+		c.emit(&kb{kernelir.Builder{B: b, Loc: fhLoc}}, fn.Region(0).Front().Args())
 		n := -1 // the gpu.func
 		fn.Walk(func(*textir.Operation) bool { n++; return true })
 		t.Logf("%s: %d ops", c.name, n)

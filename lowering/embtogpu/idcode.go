@@ -34,10 +34,10 @@ func (k *kb) view(a *kernelArgs, p *textir.Value, elem textir.Type) *textir.Valu
 	}
 	// The cast goes at the start of the kernel so that every class can
 	// use it.
-	saved := *k.b
-	k.b.SetInsertionPoint(a.entry)
-	v := k.op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(elem, gpu.Global)}).Result(0)
-	*k.b = saved
+	saved := *k.B
+	k.B.SetInsertionPoint(a.entry)
+	v := k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(elem, gpu.Global)}).Result(0)
+	*k.B = saved
 	a.views[kk] = v
 	return v
 }
@@ -55,7 +55,7 @@ func (k *kb) loadParams(c *fused.Column, a *kernelArgs) {
 	for i := range c.Transforms {
 		var ps []*textir.Value
 		for range c.Transforms[i].ParamWords() {
-			ps = append(ps, k.load(t64, k.addc(base, idx), 1, true)[0])
+			ps = append(ps, k.Load(t64, k.AddC(base, idx), 1, true)[0])
 			idx++
 		}
 		a.params = append(a.params, ps)
@@ -74,24 +74,24 @@ type idValue struct {
 func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.Value {
 	if a.prepassed {
 		// Written by this warp's id pass: a plain (coherent) load.
-		return k.cast(arith.ExtSIOp, k.load(a.in, k.add(a.scratchW, j), 1, false)[0], i64)
+		return k.Cast(arith.ExtSIOp, k.Load(a.in, k.Add(a.scratchW, j), 1, false)[0], i64)
 	}
-	pos := k.add(a.valuesOff, j)
+	pos := k.Add(a.valuesOff, j)
 	var v idValue
 	switch c.Source {
 	case fused.SourceIDs:
 		return k.word(a.in, pos)
 	case fused.SourceI64:
 		// valuesOff is a multiple of 4 words: 16-byte aligned.
-		v = idValue{kind: "int", x: k.load(k.view(a, a.in, i64), k.add(k.bin(arith.ShRUIOp, a.valuesOff, k.c64(1)), j), 1, true)[0]}
+		v = idValue{kind: "int", x: k.Load(k.view(a, a.in, i64), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]}
 	case fused.SourceF32:
-		v = idValue{kind: "float", x: k.load(a.inF, pos, 1, true)[0]}
+		v = idValue{kind: "float", x: k.Load(a.inF, pos, 1, true)[0]}
 	case fused.SourceF64:
-		v = idValue{kind: "float", x: k.load(k.view(a, a.in, textir.F64()), k.add(k.bin(arith.ShRUIOp, a.valuesOff, k.c64(1)), j), 1, true)[0]}
+		v = idValue{kind: "float", x: k.Load(k.view(a, a.in, textir.F64()), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]}
 	case fused.SourceStr:
 		s := k.word(a.in, pos)
-		e := k.word(a.in, k.addc(pos, 1))
-		v = idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: k.add(k.mulc(a.bytesW, 4), s), n: k.bin(arith.SubIOp, e, s)}
+		e := k.word(a.in, k.AddC(pos, 1))
+		v = idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: k.Add(k.mulc(a.bytesW, 4), s), n: k.Bin(arith.SubIOp, e, s)}
 	}
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
@@ -112,7 +112,7 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 			// (fused.Column.writeStatic): one comparison per step.
 			bf, off := k.view(a, a.tables, f32), P[1]
 			if v.x.Type() == textir.F64() {
-				bf, off = k.view(a, a.tables, textir.F64()), k.bin(arith.ShRUIOp, P[1], k.c64(1))
+				bf, off = k.view(a, a.tables, textir.F64()), k.Bin(arith.ShRUIOp, P[1], k.C64(1))
 			}
 			steps := fused.BucketizeSteps(int64(len(t.Boundaries)))
 			if _, _, ok := t.Uniform(); ok {
@@ -123,14 +123,14 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 		case fused.TransformVocab:
 			v = idValue{kind: "int", x: k.vocabID(a, t, P, v)}
 		case fused.TransformCheckRange:
-			in := k.bin(arith.AndIOp, k.cmp(arith.SGE, v.x, k.c64(0)), k.cmp(arith.SLT, v.x, P[0]))
-			v.x = k.sel(in, v.x, P[1])
+			in := k.Bin(arith.AndIOp, k.Cmp(arith.SGE, v.x, k.C64(0)), k.Cmp(arith.SLT, v.x, P[0]))
+			v.x = k.Sel(in, v.x, P[1])
 		case fused.TransformCast:
 			if sh := 64 - t.Bits; sh > 0 {
-				v.x = k.bin(arith.ShRSIOp, k.bin(arith.ShLIOp, v.x, k.c64(sh)), k.c64(sh))
+				v.x = k.Bin(arith.ShRSIOp, k.Bin(arith.ShLIOp, v.x, k.C64(sh)), k.C64(sh))
 			}
 		case fused.TransformAddOffset:
-			v.x = k.add(v.x, k.mul(P[0], k.bin(arith.SubIOp, j, a.bagLo)))
+			v.x = k.Add(v.x, k.Mul(P[0], k.Bin(arith.SubIOp, j, a.bagLo)))
 		}
 	}
 	return v.x
@@ -158,11 +158,11 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 		if fp == nil {
 			fp = k.fingerprint64Int(v.x)
 		}
-		miss = k.add(P[1], k.hashBucket(fp, P[2]))
+		miss = k.Add(P[1], k.hashBucket(fp, P[2]))
 	} else {
 		miss = P[3]
 	}
-	return k.sel(found, idx, miss)
+	return k.Sel(found, idx, miss)
 }
 
 // bucketizeUniform emits Bucketize for boundaries close to evenly spaced
@@ -178,28 +178,28 @@ func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.
 			// Only f32 values meet f32 boundaries and f64 values f64 ones.
 			return k.bucketize(bf, off, n, x, steps)
 		}
-		x = k.cast(arith.SIToFPOp, x, f32)
+		x = k.Cast(arith.SIToFPOp, x, f32)
 	}
-	load := func(j *textir.Value) *textir.Value { return k.load(bf, j, 1, true)[0] }
+	load := func(j *textir.Value) *textir.Value { return k.Load(bf, j, 1, true)[0] }
 	g0 := int64(4)
 	if ft == textir.F64() {
 		g0 = 2
 	}
-	b0, inv := load(k.addc(off, -g0)), load(k.addc(off, -g0+1))
-	one := k.op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 1, Type: ft}}).Result(0)
-	zero := k.op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 0, Type: ft}}).Result(0)
-	t := k.bin(arith.AddFOp, k.bin(arith.MulFOp, k.bin(arith.SubFOp, x, b0), inv), one)
-	nf := k.cast(arith.SIToFPOp, n, ft)
+	b0, inv := load(k.AddC(off, -g0)), load(k.AddC(off, -g0+1))
+	one := k.Op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 1, Type: ft}}).Result(0)
+	zero := k.Op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 0, Type: ft}}).Result(0)
+	t := k.Bin(arith.AddFOp, k.Bin(arith.MulFOp, k.Bin(arith.SubFOp, x, b0), inv), one)
+	nf := k.Cast(arith.SIToFPOp, n, ft)
 	// fmaxf/fminf: a NaN t becomes 0 (the check below then fails).
-	t = k.op(gpu.MinOp, []*textir.Value{k.op(gpu.MaxOp, []*textir.Value{t, zero}, []textir.Type{ft}).Result(0), nf}, []textir.Type{ft}).Result(0)
-	g := k.cast(arith.FPToSIOp, t, i64)
-	nm1 := k.addc(n, -1)
-	lo := load(k.add(off, k.bin(arith.MaxSIOp, k.addc(g, -1), k.c64(0))))
-	hi := load(k.add(off, k.bin(arith.MinSIOp, g, nm1)))
-	loOK := k.bin(arith.OrIOp, k.cmp(arith.EQ, g, k.c64(0)), k.vcCmpF(arith.FOGE, x, lo))
-	hiOK := k.bin(arith.OrIOp, k.cmp(arith.EQ, g, n), k.vcCmpF(arith.FOLT, x, hi))
-	ok := k.bin(arith.AndIOp, loOK, hiOK)
-	return k.vcIf(ok, []textir.Type{i64}, func() []*textir.Value { return []*textir.Value{g} },
+	t = k.Op(gpu.MinOp, []*textir.Value{k.Op(gpu.MaxOp, []*textir.Value{t, zero}, []textir.Type{ft}).Result(0), nf}, []textir.Type{ft}).Result(0)
+	g := k.Cast(arith.FPToSIOp, t, i64)
+	nm1 := k.AddC(n, -1)
+	lo := load(k.Add(off, k.Bin(arith.MaxSIOp, k.AddC(g, -1), k.C64(0))))
+	hi := load(k.Add(off, k.Bin(arith.MinSIOp, g, nm1)))
+	loOK := k.Bin(arith.OrIOp, k.Cmp(arith.EQ, g, k.C64(0)), k.CmpF(arith.FOGE, x, lo))
+	hiOK := k.Bin(arith.OrIOp, k.Cmp(arith.EQ, g, n), k.CmpF(arith.FOLT, x, hi))
+	ok := k.Bin(arith.AndIOp, loOK, hiOK)
+	return k.If(ok, []textir.Type{i64}, func() []*textir.Value { return []*textir.Value{g} },
 		func() []*textir.Value { return []*textir.Value{k.bucketize(bf, off, n, x, steps)} })[0]
 }
 
@@ -208,18 +208,18 @@ func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.
 // [taskLo, taskLo+bpt) (clipped to the batch), lane-strided, into the
 // scratch; a warp barrier orders those stores before the lookups' loads.
 func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Value) {
-	taskHi := k.bin(arith.MinSIOp, k.add(taskLo, bpt), a.batch)
+	taskHi := k.Bin(arith.MinSIOp, k.Add(taskLo, bpt), a.batch)
 	pLo, pHi := taskLo, taskHi
 	if c.Kind != fused.KindGather {
-		pLo = k.word(a.in, k.add(a.splitsOff, taskLo))
-		pHi = k.word(a.in, k.add(a.splitsOff, taskHi))
+		pLo = k.word(a.in, k.Add(a.splitsOff, taskLo))
+		pHi = k.word(a.in, k.Add(a.splitsOff, taskHi))
 	}
-	k.forLoop(k.add(pLo, lane), pHi, k.c64(gpu.WarpSize), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
+	k.For(k.Add(pLo, lane), pHi, k.C64(gpu.WarpSize), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
 		id := k.columnID(c, a, p)
-		k.store([]*textir.Value{k.cast(arith.TruncIOp, id, i32)}, a.in, k.add(a.scratchW, p))
+		k.Store([]*textir.Value{k.Cast(arith.TruncIOp, id, i32)}, a.in, k.Add(a.scratchW, p))
 		return nil
 	})
-	k.op(gpu.WarpSyncOp, nil, nil)
+	k.Op(gpu.WarpSyncOp, nil, nil)
 	a.prepassed = true
 }
 
@@ -232,33 +232,33 @@ func (k *kb) poolSplit(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e i
 	n := int(floats)
 	p8 := k.view(a, a.in, textir.I8())
 	base := k.mulc(a.bytesW, 4)
-	sep := k.c64(int64(c.Sep[0]))
+	sep := k.C64(int64(c.Sep[0]))
 	types := []textir.Type{i64, i64}
-	inits := []*textir.Value{lo, k.c64(0)}
+	inits := []*textir.Value{lo, k.C64(0)}
 	for range n {
 		types = append(types, f32)
 		inits = append(inits, k.cf(0))
 	}
-	res := k.forLoop(lo, k.addc(hi, 1), k.c64(1), inits, func(i *textir.Value, it []*textir.Value) []*textir.Value {
-		end := k.cmp(arith.EQ, i, hi)
+	res := k.For(lo, k.AddC(hi, 1), k.C64(1), inits, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+		end := k.Cmp(arith.EQ, i, hi)
 		// The byte at i (none at the end: i == hi may be past the buffer).
-		isSep := k.vcIf(end, []textir.Type{i1}, func() []*textir.Value { return []*textir.Value{end} }, func() []*textir.Value {
-			b := k.cast(arith.ExtUIOp, k.load(p8, k.add(base, i), 1, true)[0], i64)
-			return []*textir.Value{k.cmp(arith.EQ, b, sep)}
+		isSep := k.If(end, []textir.Type{i1}, func() []*textir.Value { return []*textir.Value{end} }, func() []*textir.Value {
+			b := k.Cast(arith.ExtUIOp, k.Load(p8, k.Add(base, i), 1, true)[0], i64)
+			return []*textir.Value{k.Cmp(arith.EQ, b, sep)}
 		})[0]
-		return k.vcIf(isSep, types, func() []*textir.Value {
+		return k.If(isSep, types, func() []*textir.Value {
 			start := it[0]
-			h := k.fingerprint64(p8, k.add(base, start), k.bin(arith.SubIOp, i, start))
+			h := k.fingerprint64(p8, k.Add(base, start), k.Bin(arith.SubIOp, i, start))
 			id := k.hashBucket(h, a.params[0][0])
-			row := k.add(a.tableBase, k.mulc(id, c.Width))
+			row := k.Add(a.tableBase, k.mulc(id, c.Width))
 			if eDyn != nil {
-				row = k.add(row, eDyn)
+				row = k.Add(row, eDyn)
 			}
-			row = k.addc(row, e)
-			out := []*textir.Value{k.addc(i, 1), k.addc(it[1], 1)}
+			row = k.AddC(row, e)
+			out := []*textir.Value{k.AddC(i, 1), k.AddC(it[1], 1)}
 			for q := int64(0); q < floats; q += c.Vector {
-				for r, v := range k.load(a.tables, k.addc(row, q), c.Vector, true) {
-					out = append(out, k.bin(arith.AddFOp, it[2+int(q)+r], v))
+				for r, v := range k.Load(a.tables, k.AddC(row, q), c.Vector, true) {
+					out = append(out, k.Bin(arith.AddFOp, it[2+int(q)+r], v))
 				}
 			}
 			return out
@@ -268,16 +268,16 @@ func (k *kb) poolSplit(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e i
 	var den *textir.Value
 	switch c.Combiner {
 	case "mean":
-		den = k.cast(arith.SIToFPOp, cnt, f32)
+		den = k.Cast(arith.SIToFPOp, cnt, f32)
 	case "sqrtn":
-		den = k.op(gpu.SqrtOp, []*textir.Value{k.cast(arith.SIToFPOp, cnt, f32)}, []textir.Type{f32}).Result(0)
+		den = k.Op(gpu.SqrtOp, []*textir.Value{k.Cast(arith.SIToFPOp, cnt, f32)}, []textir.Type{f32}).Result(0)
 	default:
 		return total
 	}
-	den = k.sel(k.cmp(arith.SGT, cnt, k.c64(0)), den, k.cf(1))
+	den = k.Sel(k.Cmp(arith.SGT, cnt, k.C64(0)), den, k.cf(1))
 	out := make([]*textir.Value, n)
 	for q, v := range total {
-		out[q] = k.bin(arith.DivFOp, v, den)
+		out[q] = k.Bin(arith.DivFOp, v, den)
 	}
 	return out
 }

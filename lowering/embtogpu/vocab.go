@@ -46,52 +46,52 @@ func (k *kb) vocabFindString(words, base, fp, qp, qoff, qn *textir.Value, v *GPU
 type vcQuery struct{ p, off, n *textir.Value }
 
 func (k *kb) vcFind(words, base, key *textir.Value, q *vcQuery) (idx, found *textir.Value) {
-	hdr := k.load(words, base, 4, true)
-	mask4 := k.cast(arith.ExtSIOp, hdr[0], i64)
-	shift := k.cast(arith.ExtSIOp, hdr[1], i64)
-	probes4 := k.cast(arith.ExtSIOp, hdr[2], i64)
-	seed := k.cast(arith.ExtSIOp, hdr[3], i64)
-	h := k.bin(arith.ShRUIOp, k.mul(k.bin(arith.XOrIOp, key, seed), k.c64(vcMul-1<<64)), shift)
-	h4 := k.bin(arith.ShLIOp, h, k.c64(2))
-	klo := k.cast(arith.TruncIOp, key, i32)
-	khi := k.cast(arith.TruncIOp, k.bin(arith.ShRUIOp, key, k.c64(32)), i32)
-	slots := k.op(gpu.PtrOffsetOp, []*textir.Value{words, k.addc(base, vcHeaderWords)}, []textir.Type{words.Type()}).Result(0)
+	hdr := k.Load(words, base, 4, true)
+	mask4 := k.Cast(arith.ExtSIOp, hdr[0], i64)
+	shift := k.Cast(arith.ExtSIOp, hdr[1], i64)
+	probes4 := k.Cast(arith.ExtSIOp, hdr[2], i64)
+	seed := k.Cast(arith.ExtSIOp, hdr[3], i64)
+	h := k.Bin(arith.ShRUIOp, k.Mul(k.Bin(arith.XOrIOp, key, seed), k.C64(vcMul-1<<64)), shift)
+	h4 := k.Bin(arith.ShLIOp, h, k.C64(2))
+	klo := k.Cast(arith.TruncIOp, key, i32)
+	khi := k.Cast(arith.TruncIOp, k.Bin(arith.ShRUIOp, key, k.C64(32)), i32)
+	slots := k.Op(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, vcHeaderWords)}, []textir.Type{words.Type()}).Result(0)
 	var bytes *textir.Value
 	if q != nil {
-		bytes = k.op(gpu.PtrCastOp, []*textir.Value{words}, []textir.Type{gpu.PtrType(textir.I8(), gpu.Global)}).Result(0)
+		bytes = k.Op(gpu.PtrCastOp, []*textir.Value{words}, []textir.Type{gpu.PtrType(textir.I8(), gpu.Global)}).Result(0)
 	}
 	none := k.vcC32(-1)
-	res := k.forLoop(k.c64(0), probes4, k.c64(vcSlotWords), []*textir.Value{none, k.vcBool(false)},
+	res := k.For(k.C64(0), probes4, k.C64(vcSlotWords), []*textir.Value{none, k.vcBool(false)},
 		func(i *textir.Value, it []*textir.Value) []*textir.Value {
-			return k.vcIf(it[1], []textir.Type{i32, i1}, func() []*textir.Value { return it }, func() []*textir.Value {
-				w := k.load(slots, k.bin(arith.AndIOp, k.add(h4, i), mask4), 4, true)
-				m := k.bin(arith.AndIOp, k.cmp(arith.EQ, w[0], klo), k.cmp(arith.EQ, w[1], khi))
+			return k.If(it[1], []textir.Type{i32, i1}, func() []*textir.Value { return it }, func() []*textir.Value {
+				w := k.Load(slots, k.Bin(arith.AndIOp, k.Add(h4, i), mask4), 4, true)
+				m := k.Bin(arith.AndIOp, k.Cmp(arith.EQ, w[0], klo), k.Cmp(arith.EQ, w[1], khi))
 				if q != nil {
-					m = k.vcIf(m, []textir.Type{i1}, func() []*textir.Value {
-						return []*textir.Value{k.vcBytesEqual(words, bytes, k.add(base, k.cast(arith.ExtSIOp, w[3], i64)), q)}
+					m = k.If(m, []textir.Type{i1}, func() []*textir.Value {
+						return []*textir.Value{k.vcBytesEqual(words, bytes, k.Add(base, k.Cast(arith.ExtSIOp, w[3], i64)), q)}
 					}, func() []*textir.Value { return []*textir.Value{k.vcBool(false)} })[0]
 				}
 				// An empty slot (index -1) ends the search; its key words
 				// are 0, so it may "match" key 0 (or a fingerprint 0 whose
 				// bytes happen to equal the header's: its record is the
 				// header), but its index is -1 all the same.
-				empty := k.cmp(arith.SLT, w[2], k.vcC32(0))
-				return []*textir.Value{k.sel(m, w[2], none), k.bin(arith.OrIOp, m, empty)}
+				empty := k.Cmp(arith.SLT, w[2], k.vcC32(0))
+				return []*textir.Value{k.Sel(m, w[2], none), k.Bin(arith.OrIOp, m, empty)}
 			})
 		})
-	return k.cast(arith.ExtSIOp, res[0], i64), k.cmp(arith.SGE, res[0], k.vcC32(0))
+	return k.Cast(arith.ExtSIOp, res[0], i64), k.Cmp(arith.SGE, res[0], k.vcC32(0))
 }
 
 // vcBytesEqual compares the bytes of the key record at word rec of the
 // table (bytes is the table as !gpu.ptr<i8, global>) with the query's.
 func (k *kb) vcBytesEqual(words, bytes, rec *textir.Value, q *vcQuery) *textir.Value {
-	n := k.cast(arith.ExtSIOp, k.load(words, rec, 1, true)[0], i64)
-	return k.vcIf(k.cmp(arith.EQ, n, q.n), []textir.Type{i1}, func() []*textir.Value {
-		at := k.bin(arith.ShLIOp, k.addc(rec, 1), k.c64(2))
-		return k.forLoop(k.c64(0), q.n, k.c64(1), []*textir.Value{k.vcBool(true)}, func(j *textir.Value, it []*textir.Value) []*textir.Value {
-			a := k.load(q.p, k.add(q.off, j), 1, true)[0]
-			b := k.load(bytes, k.add(at, j), 1, true)[0]
-			return []*textir.Value{k.bin(arith.AndIOp, it[0], k.cmp(arith.EQ, a, b))}
+	n := k.Cast(arith.ExtSIOp, k.Load(words, rec, 1, true)[0], i64)
+	return k.If(k.Cmp(arith.EQ, n, q.n), []textir.Type{i1}, func() []*textir.Value {
+		at := k.Bin(arith.ShLIOp, k.AddC(rec, 1), k.C64(2))
+		return k.For(k.C64(0), q.n, k.C64(1), []*textir.Value{k.vcBool(true)}, func(j *textir.Value, it []*textir.Value) []*textir.Value {
+			a := k.Load(q.p, k.Add(q.off, j), 1, true)[0]
+			b := k.Load(bytes, k.Add(at, j), 1, true)[0]
+			return []*textir.Value{k.Bin(arith.AndIOp, it[0], k.Cmp(arith.EQ, a, b))}
 		})
 	}, func() []*textir.Value { return []*textir.Value{k.vcBool(false)} })[0]
 }
@@ -108,26 +108,26 @@ func (k *kb) vcBytesEqual(words, bytes, rec *textir.Value, q *vcQuery) *textir.V
 func (k *kb) bucketize(bf, off, n, x *textir.Value, iters int64) *textir.Value {
 	wide := x.Type() == textir.F64()
 	if !wide && x.Type() != f32 {
-		x = k.cast(arith.SIToFPOp, x, f32)
+		x = k.Cast(arith.SIToFPOp, x, f32)
 	}
-	load := func(j *textir.Value) *textir.Value { return k.load(bf, j, 1, true)[0] }
+	load := func(j *textir.Value) *textir.Value { return k.Load(bf, j, 1, true)[0] }
 	if wide && gpu.PtrElem(bf.Type()) == f32 {
-		bits := k.op(gpu.PtrCastOp, []*textir.Value{bf}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
-		load = func(j *textir.Value) *textir.Value { return k.vcF32ToF64(k.load(bits, j, 1, true)[0]) }
+		bits := k.Op(gpu.PtrCastOp, []*textir.Value{bf}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+		load = func(j *textir.Value) *textir.Value { return k.vcF32ToF64(k.Load(bits, j, 1, true)[0]) }
 	}
-	zero := k.c64(0)
-	offm1 := k.addc(off, -1)
-	steps := k.bin(arith.MinSIOp, n, k.c64(iters))
+	zero := k.C64(0)
+	offm1 := k.AddC(off, -1)
+	steps := k.Bin(arith.MinSIOp, n, k.C64(iters))
 	// The answer is in [base, base+len]; each step halves len whatever
 	// the comparison gives (len' = len/2 rounded down), so a step after
 	// len reaches 0 changes nothing, and every probe is in [0, n).
-	res := k.forLoop(zero, steps, k.c64(1), []*textir.Value{zero, n}, func(_ *textir.Value, it []*textir.Value) []*textir.Value {
+	res := k.For(zero, steps, k.C64(1), []*textir.Value{zero, n}, func(_ *textir.Value, it []*textir.Value) []*textir.Value {
 		base, ln := it[0], it[1]
-		nl := k.bin(arith.ShRUIOp, ln, k.c64(1))
-		half := k.bin(arith.SubIOp, ln, nl)
-		j := k.bin(arith.MaxSIOp, k.add(k.add(offm1, base), half), off)
-		le := k.vcCmpF(arith.FUGE, x, load(j)) // !(x < b)
-		return []*textir.Value{k.add(base, k.sel(le, half, zero)), nl}
+		nl := k.Bin(arith.ShRUIOp, ln, k.C64(1))
+		half := k.Bin(arith.SubIOp, ln, nl)
+		j := k.Bin(arith.MaxSIOp, k.Add(k.Add(offm1, base), half), off)
+		le := k.CmpF(arith.FUGE, x, load(j)) // !(x < b)
+		return []*textir.Value{k.Add(base, k.Sel(le, half, zero)), nl}
 	})
 	return res[0]
 }
@@ -141,26 +141,26 @@ func (k *kb) bucketize(bf, off, n, x *textir.Value, iters int64) *textir.Value {
 // by 2^1000 instead of 2^-150, which overflows to ±Inf.
 func (k *kb) vcF32ToF64(bits *textir.Value) *textir.Value {
 	f64 := textir.F64()
-	c := k.c64
-	w := k.cast(arith.ExtSIOp, bits, i64)
-	e := k.bin(arith.AndIOp, k.bin(arith.ShRUIOp, w, c(23)), c(0xff))
-	m := k.bin(arith.AndIOp, w, c(0x7fffff))
-	mant := k.bin(arith.OrIOp, m, k.sel(k.cmp(arith.NE, e, c(0)), c(1<<23), c(0)))
-	t := k.bin(arith.MaxSIOp, e, c(1))
-	mant = k.bin(arith.ShLIOp, mant, k.bin(arith.AndIOp, t, c(3)))
-	p := k.cast(arith.UIToFPOp, k.bin(arith.ShLIOp, c(1), k.bin(arith.ShRUIOp, t, c(2))), f64)
-	p = k.bin(arith.MulFOp, p, p)
-	p = k.bin(arith.MulFOp, p, p)
-	special := k.cmp(arith.EQ, e, c(0xff))
-	v := k.bin(arith.MulFOp, k.cast(arith.SIToFPOp, mant, f64), p)
-	v = k.bin(arith.MulFOp, v, k.sel(special, k.vcF64(0x1p1000), k.vcF64(0x1p-150)))
-	nan := k.bin(arith.AndIOp, special, k.cmp(arith.NE, m, c(0)))
-	neg := k.bin(arith.OrIOp, k.cmp(arith.SLT, w, c(0)), nan)
-	return k.sel(neg, k.cast(arith.NegFOp, v, f64), v)
+	c := k.C64
+	w := k.Cast(arith.ExtSIOp, bits, i64)
+	e := k.Bin(arith.AndIOp, k.Bin(arith.ShRUIOp, w, c(23)), c(0xff))
+	m := k.Bin(arith.AndIOp, w, c(0x7fffff))
+	mant := k.Bin(arith.OrIOp, m, k.Sel(k.Cmp(arith.NE, e, c(0)), c(1<<23), c(0)))
+	t := k.Bin(arith.MaxSIOp, e, c(1))
+	mant = k.Bin(arith.ShLIOp, mant, k.Bin(arith.AndIOp, t, c(3)))
+	p := k.Cast(arith.UIToFPOp, k.Bin(arith.ShLIOp, c(1), k.Bin(arith.ShRUIOp, t, c(2))), f64)
+	p = k.Bin(arith.MulFOp, p, p)
+	p = k.Bin(arith.MulFOp, p, p)
+	special := k.Cmp(arith.EQ, e, c(0xff))
+	v := k.Bin(arith.MulFOp, k.Cast(arith.SIToFPOp, mant, f64), p)
+	v = k.Bin(arith.MulFOp, v, k.Sel(special, k.vcF64(0x1p1000), k.vcF64(0x1p-150)))
+	nan := k.Bin(arith.AndIOp, special, k.Cmp(arith.NE, m, c(0)))
+	neg := k.Bin(arith.OrIOp, k.Cmp(arith.SLT, w, c(0)), nan)
+	return k.Sel(neg, k.Cast(arith.NegFOp, v, f64), v)
 }
 
 func (k *kb) vcC32(v int64) *textir.Value {
-	return arith.Constant(k.b, k.loc, textir.IntegerAttr{Value: v, Type: i32}).Result(0)
+	return arith.Constant(k.B, k.Loc, textir.IntegerAttr{Value: v, Type: i32}).Result(0)
 }
 
 func (k *kb) vcBool(v bool) *textir.Value {
@@ -168,28 +168,9 @@ func (k *kb) vcBool(v bool) *textir.Value {
 	if v {
 		b = 1
 	}
-	return arith.Constant(k.b, k.loc, textir.IntegerAttr{Value: b, Type: i1}).Result(0)
+	return arith.Constant(k.B, k.Loc, textir.IntegerAttr{Value: b, Type: i1}).Result(0)
 }
 
 func (k *kb) vcF64(v float64) *textir.Value {
-	return arith.Constant(k.b, k.loc, textir.FloatAttr{Value: v, Type: textir.F64()}).Result(0)
-}
-
-func (k *kb) vcCmpF(p arith.FPredicate, x, y *textir.Value) *textir.Value {
-	return k.op(arith.CmpFOp, []*textir.Value{x, y}, []textir.Type{i1},
-		textir.NamedAttribute{Name: "predicate", Value: textir.I64Attr(int64(p))}).Result(0)
-}
-
-// vcIf builds %r = gpu.if %c -> (types) { then } else { els }, each branch
-// returning the values it yields.
-func (k *kb) vcIf(c *textir.Value, types []textir.Type, then, els func() []*textir.Value) []*textir.Value {
-	op := k.b.Create(&textir.OperationState{Name: gpu.IfOp, Loc: k.loc, Operands: []*textir.Value{c}, ResultTypes: types, NumRegions: 2})
-	saved := *k.b
-	for r, body := range []func() []*textir.Value{then, els} {
-		op.Region(r).AppendBlock(textir.NewBlock())
-		k.b.SetInsertionPointToEnd(op.Region(r).Front())
-		k.op(gpu.YieldOp, body(), nil)
-	}
-	*k.b = saved
-	return op.Results()
+	return arith.Constant(k.B, k.Loc, textir.FloatAttr{Value: v, Type: textir.F64()}).Result(0)
 }

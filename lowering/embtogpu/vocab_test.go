@@ -21,6 +21,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfops"
+	"github.com/recom-compiler/recom/lowering/kernelir"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -42,10 +43,10 @@ func vcKernel(ctx *textir.Context, name string, inputs []textir.Type, body func(
 	blk := fn.Region(0).Front()
 	b := textir.NewBuilder(ctx)
 	b.SetInsertionPointToEnd(blk)
-	k := &kb{b: b, loc: vcLoc}
-	g := k.add(k.mul(k.dim(gpu.BlockIdOp), k.dim(gpu.BlockDimOp)), k.dim(gpu.ThreadIdOp))
-	k.ifThen(k.cmp(arith.SLT, g, blk.Arg(len(inputs)-1)), func() { body(k, blk.Args(), g) })
-	k.op(gpu.ReturnOp, nil, nil)
+	k := &kb{kernelir.Builder{B: b, Loc: vcLoc}}
+	g := k.Add(k.Mul(k.Dim(gpu.BlockIdOp), k.Dim(gpu.BlockDimOp)), k.Dim(gpu.ThreadIdOp))
+	k.IfThen(k.Cmp(arith.SLT, g, blk.Arg(len(inputs)-1)), func() { body(k, blk.Args(), g) })
+	k.Op(gpu.ReturnOp, nil, nil)
 	return fn
 }
 
@@ -63,27 +64,27 @@ func vcModule(ctx *textir.Context) *textir.Operation {
 	builtin.Body(top).Append(gm)
 	body := gm.Region(0).Front()
 	found := func(k *kb, out, g, idx, ok *textir.Value) {
-		k.store([]*textir.Value{idx, k.cast(arith.ExtUIOp, ok, i64)}, out, k.mulc(g, 2))
+		k.Store([]*textir.Value{idx, k.Cast(arith.ExtUIOp, ok, i64)}, out, k.mulc(g, 2))
 	}
 	body.Append(vcKernel(ctx, "int", []textir.Type{vcPtr(i32), vcPtr(i64), vcPtr(i64), i64, i64},
 		func(k *kb, a []*textir.Value, g *textir.Value) {
-			idx, ok := k.vocabFindInt(a[0], a[3], k.load(a[1], g, 1, true)[0], &GPUVocab{})
+			idx, ok := k.vocabFindInt(a[0], a[3], k.Load(a[1], g, 1, true)[0], &GPUVocab{})
 			found(k, a[2], g, idx, ok)
 		}))
 	body.Append(vcKernel(ctx, "str", []textir.Type{vcPtr(i32), vcPtr(textir.I8()), vcPtr(i64), vcPtr(i64), i64, i64},
 		func(k *kb, a []*textir.Value, g *textir.Value) {
 			q := k.mulc(g, 3)
-			fp := k.load(a[2], q, 1, true)[0]
-			off := k.load(a[2], k.addc(q, 1), 1, true)[0]
-			n := k.load(a[2], k.addc(q, 2), 1, true)[0]
+			fp := k.Load(a[2], q, 1, true)[0]
+			off := k.Load(a[2], k.AddC(q, 1), 1, true)[0]
+			n := k.Load(a[2], k.AddC(q, 2), 1, true)[0]
 			idx, ok := k.vocabFindString(a[0], a[4], fp, a[1], off, n, &GPUVocab{Strings: true})
 			found(k, a[3], g, idx, ok)
 		}))
 	for _, c := range vcBucketizeKinds {
 		body.Append(vcKernel(ctx, c.name(), []textir.Type{vcPtr(c.b), vcPtr(c.x), vcPtr(i64), i64, i64, i64},
 			func(k *kb, a []*textir.Value, g *textir.Value) {
-				x := k.load(a[1], g, 1, true)[0]
-				k.store([]*textir.Value{k.bucketize(a[0], a[3], a[4], x, vcIters)}, a[2], g)
+				x := k.Load(a[1], g, 1, true)[0]
+				k.Store([]*textir.Value{k.bucketize(a[0], a[3], a[4], x, vcIters)}, a[2], g)
 			}))
 	}
 	return top
@@ -705,7 +706,7 @@ func TestVocabCodeSize(t *testing.T) {
 		a := fn.Region(0).Front().Args()
 		b := textir.NewBuilder(ctx)
 		b.SetInsertionPointToEnd(fn.Region(0).Front())
-		k := &kb{b: b, loc: vcLoc}
+		k := &kb{kernelir.Builder{B: b, Loc: vcLoc}}
 		switch c.name {
 		case "vocabFindInt":
 			k.vocabFindInt(a[0], a[2], a[4], &GPUVocab{})
