@@ -376,7 +376,7 @@ func match(mm *textir.Operation, o Options, st *pass.State) (*chain, bool) {
 	if cc := in[0].DefiningOp(); cc != nil && cc.Name() == "tfg.ConcatV2" && !c.d.TransposeA && !o.NoConcat &&
 		soleDataUser(cc) == mm && noControl(cc) && isF32(cc) {
 		parts := tfg.DataOperands(cc)
-		if ax, ok := constInt(parts[len(parts)-1]); ok && (ax == 1 || ax == -1) && len(parts) >= 3 {
+		if ax, ok := tfg.ConstInt(parts[len(parts)-1]); ok && (ax == 1 || ax == -1) && len(parts) >= 3 {
 			var ks []int64
 			sum := int64(0)
 			for _, v := range parts[:len(parts)-1] {

@@ -84,21 +84,3 @@ func width(v *textir.Value) (int64, bool) {
 	}
 	return 0, false
 }
-
-// constInt returns the single integer of a tfg.Const (scalar or one
-// element).
-func constInt(v *textir.Value) (int64, bool) {
-	def := v.DefiningOp()
-	if def == nil || def.Name() != "tfg.Const" {
-		return 0, false
-	}
-	d, ok := def.Attr("value").(*textir.DenseElementsAttr)
-	if !ok {
-		return 0, false
-	}
-	t, err := tfg.TensorFromAttr(d)
-	if err != nil || t.Len() != 1 {
-		return 0, false
-	}
-	return t.Int64At(0)
-}

@@ -287,7 +287,7 @@ func matchLayer(op *textir.Operation, st *pass.State) (layer, bool) {
 		if n < 2 {
 			return layer{}, false
 		}
-		if ax, ok := constInt(op.Operand(n - 1)); !ok || (ax != 1 && ax != -1) {
+		if ax, ok := tfg.ConstInt(op.Operand(n - 1)); !ok || (ax != 1 && ax != -1) {
 			return layer{}, false
 		}
 		ins = op.Operands()[:n-1]
@@ -387,21 +387,21 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if len(in) != 2 {
 			return false
 		}
-		w, ok := constInt(in[1])
+		w, ok := tfg.ConstInt(in[1])
 		return ok && w == d
 	case "tfg.ConcatV2":
 		in := data(def)
 		if len(in) != 3 {
 			return false
 		}
-		if ax, ok := constInt(in[2]); !ok || ax != 0 {
+		if ax, ok := tfg.ConstInt(in[2]); !ok || ax != 0 {
 			return false
 		}
 		head := in[0].DefiningOp()
 		if head == nil || head.Name() != "tfg.Slice" {
 			return false
 		}
-		if sz, ok := constInt(data(head)[2]); !ok || sz != 1 {
+		if sz, ok := tfg.ConstInt(data(head)[2]); !ok || sz != 1 {
 			return false
 		}
 		tail := in[1].DefiningOp()
@@ -413,8 +413,8 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if sh == nil || sh.Name() != "tfg.Shape" {
 			return false
 		}
-		begin, ok1 := constInt(ti[1])
-		size, ok2 := constInt(ti[2])
+		begin, ok1 := tfg.ConstInt(ti[1])
+		size, ok2 := tfg.ConstInt(ti[2])
 		if !ok1 || !ok2 || begin != 1 || size != -1 {
 			return false
 		}
@@ -422,24 +422,6 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		return ok && w == d
 	}
 	return false
-}
-
-// constInt returns the single integer of a tfg.Const (scalar or one
-// element).
-func constInt(v *textir.Value) (int64, bool) {
-	def := v.DefiningOp()
-	if def == nil || def.Name() != "tfg.Const" {
-		return 0, false
-	}
-	d, ok := def.Attr("value").(*textir.DenseElementsAttr)
-	if !ok {
-		return 0, false
-	}
-	t, err := tfg.TensorFromAttr(d)
-	if err != nil || t.Len() != 1 {
-		return 0, false
-	}
-	return t.Int64At(0)
 }
 
 // removable lists the stateless ops the lookup chains are made of.
