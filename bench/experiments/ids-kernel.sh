@@ -17,6 +17,7 @@
 #   hosthash   host-ids=hash,as_string,vocab_lookup (string work before the layer)
 #   hostbkt    host-ids=bucketize (bucketize before the layer)
 #   mbN        min-blocks=N (the register cap; the default is 3)
+#   idp-none, idp-hashes   id-pass=none|hashes (ids inline; an id pass only for hashing columns)
 # Device call: carry ["build/ids"], e.g.
 #   bench/experiments/ids-kernel.sh check 2>&1 | tee $OUT/check.log
 set -uo pipefail
@@ -26,7 +27,8 @@ mode=${1:-build}
 declare -A sched=([tuned]="tuned" [mt0]="tuned min-tasks=0" [host]="tuned ids-in-kernel=false"
   [host-mt0]="tuned ids-in-kernel=false min-tasks=0" [recom]="recom"
   [hosthash]="tuned host-ids=hash,as_string,vocab_lookup" [hostbkt]="tuned host-ids=bucketize"
-  [mb1]="tuned min-blocks=1" [mb2]="tuned min-blocks=2" [mb4]="tuned min-blocks=4")
+  [mb1]="tuned min-blocks=1" [mb2]="tuned min-blocks=2" [mb4]="tuned min-blocks=4"
+  [idp-none]="tuned id-pass=none" [idp-hashes]="tuned id-pass=hashes")
 
 case $mode in
 build)
@@ -37,11 +39,11 @@ build)
   go build -o $d/recom-here ./cmd/recom
   for p in E F micro probe; do $d/recom-here gen --preset $p --no-tables -o $d/$p.pb; done
   cp examples/small.pbtxt examples/small.tables.npz $d/
-  for v in tuned mt0 host host-mt0 recom hosthash hostbkt mb1 mb2 mb4; do
+  for v in tuned mt0 host host-mt0 recom hosthash hostbkt mb1 mb2 mb4 idp-none idp-hashes; do
     $d/recom-here run $d/E.pb --schedule "${sched[$v]}" --emit-ptx $d/E.$v.ptx
   done
   for m in F micro probe; do
-    for v in tuned recom; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
+    for v in tuned recom idp-hashes; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
   done
   $d/recom-here run $d/small.pbtxt --emit-ptx $d/small.tuned.ptx
   rm -f $d/recom-here

@@ -92,7 +92,7 @@ func idFeeds(batch int64, seed uint64) map[string]*interp.Tensor {
 func TestIDTransforms(t *testing.T) {
 	ctx := all.NewContext()
 	low := parseFile(t, ctx, "testdata/ids.mlir")
-	for _, opts := range []string{"", " ids-in-kernel=false", " schedule=recom"} {
+	for _, opts := range []string{"", " ids-in-kernel=false", " schedule=recom", " id-pass=none", " id-pass=hashes"} {
 		t.Run(strings.TrimSpace(opts), func(t *testing.T) {
 			fz, stats := runPipeline(t, ctx, low, "fuse{"+opts+"}")
 			l := layerOf(t, fz)

@@ -44,12 +44,16 @@ type Options struct {
 	MinTasks       int64    // tasks a launch should have at least (fused.Layer.MinTasks; 0: off)
 	HostIDs        []string // id transforms (emb op names without "emb.") the pass leaves before the layer
 	MinBlocks      int64    // blocks of MaxThreads per SM the tuned kernel must fit (its minctasm)
+	// IDPass picks the columns whose ids the tuned kernel computes in a
+	// pass of their own: "all" (every column with transforms), "hashes"
+	// (those that hash strings or integers), "none" (ids inline).
+	IDPass string
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
 	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3}
+		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "all"}
 }
 
 // DefaultMinTasks is 48 warp-tasks per SM of an H200 (132 SMs): the E
@@ -82,6 +86,11 @@ func (o *Options) check() error {
 		return fmt.Errorf("min-blocks must be in [1, %d] for %d threads per block, got %d", 2048/o.MaxThreads, o.MaxThreads, o.MinBlocks)
 	case o.MinTasks < 0:
 		return fmt.Errorf("min-tasks must not be negative, got %d", o.MinTasks)
+	}
+	switch o.IDPass {
+	case "all", "hashes", "none":
+	default:
+		return fmt.Errorf("id-pass must be all, hashes or none, got %q", o.IDPass)
 	}
 	for _, h := range o.HostIDs {
 		switch h {
@@ -135,6 +144,9 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep}
 		if c.Source == "" {
 			c.Source = fused.SourceIDs
+		}
+		if len(c.Transforms) > 0 {
+			c.InlineIDs = opts.IDPass == "none" || (opts.IDPass == "hashes" && !c.HashesStrings())
 		}
 		out += ci.Width
 		d := ci.Width

@@ -127,6 +127,9 @@ type Column struct {
 	Transforms   []Transform
 	ParamsOffset int64
 	Sep          string // source "split": the separator (one byte)
+	// InlineIDs keeps the ids' computation in the lookups' loop even
+	// with the tuned schedule (no id pass; see Layer.Prepass).
+	InlineIDs bool
 }
 
 // NumOperands returns how many operands the column contributes.
@@ -192,6 +195,9 @@ func (c *Column) Attr() textir.DictAttr {
 			textir.NamedAttribute{Name: "params_offset", Value: i(c.ParamsOffset)})
 		if c.Source == SourceSplit {
 			attrs = append(attrs, textir.NamedAttribute{Name: "sep", Value: textir.Str(c.Sep)})
+		}
+		if c.InlineIDs {
+			attrs = append(attrs, textir.NamedAttribute{Name: "inline_ids", Value: textir.UnitAttr{}})
 		}
 	}
 	return textir.NewDictAttr(attrs)
@@ -318,6 +324,7 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 					return nil, wrap(err)
 				}
 			}
+			_, c.InlineIDs = d.Get("inline_ids").(textir.UnitAttr)
 		}
 		if err := c.check(l); err != nil {
 			return nil, wrap(err)
@@ -656,7 +663,7 @@ func (l *Layer) BagsPerTask(batch int64) []int64 {
 // flight), write them to the scratch and meet at a warp barrier; the
 // lookups then read int32 ids as for source "ids".
 func (l *Layer) Prepass(c *Column) bool {
-	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 || c.Source == SourceSplit {
+	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 || c.Source == SourceSplit || c.InlineIDs {
 		return false
 	}
 	for i := range c.Transforms {

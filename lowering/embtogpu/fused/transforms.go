@@ -170,6 +170,9 @@ func (c *Column) Signature() string {
 	if c.Source == SourceSplit {
 		fmt.Fprintf(&sb, ":%q", c.Sep)
 	}
+	if c.InlineIDs {
+		sb.WriteString(":inline")
+	}
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
 		sb.WriteString("|" + t.Op)
@@ -607,4 +610,18 @@ func (c *Column) HostBags(x *ColumnInput) (ids, splits []int64, err error) {
 		}
 	}
 	return ids, splits, nil
+}
+
+// HashesStrings reports whether c's id computation hashes or looks up
+// strings (the expensive transforms: hash, vocabularies of strings, split).
+func (c *Column) HashesStrings() bool {
+	if c.Source == SourceStr || c.Source == SourceSplit {
+		return true
+	}
+	for i := range c.Transforms {
+		if c.Transforms[i].Op == TransformHash {
+			return true
+		}
+	}
+	return false
 }
