@@ -18,7 +18,6 @@ type idChain struct {
 	values     *textir.Value // the fused op's operand: raw values (or the hoisted filter's)
 	source     string
 	transforms []fused.Transform
-	ops        []*textir.Operation // the absorbed transforms, raw side first
 	idBytes    float64
 	sep        string // source "split"
 }
@@ -50,7 +49,6 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 		splits = lk.Operand(2)
 	}
 	var ts []fused.Transform
-	var ops []*textir.Operation
 	for {
 		def := v.DefiningOp()
 		if def == nil || v.Index() != 0 {
@@ -61,13 +59,12 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 			break
 		}
 		ts = append([]fused.Transform{t}, ts...)
-		ops = append([]*textir.Operation{def}, ops...)
 		v = def.Operand(0)
 	}
 	if len(ts) == 0 {
 		return nil
 	}
-	c := &idChain{transforms: ts, ops: ops, values: v}
+	c := &idChain{transforms: ts, values: v}
 	// Hashed tokens of StringSplitV2 with a one-byte separator: the
 	// kernel splits each row's string itself (source "split").
 	if def := v.DefiningOp(); def != nil && def.Name() == emb.SplitStringsOp && v.Index() == 0 &&
@@ -75,7 +72,6 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 		len(ts) == 1 && ts[0].Op == fused.TransformHash && !slices.Contains(host, "split_strings") {
 		if sep, ok := def.LookupAttr(emb.AttrSep).(textir.StringAttr); ok && len(sep.Value) == 1 {
 			c.values, c.source, c.sep, c.idBytes = def.Operand(0), fused.SourceSplit, sep.Value, 16
-			c.ops = append([]*textir.Operation{def}, c.ops...)
 			return c
 		}
 	}
@@ -154,22 +150,6 @@ func transformOf(def *textir.Operation, after []fused.Transform, splits *textir.
 		return fused.Transform{Op: fused.TransformAddOffset, Stride: s}, ok && splits != nil && def.Operand(1) == splits
 	}
 	return fused.Transform{}, false
-}
-
-// dropAbsorbed erases the absorbed transforms left without uses (but
-// shape assertions) once the layer is fused.
-func dropAbsorbed(c *idChain) {
-	for i := len(c.ops) - 1; i >= 0; i-- {
-		op := c.ops[i]
-		if op.Block() == nil {
-			continue
-		}
-		dropAsserts(op)
-		if op.HasResultUses() {
-			return
-		}
-		op.Erase()
-	}
 }
 
 func isInt(t textir.Type) bool {

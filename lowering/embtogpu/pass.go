@@ -228,12 +228,8 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 			op.SetAttr("_mlir_name", textir.Str(n))
 		}
 		l.concat.Result(0).ReplaceAllUsesWith(op.Result(0))
+		// The absorbed transforms go with the lookups (removable).
 		eraseDead(l.concat)
-		for _, ch := range chains {
-			if ch != nil {
-				dropAbsorbed(ch)
-			}
-		}
 		layers.Inc()
 		columns.Add(int64(len(plan.Columns)))
 	}
