@@ -264,20 +264,5 @@ func (k *kb) poolSplit(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e i
 			return out
 		}, func() []*textir.Value { return it })
 	})
-	cnt, total := res[1], res[2:]
-	var den *textir.Value
-	switch c.Combiner {
-	case "mean":
-		den = k.Cast(arith.SIToFPOp, cnt, f32)
-	case "sqrtn":
-		den = k.Op(gpu.SqrtOp, []*textir.Value{k.Cast(arith.SIToFPOp, cnt, f32)}, []textir.Type{f32}).Result(0)
-	default:
-		return total
-	}
-	den = k.Sel(k.Cmp(arith.SGT, cnt, k.C64(0)), den, k.cf(1))
-	out := make([]*textir.Value, n)
-	for q, v := range total {
-		out[q] = k.Bin(arith.DivFOp, v, den)
-	}
-	return out
+	return k.combine(c, accum{v: res[2:]}, res[1])
 }

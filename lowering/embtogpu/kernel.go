@@ -316,7 +316,13 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 		xs = next
 	}
 	total = xs[0]
-	// Combiner scaling; an empty bag divides its zeros by 1.
+	return k.combine(c, total, cnt)
+}
+
+// combine scales a bag's pooled floats by its combiner (mean: the count
+// or the weights' sum; sqrtn: the square root of the count or of the
+// squared weights' sum); an empty bag (cnt 0) divides its zeros by 1.
+func (k *kb) combine(c *fused.Column, total accum, cnt *textir.Value) []*textir.Value {
 	var den *textir.Value
 	switch {
 	case c.Combiner == "mean" && !c.Weighted:
@@ -332,7 +338,7 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 		return total.v
 	}
 	den = k.Sel(k.Cmp(arith.SGT, cnt, k.C64(0)), den, k.cf(1))
-	out := make([]*textir.Value, n)
+	out := make([]*textir.Value, len(total.v))
 	for q, v := range total.v {
 		out[q] = k.Bin(arith.DivFOp, v, den)
 	}
