@@ -139,19 +139,14 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 // vocabID emits a vocabulary lookup: the key's index, else size + its
 // hash bucket among num_oov_buckets, else the default.
 func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idValue) *textir.Value {
-	voc, err := fused.BuildVocab(t.Keys)
-	if err != nil {
-		// Plan built the same vocabulary: not reached.
-		panic(err)
-	}
 	words := k.view(a, a.tables, i32)
 	var idx, found *textir.Value
 	var fp *textir.Value
 	if v.kind == "str" {
 		fp = k.fingerprint64(v.p, v.off, v.n)
-		idx, found = k.vocabFindString(words, P[0], fp, v.p, v.off, v.n, voc)
+		idx, found = k.vocabFindString(words, P[0], fp, v.p, v.off, v.n)
 	} else {
-		idx, found = k.vocabFindInt(words, P[0], v.x, voc)
+		idx, found = k.vocabFindInt(words, P[0], v.x)
 	}
 	var miss *textir.Value
 	if t.NumBuckets > 0 {

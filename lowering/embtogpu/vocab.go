@@ -3,33 +3,16 @@ package embtogpu
 import (
 	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/gpu"
-	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
-)
-
-// GPUVocab is the device form of a vocabulary (fused.GPUVocab: the
-// runtime lays the static arena out from the op's attributes alone).
-type GPUVocab = fused.GPUVocab
-
-// BuildGPUVocab builds the table of keys (fused.BuildGPUVocab).
-func BuildGPUVocab(keys *interp.Tensor) (*GPUVocab, error) { return fused.BuildGPUVocab(keys) }
-
-func vcHome(k int64, seed int32, shift int64) int64 { return fused.VocabHome(k, seed, shift) }
-
-const (
-	vcHeaderWords = fused.VocabHeaderWords
-	vcSlotWords   = fused.VocabSlotWords
-	vcMul         = fused.VocabMul
 )
 
 // vocabFindInt emits the lookup of key (i64) in the table at word offset
 // base (i64, a multiple of 4) of words (a !gpu.ptr<i32, global>): the key's
 // index (i64, -1 when missing) and whether it was found (i1). The bound of
-// the probe loop and the hash parameters are read from the table's header,
-// so v only needs to be of the right kind (integer keys) and the code
-// serves any table of that kind.
-func (k *kb) vocabFindInt(words, base, key *textir.Value, v *GPUVocab) (idx, found *textir.Value) {
+// the probe loop and the hash parameters are read from the table's header
+// (fused.GPUVocab), so the code serves any table of integer keys.
+func (k *kb) vocabFindInt(words, base, key *textir.Value) (idx, found *textir.Value) {
 	return k.vcFind(words, base, key, nil)
 }
 
@@ -38,7 +21,7 @@ func (k *kb) vocabFindInt(words, base, key *textir.Value, v *GPUVocab) (idx, fou
 // !gpu.ptr<i8, global>) in the table at word offset base of words (see
 // vocabFindInt). A slot matches when its fingerprint is fp and the key's
 // bytes are equal, so fingerprint collisions never give a wrong index.
-func (k *kb) vocabFindString(words, base, fp, qp, qoff, qn *textir.Value, v *GPUVocab) (idx, found *textir.Value) {
+func (k *kb) vocabFindString(words, base, fp, qp, qoff, qn *textir.Value) (idx, found *textir.Value) {
 	return k.vcFind(words, base, fp, &vcQuery{qp, qoff, qn})
 }
 
@@ -51,17 +34,17 @@ func (k *kb) vcFind(words, base, key *textir.Value, q *vcQuery) (idx, found *tex
 	shift := k.Cast(arith.ExtSIOp, hdr[1], i64)
 	probes4 := k.Cast(arith.ExtSIOp, hdr[2], i64)
 	seed := k.Cast(arith.ExtSIOp, hdr[3], i64)
-	h := k.Bin(arith.ShRUIOp, k.Mul(k.Bin(arith.XOrIOp, key, seed), k.C64(vcMul-1<<64)), shift)
+	h := k.Bin(arith.ShRUIOp, k.Mul(k.Bin(arith.XOrIOp, key, seed), k.C64(fused.VocabMul-1<<64)), shift)
 	h4 := k.Bin(arith.ShLIOp, h, k.C64(2))
 	klo := k.Cast(arith.TruncIOp, key, i32)
 	khi := k.Cast(arith.TruncIOp, k.Bin(arith.ShRUIOp, key, k.C64(32)), i32)
-	slots := k.Op(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, vcHeaderWords)}, []textir.Type{words.Type()}).Result(0)
+	slots := k.Op(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, fused.VocabHeaderWords)}, []textir.Type{words.Type()}).Result(0)
 	var bytes *textir.Value
 	if q != nil {
 		bytes = k.Op(gpu.PtrCastOp, []*textir.Value{words}, []textir.Type{gpu.PtrType(textir.I8(), gpu.Global)}).Result(0)
 	}
 	none := k.vcC32(-1)
-	res := k.For(k.C64(0), probes4, k.C64(vcSlotWords), []*textir.Value{none, k.vcBool(false)},
+	res := k.For(k.C64(0), probes4, k.C64(fused.VocabSlotWords), []*textir.Value{none, k.vcBool(false)},
 		func(i *textir.Value, it []*textir.Value) []*textir.Value {
 			return k.If(it[1], []textir.Type{i32, i1}, func() []*textir.Value { return it }, func() []*textir.Value {
 				w := k.Load(slots, k.Bin(arith.AndIOp, k.Add(h4, i), mask4), 4, true)

@@ -21,6 +21,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfops"
+	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/kernelir"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -68,7 +69,7 @@ func vcModule(ctx *textir.Context) *textir.Operation {
 	}
 	body.Append(vcKernel(ctx, "int", []textir.Type{vcPtr(i32), vcPtr(i64), vcPtr(i64), i64, i64},
 		func(k *kb, a []*textir.Value, g *textir.Value) {
-			idx, ok := k.vocabFindInt(a[0], a[3], k.Load(a[1], g, 1, true)[0], &GPUVocab{})
+			idx, ok := k.vocabFindInt(a[0], a[3], k.Load(a[1], g, 1, true)[0])
 			found(k, a[2], g, idx, ok)
 		}))
 	body.Append(vcKernel(ctx, "str", []textir.Type{vcPtr(i32), vcPtr(textir.I8()), vcPtr(i64), vcPtr(i64), i64, i64},
@@ -77,7 +78,7 @@ func vcModule(ctx *textir.Context) *textir.Operation {
 			fp := k.Load(a[2], q, 1, true)[0]
 			off := k.Load(a[2], k.AddC(q, 1), 1, true)[0]
 			n := k.Load(a[2], k.AddC(q, 2), 1, true)[0]
-			idx, ok := k.vocabFindString(a[0], a[4], fp, a[1], off, n, &GPUVocab{Strings: true})
+			idx, ok := k.vocabFindString(a[0], a[4], fp, a[1], off, n)
 			found(k, a[3], g, idx, ok)
 		}))
 	for _, c := range vcBucketizeKinds {
@@ -180,7 +181,7 @@ func vcPoison(n int) []byte { return slices.Repeat([]byte{0xa5}, n) }
 
 // vcTable is the words buffer of a test: vcBase words of filler, then the
 // table, which ends the buffer (a read past it fails in the simulator).
-func vcTable(v *GPUVocab) []byte {
+func vcTable(v *fused.GPUVocab) []byte {
 	w := slices.Repeat([]uint32{0xdeadbeef}, vcBase)
 	return vcBytes(append(w, v.Words...))
 }
@@ -201,12 +202,12 @@ func vcResults(t *testing.T, out []byte, count int) (idx []int64, found []bool) 
 
 // vcHostFind is the device's lookup in Go, on the words: the index, and
 // the slots inspected.
-func vcHostFind(v *GPUVocab, key uint64) (idx int64, probes int64) {
+func vcHostFind(v *fused.GPUVocab, key uint64) (idx int64, probes int64) {
 	w := v.Words
 	mask4, shift, max4, seed := int64(w[0]), int64(w[1]), int64(w[2]), int32(w[3])
-	h4 := vcHome(int64(key), seed, shift) * 4
+	h4 := fused.VocabHome(int64(key), seed, shift) * 4
 	for i := int64(0); i < max4; i += 4 {
-		s := vcHeaderWords + (h4+i)&mask4
+		s := fused.VocabHeaderWords + (h4+i)&mask4
 		if uint64(w[s])|uint64(w[s+1])<<32 == key && int32(w[s+2]) >= 0 {
 			return int64(int32(w[s+2])), i/4 + 1
 		}
@@ -245,7 +246,7 @@ func TestBuildGPUVocab(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 7, 100, 5000} {
 		for shape := range 3 {
 			keys := vcIntKeys(r, n, shape)
-			v, err := BuildGPUVocab(interp.Vector(keys...))
+			v, err := fused.BuildGPUVocab(interp.Vector(keys...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +259,7 @@ func TestBuildGPUVocab(t *testing.T) {
 				v.Capacity > max(2, 4*v.Size) {
 				t.Errorf("%s: size %d, capacity %d", name, v.Size, v.Capacity)
 			}
-			if want := vcHeaderWords + vcSlotWords*v.Capacity; int64(len(v.Words)) != want {
+			if want := fused.VocabHeaderWords + fused.VocabSlotWords*v.Capacity; int64(len(v.Words)) != want {
 				t.Errorf("%s: %d words, want %d", name, len(v.Words), want)
 			}
 			// Every key within MaxProbe; MaxProbe is tight.
@@ -278,7 +279,7 @@ func TestBuildGPUVocab(t *testing.T) {
 	}
 	// Duplicates: the last index, as the interpreter's map; Size counts
 	// distinct keys.
-	v, err := BuildGPUVocab(interp.Vector[int64](5, 7, 5, 9, 7))
+	v, err := fused.BuildGPUVocab(interp.Vector[int64](5, 7, 5, 9, 7))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestBuildGPUVocab(t *testing.T) {
 			t.Errorf("duplicates: key %d: index %d (size %d), want %d (size 3)", key, idx, v.Size, want)
 		}
 	}
-	s, err := BuildGPUVocab(interp.Vector("b", "a", "b", ""))
+	s, err := fused.BuildGPUVocab(interp.Vector("b", "a", "b", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +302,9 @@ func TestBuildGPUVocab(t *testing.T) {
 	}
 	// The record of "b": length, then the bytes.
 	if idx, _ := vcHostFind(s, farm.Fingerprint64([]byte("b"))); idx == 2 {
-		h := vcHome(int64(farm.Fingerprint64([]byte("b"))), s.Seed, s.Shift)
+		h := fused.VocabHome(int64(farm.Fingerprint64([]byte("b"))), s.Seed, s.Shift)
 		for p := int64(0); p < s.MaxProbe; p++ {
-			at := vcHeaderWords + vcSlotWords*((h+p)&(s.Capacity-1))
+			at := fused.VocabHeaderWords + fused.VocabSlotWords*((h+p)&(s.Capacity-1))
 			if s.Words[at+2] == 2 {
 				rec := s.Words[at+3]
 				if s.Words[rec] != 1 || s.Words[rec+1] != 'b' {
@@ -313,8 +314,8 @@ func TestBuildGPUVocab(t *testing.T) {
 		}
 	}
 	for _, bad := range []*interp.Tensor{nil, interp.Vector[float32](1, 2), interp.Vector(true)} {
-		if _, err := BuildGPUVocab(bad); err == nil {
-			t.Errorf("BuildGPUVocab(%v): no error", bad)
+		if _, err := fused.BuildGPUVocab(bad); err == nil {
+			t.Errorf("fused.BuildGPUVocab(%v): no error", bad)
 		}
 	}
 }
@@ -334,7 +335,7 @@ func TestVocabIntKernel(t *testing.T) {
 			for i, k := range keys {
 				want[k] = int64(i)
 			}
-			v, err := BuildGPUVocab(interp.Vector(keys...))
+			v, err := fused.BuildGPUVocab(interp.Vector(keys...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -422,7 +423,7 @@ func TestVocabStringKernel(t *testing.T) {
 		for i, k := range keys {
 			want[k] = int64(i)
 		}
-		v, err := BuildGPUVocab(interp.Vector(keys...))
+		v, err := fused.BuildGPUVocab(interp.Vector(keys...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -709,9 +710,9 @@ func TestVocabCodeSize(t *testing.T) {
 		k := &kb{kernelir.Builder{B: b, Loc: vcLoc}}
 		switch c.name {
 		case "vocabFindInt":
-			k.vocabFindInt(a[0], a[2], a[4], &GPUVocab{})
+			k.vocabFindInt(a[0], a[2], a[4])
 		case "vocabFindString":
-			k.vocabFindString(a[0], a[2], a[4], a[1], a[2], a[3], &GPUVocab{Strings: true})
+			k.vocabFindString(a[0], a[2], a[4], a[1], a[2], a[3])
 		default:
 			k.bucketize(a[0], a[2], a[3], a[4], vcIters)
 		}
