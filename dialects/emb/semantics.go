@@ -113,36 +113,7 @@ func checkSplits(op *textir.Operation, t *interp.Tensor, n int) ([]int64, error)
 
 // pick returns the elements idx of the vector t.
 func pick(t *interp.Tensor, idx []int) (*interp.Tensor, error) {
-	shape := []int64{int64(len(idx))}
-	switch d := t.Data().(type) {
-	case []float32:
-		return interp.New(shape, pickT(d, idx))
-	case []float64:
-		return interp.New(shape, pickT(d, idx))
-	case []int8:
-		return interp.New(shape, pickT(d, idx))
-	case []int16:
-		return interp.New(shape, pickT(d, idx))
-	case []int32:
-		return interp.New(shape, pickT(d, idx))
-	case []int64:
-		return interp.New(shape, pickT(d, idx))
-	case []uint8:
-		return interp.New(shape, pickT(d, idx))
-	case []bool:
-		return interp.New(shape, pickT(d, idx))
-	case []string:
-		return interp.New(shape, pickT(d, idx))
-	}
-	return nil, nil
-}
-
-func pickT[T interp.Elem](d []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for i, j := range idx {
-		out[i] = d[j]
-	}
-	return out
+	return tfops.Take(t, idx, []int64{int64(len(idx))})
 }
 
 // emb.from_dense: NotEqual(x, ignore) + Where + GatherNd, row-major.

@@ -184,7 +184,7 @@ func StridedSlice(x, begin, end, strides *interp.Tensor, a StridedSliceAttrs) (*
 		}
 	}
 	idx := stridedIndex(shape, starts, steps, sizes)
-	return take(x, idx, final)
+	return Take(x, idx, final)
 }
 
 // stridedIndex returns the flat source indices of the box begin + k*step,
@@ -243,7 +243,7 @@ func Slice(x, begin, size *interp.Tensor) (*interp.Tensor, error) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	return take(x, stridedIndex(shape, b, ones, out), out)
+	return Take(x, stridedIndex(shape, b, ones, out), out)
 }
 
 // joinFlat concatenates the flat data of same-dtype tensors into one
@@ -480,7 +480,7 @@ func Unpack(x *interp.Tensor, num, axis int64) ([]*interp.Tensor, error) {
 	rest := append(append([]int64{}, shape[:ax]...), shape[ax+1:]...)
 	for k := range out {
 		begin[ax] = int64(k)
-		if out[k], err = take(x, stridedIndex(shape, begin, step, size), rest); err != nil {
+		if out[k], err = Take(x, stridedIndex(shape, begin, step, size), rest); err != nil {
 			return nil, err
 		}
 	}
@@ -524,7 +524,7 @@ func Tile(x, multiples *interp.Tensor) (*interp.Tensor, error) {
 		}
 		idx = append(idx, int(off))
 	})
-	return take(x, idx, out)
+	return Take(x, idx, out)
 }
 
 // Transpose permutes the dimensions of x: output dim i is input dim perm[i].
@@ -562,7 +562,7 @@ func Transpose(x, perm *interp.Tensor) (*interp.Tensor, error) {
 		}
 		idx = append(idx, int(off))
 	})
-	return take(x, idx, out)
+	return Take(x, idx, out)
 }
 
 // GatherV2 gathers slices of params along axis at indices, with batchDims
@@ -638,7 +638,7 @@ func GatherV2(params, indices, axis *interp.Tensor, batchDims int64) (*interp.Te
 			}
 		}
 	}
-	return take(params, idx, out)
+	return Take(params, idx, out)
 }
 
 // GatherNd gathers slices of params addressed by the last dimension of
@@ -691,7 +691,7 @@ func GatherNd(params, indices *interp.Tensor) (*interp.Tensor, error) {
 			idx = append(idx, int(off+j))
 		}
 	}
-	return take(params, idx, out)
+	return Take(params, idx, out)
 }
 
 // truthy returns, for a bool or numeric tensor, whether each element is
@@ -770,7 +770,7 @@ func Unique(x *interp.Tensor, outIdx interp.DType) (y, idx *interp.Tensor, err e
 	default:
 		return nil, nil, errorf(op, "unsupported dtype %v", x.DType())
 	}
-	if y, err = take(x, first, []int64{int64(len(first))}); err != nil {
+	if y, err = Take(x, first, []int64{int64(len(first))}); err != nil {
 		return nil, nil, err
 	}
 	p64 := make([]int64, len(pos))
@@ -852,7 +852,7 @@ func Select(cond, t, e *interp.Tensor) (*interp.Tensor, error) {
 			idx[i] = n + i
 		}
 	}
-	return take(j, idx, ts)
+	return Take(j, idx, ts)
 }
 
 // SelectV2 is Select with NumPy broadcasting of all three operands.
@@ -893,7 +893,7 @@ func SelectV2(cond, t, e *interp.Tensor) (*interp.Tensor, error) {
 			idx[i] = t.Len() + ei[i]
 		}
 	}
-	return take(j, idx, out)
+	return Take(j, idx, out)
 }
 
 // broadcastShape returns the NumPy broadcast of shapes a and b.

@@ -162,7 +162,7 @@ func Fill(dims, value *interp.Tensor) (*interp.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return take(value, make([]int, n), shape)
+	return Take(value, make([]int, n), shape)
 }
 
 // ZerosLike returns zeros (false, "") of x's shape and dtype.
@@ -183,7 +183,7 @@ func OnesLike(x *interp.Tensor) (*interp.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return take(one, make([]int, x.Len()), x.Shape())
+	return Take(one, make([]int, x.Len()), x.Shape())
 }
 
 // scalarOf returns v as a scalar of dtype dt (bool: v != 0).

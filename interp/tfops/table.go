@@ -84,7 +84,7 @@ func (h *HashTable) fill(op string, keys, values *interp.Tensor) error {
 	if err != nil {
 		return err
 	}
-	if fresh.values, err = take(flat, keep, []int64{int64(len(keep))}); err != nil {
+	if fresh.values, err = Take(flat, keep, []int64{int64(len(keep))}); err != nil {
 		return err
 	}
 	if h.initialized {

@@ -160,9 +160,9 @@ func takeT[T interp.Elem](src []T, idx []int) []T {
 	return out
 }
 
-// take builds a tensor of the given shape whose element i is t's flat
+// Take builds a tensor of the given shape whose element i is t's flat
 // element idx[i].
-func take(t *interp.Tensor, idx []int, shape []int64) (*interp.Tensor, error) {
+func Take(t *interp.Tensor, idx []int, shape []int64) (*interp.Tensor, error) {
 	switch d := t.Data().(type) {
 	case []float32:
 		return interp.New(shape, takeT(d, idx))
