@@ -126,6 +126,13 @@ func verifyFunc(op *textir.Operation) error {
 		}
 		return nil
 	}
+	return VerifyEntryBlock(op, ft)
+}
+
+// VerifyEntryBlock checks that the entry block of function-like op (which
+// must have one) takes ft's inputs, with MLIR's messages; func.func and
+// gpu.func share it.
+func VerifyEntryBlock(op *textir.Operation, ft *textir.FunctionType) error {
 	entry := op.Region(0).Front()
 	if entry.NumArgs() != len(ft.Inputs) {
 		return op.Errorf("entry block must have %d arguments to match function signature", len(ft.Inputs))
@@ -181,6 +188,13 @@ func verifyCall(op *textir.Operation) error {
 	if ft == nil {
 		return nil
 	}
+	return VerifyCallTypes(op, ft)
+}
+
+// VerifyCallTypes checks that call op's operands and results have the
+// types of callee signature ft, with MLIR's messages; func.call and
+// gpu.call share it.
+func VerifyCallTypes(op *textir.Operation, ft *textir.FunctionType) error {
 	// No notes: MLIR's --verify-diagnostics would require an expected-note
 	// for each; the messages name what they compare instead.
 	if op.NumOperands() != len(ft.Inputs) {

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"github.com/recom-compiler/recom/dialects/funcd"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -97,16 +98,7 @@ func verifyFunc(op *textir.Operation) error {
 	if entry == nil {
 		return op.Errorf("requires a body")
 	}
-	if entry.NumArgs() != len(ft.Inputs) {
-		return op.Errorf("entry block must have %d arguments to match function signature", len(ft.Inputs))
-	}
-	for i, a := range entry.Args() {
-		if a.Type() != ft.Inputs[i] {
-			return op.Errorf("type of entry block argument #%d('%s') must match the type of the corresponding argument in function signature('%s')",
-				i, a.Type(), ft.Inputs[i])
-		}
-	}
-	return nil
+	return funcd.VerifyEntryBlock(op, ft)
 }
 
 // SharedBytes returns the bytes of static shared memory the shared_alloc
@@ -169,23 +161,7 @@ func verifyCall(op *textir.Operation) error {
 	if ft == nil {
 		return nil
 	}
-	if op.NumOperands() != len(ft.Inputs) {
-		return op.Errorf("incorrect number of operands for callee: expected %d, but provided %d", len(ft.Inputs), op.NumOperands())
-	}
-	for i, v := range op.Operands() {
-		if v.Type() != ft.Inputs[i] {
-			return op.Errorf("operand type mismatch: expected operand type '%s', but provided '%s' for operand number %d", ft.Inputs[i], v.Type(), i)
-		}
-	}
-	if op.NumResults() != len(ft.Results) {
-		return op.Errorf("incorrect number of results for callee: expected %d, but the call has %d", len(ft.Results), op.NumResults())
-	}
-	for i, t := range op.ResultTypes() {
-		if t != ft.Results[i] {
-			return op.Errorf("result type mismatch at index %d: expected '%s', but the call has '%s'", i, ft.Results[i], t)
-		}
-	}
-	return nil
+	return funcd.VerifyCallTypes(op, ft)
 }
 
 func verifyDimOp(op *textir.Operation) error {
