@@ -247,63 +247,31 @@ func Slice(x, begin, size *interp.Tensor) (*interp.Tensor, error) {
 }
 
 // joinFlat concatenates the flat data of same-dtype tensors into one
-// vector and returns each tensor's offset in it.
-func joinFlat(op string, ts []*interp.Tensor) (*interp.Tensor, []int, error) {
+// vector.
+func joinFlat(op string, ts []*interp.Tensor) (*interp.Tensor, error) {
 	if len(ts) == 0 {
-		return nil, nil, errorf(op, "needs at least one input")
+		return nil, errorf(op, "needs at least one input")
 	}
-	offs := make([]int, len(ts))
+	lens := make([]int, len(ts))
 	total := 0
 	for i, t := range ts {
 		if t == nil {
-			return nil, nil, errorf(op, "input %d is nil", i)
+			return nil, errorf(op, "input %d is nil", i)
 		}
 		if t.DType() != ts[0].DType() {
-			return nil, nil, errorf(op, "input %d has dtype %v, input 0 has %v", i, t.DType(), ts[0].DType())
+			return nil, errorf(op, "input %d has dtype %v, input 0 has %v", i, t.DType(), ts[0].DType())
 		}
-		offs[i] = total
+		lens[i] = t.Len()
 		total += t.Len()
 	}
 	if int64(total) > interp.MaxElements {
-		return nil, nil, errorf(op, "%w", &interp.TooLargeError{What: fmt.Sprintf("an output of %d elements", total), Limit: interp.MaxElements})
+		return nil, errorf(op, "%w", &interp.TooLargeError{What: fmt.Sprintf("an output of %d elements", total), Limit: interp.MaxElements})
 	}
-	var data any
-	switch ts[0].DType() {
-	case interp.Float32:
-		data = joinT[float32](ts)
-	case interp.Float64:
-		data = joinT[float64](ts)
-	case interp.Int8:
-		data = joinT[int8](ts)
-	case interp.Int16:
-		data = joinT[int16](ts)
-	case interp.Int32:
-		data = joinT[int32](ts)
-	case interp.Int64:
-		data = joinT[int64](ts)
-	case interp.Uint8:
-		data = joinT[uint8](ts)
-	case interp.Bool:
-		data = joinT[bool](ts)
-	case interp.String:
-		data = joinT[string](ts)
-	default:
-		return nil, nil, errorf(op, "unsupported dtype %v", ts[0].DType())
+	data, err := concatData(op, ts, 1, lens, total)
+	if err != nil {
+		return nil, err
 	}
-	j, err := interp.FromSlice([]int64{int64(total)}, data)
-	return j, offs, err
-}
-
-func joinT[T interp.Elem](ts []*interp.Tensor) []T {
-	var out []T
-	for _, t := range ts {
-		d, _ := interp.Values[T](t)
-		out = append(out, d...)
-	}
-	if out == nil {
-		out = []T{}
-	}
-	return out
+	return interp.FromSlice([]int64{int64(total)}, data)
 }
 
 // concat joins tensors of equal rank along axis (already normalized).
@@ -348,30 +316,36 @@ func concat(op string, ts []*interp.Tensor, axis int) (*interp.Tensor, error) {
 	for _, d := range s0[:axis] {
 		outer *= int(d)
 	}
-	var data any
-	switch ts[0].DType() {
-	case interp.Float32:
-		data = concatT[float32](ts, outer, inners, n)
-	case interp.Float64:
-		data = concatT[float64](ts, outer, inners, n)
-	case interp.Int8:
-		data = concatT[int8](ts, outer, inners, n)
-	case interp.Int16:
-		data = concatT[int16](ts, outer, inners, n)
-	case interp.Int32:
-		data = concatT[int32](ts, outer, inners, n)
-	case interp.Int64:
-		data = concatT[int64](ts, outer, inners, n)
-	case interp.Uint8:
-		data = concatT[uint8](ts, outer, inners, n)
-	case interp.Bool:
-		data = concatT[bool](ts, outer, inners, n)
-	case interp.String:
-		data = concatT[string](ts, outer, inners, n)
-	default:
-		return nil, errorf(op, "unsupported dtype %v", ts[0].DType())
+	data, err := concatData(op, ts, outer, inners, n)
+	if err != nil {
+		return nil, err
 	}
 	return interp.FromSlice(out, data)
+}
+
+// concatData is concatT for the dtype of ts.
+func concatData(op string, ts []*interp.Tensor, outer int, inners []int, n int) (any, error) {
+	switch ts[0].DType() {
+	case interp.Float32:
+		return concatT[float32](ts, outer, inners, n), nil
+	case interp.Float64:
+		return concatT[float64](ts, outer, inners, n), nil
+	case interp.Int8:
+		return concatT[int8](ts, outer, inners, n), nil
+	case interp.Int16:
+		return concatT[int16](ts, outer, inners, n), nil
+	case interp.Int32:
+		return concatT[int32](ts, outer, inners, n), nil
+	case interp.Int64:
+		return concatT[int64](ts, outer, inners, n), nil
+	case interp.Uint8:
+		return concatT[uint8](ts, outer, inners, n), nil
+	case interp.Bool:
+		return concatT[bool](ts, outer, inners, n), nil
+	case interp.String:
+		return concatT[string](ts, outer, inners, n), nil
+	}
+	return nil, errorf(op, "unsupported dtype %v", ts[0].DType())
 }
 
 // concatT copies, for each of the outer slices, the inner block of each
@@ -840,7 +814,7 @@ func Select(cond, t, e *interp.Tensor) (*interp.Tensor, error) {
 	default:
 		return nil, errorf(op, "'cond' and 'then' must have the same shape or cond must be a scalar or a vector over the first dimension; got %s vs. %s", shapeStr(cs), shapeStr(ts))
 	}
-	j, _, err := joinFlat(op, []*interp.Tensor{t, e})
+	j, err := joinFlat(op, []*interp.Tensor{t, e})
 	if err != nil {
 		return nil, err
 	}
@@ -880,7 +854,7 @@ func SelectV2(cond, t, e *interp.Tensor) (*interp.Tensor, error) {
 	ci := broadcastIndex(out, cond.Shape())
 	ti := broadcastIndex(out, t.Shape())
 	ei := broadcastIndex(out, e.Shape())
-	j, _, err := joinFlat(op, []*interp.Tensor{t, e})
+	j, err := joinFlat(op, []*interp.Tensor{t, e})
 	if err != nil {
 		return nil, err
 	}
