@@ -326,21 +326,7 @@ func foldExtUI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	return nil
 }
 
-func verifyCmpF(op *textir.Operation) error {
-	p, _ := op.LookupAttr("predicate").(textir.IntegerAttr)
-	if FPredicate(p.Value).String() == "<invalid predicate>" {
-		return op.Errorf("predicate attribute value %d is not a valid arith.cmpf predicate", p.Value)
-	}
-	lt := op.Operand(0).Type()
-	if op.Operand(1).Type() != lt {
-		return op.Errorf("requires all operands to have the same type")
-	}
-	if rt := op.Result(0).Type(); rt != withElem(lt, textir.I1()) {
-		return op.Errorf("failed to verify that result type has i1 element type and same shape as operands (expected '%s', but got '%s')",
-			withElem(lt, textir.I1()), rt)
-	}
-	return nil
-}
+func verifyCmpF(op *textir.Operation) error { return verifyCmp(op, fpredicateNames[:]) }
 
 // %r = arith.cmpf olt, %a, %b [{attrs}] : t
 func printCmpF(p *textir.OpPrinter, op *textir.Operation) { printCmp(p, op, fpredicateNames[:]) }

@@ -105,10 +105,14 @@ func typeName(t textir.Type) string {
 	return t.String()
 }
 
-func verifyCmpI(op *textir.Operation) error {
+func verifyCmpI(op *textir.Operation) error { return verifyCmp(op, predicateNames[:]) }
+
+// verifyCmp verifies arith.cmpi and arith.cmpf, whose predicate numbers
+// index names.
+func verifyCmp(op *textir.Operation, names []string) error {
 	p, _ := op.LookupAttr("predicate").(textir.IntegerAttr)
-	if Predicate(p.Value).String() == "<invalid predicate>" {
-		return op.Errorf("predicate attribute value %d is not a valid arith.cmpi predicate", p.Value)
+	if p.Value < 0 || p.Value >= int64(len(names)) {
+		return op.Errorf("predicate attribute value %d is not a valid %s predicate", p.Value, op.Name())
 	}
 	lt := op.Operand(0).Type()
 	if op.Operand(1).Type() != lt {
