@@ -232,7 +232,7 @@ func sparseToDense(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([
 				return nil, op.Errorf("sparse_indices must be int32 or int64")
 			}
 			if v < 0 || v >= shape[j] {
-				return nil, op.Errorf("indices[%d] = [%s] is out of bounds: need 0 <= index < [%s]", i, joinInts(idx, i, rank), joinShape(shape))
+				return nil, op.Errorf("indices[%d] = [%s] is out of bounds: need 0 <= index < %s", i, joinInts(idx, i, rank), interp.ShapeString(shape))
 			}
 			cur[j] = v
 			flat = flat*shape[j] + v
@@ -274,14 +274,6 @@ func joinInts(t *interp.Tensor, row, rank int64) string {
 	for j := range parts {
 		v, _ := t.Int64At(int(row*rank + int64(j)))
 		parts[j] = strconv.FormatInt(v, 10)
-	}
-	return strings.Join(parts, ",")
-}
-
-func joinShape(s []int64) string {
-	parts := make([]string, len(s))
-	for i, v := range s {
-		parts[i] = strconv.FormatInt(v, 10)
 	}
 	return strings.Join(parts, ",")
 }
