@@ -483,29 +483,9 @@ func (d *textDecoder) messageBody(mi *messageInfo, closeCh byte, budget int) err
 		d.seen = append(d.seen, 0)
 	}
 	defer func() { d.seen = d.seen[:base] }()
-	sepOK := false
-	for {
-		d.skip()
-		if d.pos >= len(d.in) {
-			if closeCh == 0 {
-				return nil
-			}
-			return d.errEOF()
-		}
-		c := d.in[d.pos]
-		if closeCh != 0 {
-			if c == closeCh {
-				d.pos++
-				return nil
-			}
-			if c == otherClose(closeCh) {
-				return d.errAt(d.pos, "syntax error: mismatched close character %q", c)
-			}
-		}
-		if sepOK && (c == ',' || c == ';') {
-			d.pos++
-			sepOK = false
-			continue
+	for afterField := false; ; afterField = true {
+		if done, err := d.nextField(closeCh, afterField); done || err != nil {
+			return err
 		}
 		start := d.pos
 		fi, hasSep, err := d.fieldName(mi)
@@ -519,11 +499,54 @@ func (d *textDecoder) messageBody(mi *messageInfo, closeCh byte, budget int) err
 		} else if err := d.field(fi, hasSep, start, base, budget); err != nil {
 			return err
 		}
-		sepOK = true
 		if closeCh == 0 && d.flush != nil && len(d.out) >= d.chunk {
 			d.flush()
 		}
 	}
+}
+
+// nextField skips to the start of the next field of a message body that
+// closeCh closes (0 at top level: EOF), past one ',' or ';' if afterField
+// (a field has just been read). done reports the end of the body, its close
+// character consumed.
+func (d *textDecoder) nextField(closeCh byte, afterField bool) (done bool, err error) {
+	for {
+		d.skip()
+		if d.pos >= len(d.in) {
+			if closeCh == 0 {
+				return true, nil
+			}
+			return false, d.errEOF()
+		}
+		c := d.in[d.pos]
+		if closeCh != 0 {
+			if c == closeCh {
+				d.pos++
+				return true, nil
+			}
+			if c == otherClose(closeCh) {
+				return false, d.errAt(d.pos, "syntax error: mismatched close character %q", c)
+			}
+		}
+		if afterField && (c == ',' || c == ';') {
+			d.pos++
+			afterField = false
+			continue
+		}
+		return false, nil
+	}
+}
+
+// colon skips the optional ':' after a field name, and the space around it,
+// and reports whether it was there.
+func (d *textDecoder) colon() bool {
+	d.skip()
+	if d.pos < len(d.in) && d.in[d.pos] == ':' {
+		d.pos++
+		d.skip()
+		return true
+	}
+	return false
 }
 
 // fieldName reads a field name and the optional ':' after it. It returns a
@@ -549,13 +572,7 @@ func (d *textDecoder) fieldName(mi *messageInfo) (*fieldInfo, bool, error) {
 	}
 	name := d.in[start : start+n]
 	d.pos += n
-	d.skip()
-	hasSep := false
-	if d.pos < len(d.in) && d.in[d.pos] == ':' {
-		hasSep = true
-		d.pos++
-		d.skip()
-	}
+	hasSep := d.colon()
 	fi := mi.lookup(name)
 	if fi == nil {
 		if mi.isAny || !mi.reserved.Has(protoreflect.Name(name)) {
@@ -732,26 +749,17 @@ func (d *textDecoder) mapEntry(fi *fieldInfo, budget int) error {
 	d.pos++
 	d.out = append(d.out, fi.tag...)
 	at := d.beginLen()
-	var haveKey, haveVal, sepOK bool
-	for {
-		d.skip()
-		if d.pos >= len(d.in) {
-			return d.errEOF()
+	var haveKey, haveVal bool
+	for afterField := false; ; afterField = true {
+		done, err := d.nextField(closeCh, afterField)
+		if err != nil {
+			return err
 		}
-		c := d.in[d.pos]
-		if c == closeCh {
-			d.pos++
+		if done {
 			break
 		}
-		if c == otherClose(closeCh) {
-			return d.errAt(d.pos, "syntax error: mismatched close character %q", c)
-		}
-		if sepOK && (c == ',' || c == ';') {
-			d.pos++
-			sepOK = false
-			continue
-		}
 		start := d.pos
+		c := d.in[start]
 		n := identLen(d.in[start:], false)
 		if n == 0 {
 			if c == '[' || c == '-' || c >= '0' && c <= '9' {
@@ -761,13 +769,7 @@ func (d *textDecoder) mapEntry(fi *fieldInfo, budget int) error {
 		}
 		name := string(d.in[start : start+n])
 		d.pos += n
-		d.skip()
-		hasSep := false
-		if d.pos < len(d.in) && d.in[d.pos] == ':' {
-			hasSep = true
-			d.pos++
-			d.skip()
-		}
+		hasSep := d.colon()
 		var sub *fieldInfo
 		switch name {
 		case "key":
@@ -791,7 +793,6 @@ func (d *textDecoder) mapEntry(fi *fieldInfo, budget int) error {
 		default:
 			return d.errAt(start, "unknown map entry field %q", name)
 		}
-		var err error
 		if sub.isMsg {
 			err = d.message(sub, budget)
 		} else {
@@ -800,7 +801,6 @@ func (d *textDecoder) mapEntry(fi *fieldInfo, budget int) error {
 		if err != nil {
 			return err
 		}
-		sepOK = true
 	}
 	d.endLen(at)
 	return nil
@@ -808,29 +808,10 @@ func (d *textDecoder) mapEntry(fi *fieldInfo, budget int) error {
 
 // anyBody parses the fields of a google.protobuf.Any in its plain form.
 func (d *textDecoder) anyBody(mi *messageInfo, closeCh byte) error {
-	var seenURL, seenValue, sepOK bool
-	for {
-		d.skip()
-		if d.pos >= len(d.in) {
-			if closeCh == 0 {
-				return nil
-			}
-			return d.errEOF()
-		}
-		c := d.in[d.pos]
-		if closeCh != 0 {
-			if c == closeCh {
-				d.pos++
-				return nil
-			}
-			if c == otherClose(closeCh) {
-				return d.errAt(d.pos, "syntax error: mismatched close character %q", c)
-			}
-		}
-		if sepOK && (c == ',' || c == ';') {
-			d.pos++
-			sepOK = false
-			continue
+	var seenURL, seenValue bool
+	for afterField := false; ; afterField = true {
+		if done, err := d.nextField(closeCh, afterField); done || err != nil {
+			return err
 		}
 		start := d.pos
 		fi, hasSep, err := d.fieldName(mi)
@@ -863,7 +844,6 @@ func (d *textDecoder) anyBody(mi *messageInfo, closeCh byte) error {
 			}
 			return err
 		}
-		sepOK = true
 	}
 }
 
@@ -910,11 +890,7 @@ func (d *textDecoder) skipValue(budget int) error {
 				}
 				d.pos += n
 			}
-			d.skip()
-			if d.pos < len(d.in) && d.in[d.pos] == ':' {
-				d.pos++
-				d.skip()
-			}
+			d.colon()
 			if err := d.skipValue(budget); err != nil {
 				return err
 			}
