@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/internal/realgraphs"
+	"github.com/recom-compiler/recom/internal/tfgfeeds"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/textir"
@@ -97,75 +97,15 @@ func loadRealProgram(tb testing.TB, c realCase) *realProgram {
 		tb.Fatal(err)
 	}
 	// A small vocabulary: a few keys of every table, and some misses.
-	vocab := []string{"", "a", "b", "unknown", "x y"}
-	names := make([]string, 0, len(tables))
-	for k := range tables {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if ks := tables[k].Keys.Strings(); ks != nil {
-			vocab = append(vocab, ks[:min(4, len(ks))]...)
-		}
-	}
+	vocab := tfgfeeds.Vocab([]string{"", "a", "b", "unknown", "x y"}, tables)
 	return &realProgram{module: m, tables: tables, vocab: vocab}
 }
 
-// randomFeeds makes a feed for every placeholder: its dtype, its shape
-// with unknown dims set to batch; strings from vocab, ints in [0, 100),
-// floats in [-10, 10).
+// randomFeeds makes a feed for every placeholder (tfgfeeds.Random): ints in
+// [0, 100).
 func randomFeeds(tb testing.TB, m *textir.Operation, batch int64, vocab []string, seed uint64) map[string]*interp.Tensor {
 	tb.Helper()
-	r := rand.New(rand.NewPCG(seed, 7))
-	feeds := map[string]*interp.Tensor{}
-	m.Walk(func(op *textir.Operation) bool {
-		if op.Name() != "tfg.Placeholder" {
-			return true
-		}
-		dt, ok := exec.DTypeOf(op.Attr("dtype").(textir.TypeAttr).Type)
-		if !ok {
-			tb.Fatalf("placeholder %s: unsupported dtype", tfg.NodeName(op))
-		}
-		s, _ := tfg.ShapeOf(op.Attr("shape"))
-		shape := []int64{batch}
-		if !s.UnknownRank {
-			shape = append([]int64{}, s.Dims...)
-			for i, d := range shape {
-				if d < 0 {
-					shape[i] = batch
-				}
-			}
-		}
-		n, _ := interp.NumElements(shape)
-		buf, _ := interp.MakeSlice(dt, int(n))
-		switch b := buf.(type) {
-		case []string:
-			for i := range b {
-				b[i] = vocab[r.IntN(len(vocab))]
-			}
-		case []int32:
-			for i := range b {
-				b[i] = int32(r.IntN(100))
-			}
-		case []int64:
-			for i := range b {
-				b[i] = int64(r.IntN(100))
-			}
-		case []float32:
-			for i := range b {
-				b[i] = float32(r.Float64()*20 - 10)
-			}
-		case []float64:
-			for i := range b {
-				b[i] = r.Float64()*20 - 10
-			}
-		default:
-			tb.Fatalf("placeholder %s: no random feed for %v", tfg.NodeName(op), dt)
-		}
-		feeds[tfg.NodeName(op)] = interp.Must(interp.FromSlice(shape, buf))
-		return false
-	})
-	return feeds
+	return tfgfeeds.Random(tb, m, batch, vocab, rand.New(rand.NewPCG(seed, 7)), 0)
 }
 
 func TestRunRealGraphs(t *testing.T) {

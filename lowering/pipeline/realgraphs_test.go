@@ -3,11 +3,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/internal/realgraphs"
+	"github.com/recom-compiler/recom/internal/tfgfeeds"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
@@ -167,12 +166,7 @@ func TestRealGraphsEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vocab := []string{"", "a", "unknown"}
-			for _, k := range slices.Sorted(maps.Keys(tables)) {
-				if ks := tables[k].Keys.Strings(); ks != nil {
-					vocab = append(vocab, ks[:min(4, len(ks))]...)
-				}
-			}
+			vocab := tfgfeeds.Vocab([]string{"", "a", "unknown"}, tables)
 			opts := &exec.Options{RandomTables: true, Seed: 42, Tables: tables}
 			for _, batch := range []int64{1, 16} {
 				feeds := realFeeds(t, ref, batch, vocab, uint64(batch))
@@ -233,57 +227,9 @@ func closeTo(want, got *interp.Tensor) error {
 	return nil
 }
 
-// realFeeds feeds every placeholder of m: strings from vocab (empty ones
-// make empty rows), ints in [-5, 100) (negative ids), floats in [-10, 10).
+// realFeeds feeds every placeholder of m (tfgfeeds.Random): ints in
+// [-5, 100) (negative ids).
 func realFeeds(t *testing.T, m *textir.Operation, batch int64, vocab []string, seed uint64) map[string]*interp.Tensor {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 9))
-	feeds := map[string]*interp.Tensor{}
-	m.Walk(func(op *textir.Operation) bool {
-		if op.Name() != "tfg.Placeholder" {
-			return true
-		}
-		dt, ok := exec.DTypeOf(op.Attr("dtype").(textir.TypeAttr).Type)
-		if !ok {
-			t.Fatalf("placeholder %s: unsupported dtype", tfg.NodeName(op))
-		}
-		shape := []int64{batch}
-		if s, ok := tfg.ShapeOf(op.Attr("shape")); ok && !s.UnknownRank {
-			shape = slices.Clone(s.Dims)
-			for i, d := range shape {
-				if d < 0 {
-					shape[i] = batch
-				}
-			}
-		}
-		n, _ := interp.NumElements(shape)
-		buf, _ := interp.MakeSlice(dt, int(n))
-		switch b := buf.(type) {
-		case []string:
-			for i := range b {
-				b[i] = vocab[r.IntN(len(vocab))]
-			}
-		case []int32:
-			for i := range b {
-				b[i] = int32(r.IntN(105) - 5)
-			}
-		case []int64:
-			for i := range b {
-				b[i] = int64(r.IntN(105) - 5)
-			}
-		case []float32:
-			for i := range b {
-				b[i] = float32(r.Float64()*20 - 10)
-			}
-		case []float64:
-			for i := range b {
-				b[i] = r.Float64()*20 - 10
-			}
-		default:
-			t.Fatalf("placeholder %s: no random feed for %v", tfg.NodeName(op), dt)
-		}
-		feeds[tfg.NodeName(op)] = interp.Must(interp.FromSlice(shape, buf))
-		return false
-	})
-	return feeds
+	return tfgfeeds.Random(t, m, batch, vocab, rand.New(rand.NewPCG(seed, 9)), -5)
 }

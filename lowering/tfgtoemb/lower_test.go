@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/internal/realgraphs"
+	"github.com/recom-compiler/recom/internal/tfgfeeds"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/lowering/pass"
@@ -341,17 +341,7 @@ func TestRealGraphs(t *testing.T) {
 			if c.columns > 0 {
 				structural(t, low)
 			}
-			vocab := []string{"", "a", "unknown"}
-			names := make([]string, 0, len(tables))
-			for k := range tables {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			for _, k := range names {
-				if ks := tables[k].Keys.Strings(); ks != nil {
-					vocab = append(vocab, ks[:min(4, len(ks))]...)
-				}
-			}
+			vocab := tfgfeeds.Vocab([]string{"", "a", "unknown"}, tables)
 			for _, batch := range []int64{1, 5, 16} {
 				feeds := randomFeeds(t, ref, batch, vocab, uint64(batch))
 				compare(t, fmt.Sprintf("batch %d", batch), ref, low, feeds, c.outputs, &exec.Options{RandomTables: true, Seed: 42, Tables: tables})
@@ -360,58 +350,9 @@ func TestRealGraphs(t *testing.T) {
 	}
 }
 
-// randomFeeds feeds every placeholder: strings from vocab (empty ones make
-// empty rows), ints in [-5, 100) (negative ids), floats in [-10, 10).
+// randomFeeds feeds every placeholder (tfgfeeds.Random): ints in [-5, 100)
+// (negative ids).
 func randomFeeds(tb testing.TB, m *textir.Operation, batch int64, vocab []string, seed uint64) map[string]*interp.Tensor {
 	tb.Helper()
-	r := rand.New(rand.NewPCG(seed, 7))
-	feeds := map[string]*interp.Tensor{}
-	m.Walk(func(op *textir.Operation) bool {
-		if op.Name() != "tfg.Placeholder" {
-			return true
-		}
-		dt, ok := exec.DTypeOf(op.Attr("dtype").(textir.TypeAttr).Type)
-		if !ok {
-			tb.Fatalf("placeholder %s: unsupported dtype", tfg.NodeName(op))
-		}
-		s, _ := tfg.ShapeOf(op.Attr("shape"))
-		shape := []int64{batch}
-		if !s.UnknownRank {
-			shape = append([]int64{}, s.Dims...)
-			for i, d := range shape {
-				if d < 0 {
-					shape[i] = batch
-				}
-			}
-		}
-		n, _ := interp.NumElements(shape)
-		buf, _ := interp.MakeSlice(dt, int(n))
-		switch b := buf.(type) {
-		case []string:
-			for i := range b {
-				b[i] = vocab[r.IntN(len(vocab))]
-			}
-		case []int32:
-			for i := range b {
-				b[i] = int32(r.IntN(105) - 5)
-			}
-		case []int64:
-			for i := range b {
-				b[i] = int64(r.IntN(105) - 5)
-			}
-		case []float32:
-			for i := range b {
-				b[i] = float32(r.Float64()*20 - 10)
-			}
-		case []float64:
-			for i := range b {
-				b[i] = r.Float64()*20 - 10
-			}
-		default:
-			tb.Fatalf("placeholder %s: no random feed for %v", tfg.NodeName(op), dt)
-		}
-		feeds[tfg.NodeName(op)] = interp.Must(interp.FromSlice(shape, buf))
-		return false
-	})
-	return feeds
+	return tfgfeeds.Random(tb, m, batch, vocab, rand.New(rand.NewPCG(seed, 7)), -5)
 }
