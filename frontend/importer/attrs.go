@@ -304,7 +304,7 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 		} else if err := checkExpand(s, int64(len(vals)), n); err != nil {
 			return nil, err
 		}
-		return textir.DenseStrings(ty, expandStrings(vals, n)), nil
+		return textir.DenseStrings(ty, expand(vals, n)), nil
 	}
 	eb := int64(textir.ElemBytes(elem))
 	if len(t.TensorContent) > 0 {
@@ -365,9 +365,9 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 		return nil, err
 	}
 	if isFloat && (t.Dtype == tfpb.DataType_DT_FLOAT || t.Dtype == tfpb.DataType_DT_DOUBLE) {
-		return &textir.DenseElementsAttr{Type: ty, Splat: splatOf(k, n), Data: floatBytes(ft, expandFloats(floats, n))}, nil
+		return &textir.DenseElementsAttr{Type: ty, Splat: splatOf(k, n), Data: floatBytes(ft, expand(floats, n))}, nil
 	}
-	return &textir.DenseElementsAttr{Type: ty, Splat: splatOf(k, n), Data: intBytes(eb, expandInts(ints, n))}, nil
+	return &textir.DenseElementsAttr{Type: ty, Splat: splatOf(k, n), Data: intBytes(eb, expand(ints, n))}, nil
 }
 
 // allEqual reports whether every value of v equals the first.
@@ -405,7 +405,10 @@ func checkExpand(s tfg.Shape, k, n int64) error {
 // value (or none, meaning zeros) standing for more than one element.
 func splatOf(k, n int64) bool { return k <= 1 && n > 1 }
 
-func expandInts(v []int64, n int64) []int64 {
+// expand returns the n elements that the k = len(v) stored values of a
+// TensorProto stand for: TF repeats the last value; none stands for zeros,
+// kept as one value, and so is one value (splatOf says these are splats).
+func expand[T any](v []T, n int64) []T {
 	if int64(len(v)) == n {
 		return v
 	}
@@ -413,54 +416,12 @@ func expandInts(v []int64, n int64) []int64 {
 		if n == 0 {
 			return nil
 		}
-		return []int64{0}
+		return make([]T, 1)
 	}
 	if len(v) == 1 {
 		return v
 	}
-	out := make([]int64, n) // TF: the last value repeats
-	copy(out, v)
-	for i := int64(len(v)); i < n; i++ {
-		out[i] = v[len(v)-1]
-	}
-	return out
-}
-
-func expandFloats(v []float64, n int64) []float64 {
-	if int64(len(v)) == n {
-		return v
-	}
-	if len(v) == 0 {
-		if n == 0 {
-			return nil
-		}
-		return []float64{0}
-	}
-	if len(v) == 1 {
-		return v
-	}
-	out := make([]float64, n)
-	copy(out, v)
-	for i := int64(len(v)); i < n; i++ {
-		out[i] = v[len(v)-1]
-	}
-	return out
-}
-
-func expandStrings(v []string, n int64) []string {
-	if int64(len(v)) == n {
-		return v
-	}
-	if len(v) == 0 {
-		if n == 0 {
-			return nil
-		}
-		return []string{""}
-	}
-	if len(v) == 1 {
-		return v
-	}
-	out := make([]string, n)
+	out := make([]T, n) // TF: the last value repeats
 	copy(out, v)
 	for i := int64(len(v)); i < n; i++ {
 		out[i] = v[len(v)-1]
