@@ -52,25 +52,9 @@ type Transform struct {
 }
 
 // ParamWords is the number of i64 words t takes in its column's parameter
-// block: the per-column values the shared code of a class reads.
-func (t *Transform) ParamWords() int64 {
-	switch t.Op {
-	case TransformHash, TransformAddOffset:
-		return 1
-	case TransformCheckRange:
-		return 2
-	case TransformBucketize:
-		return 2 // count, offset of the boundaries (floats into the arena)
-	case TransformVocab:
-		return VocabParamWords
-	}
-	return 0
-}
-
-// VocabParamWords is the size of a vocabulary's parameters: the table's
-// offset (floats into the arena), the vocabulary size, num_oov_buckets,
-// default, capacity and the longest probe.
-const VocabParamWords = 6
+// block: the per-column values the shared code of a class reads
+// (paramsStub lists them).
+func (t *Transform) ParamWords() int64 { return int64(len(t.paramsStub())) }
 
 // Attr encodes t as a dictionary.
 func (t *Transform) Attr() textir.DictAttr {
@@ -371,7 +355,11 @@ func (c *Column) writeStatic(arena []float32) error {
 	return nil
 }
 
-// paramsStub returns t's parameter words, offsets left 0 (writeStatic fills them).
+// paramsStub returns t's parameter words, offsets left 0 (writeStatic
+// fills them): hash [num_buckets]; add_offset [stride]; check_range
+// [num_buckets, default]; bucketize [count, boundaries' offset in floats];
+// vocab [table's offset in floats, vocabulary size, num_oov_buckets,
+// default] (capacity, probe bound and seed are in the table's header).
 func (t *Transform) paramsStub() []int64 {
 	switch t.Op {
 	case TransformHash:
@@ -383,10 +371,9 @@ func (t *Transform) paramsStub() []int64 {
 	case TransformBucketize:
 		return []int64{int64(len(t.Boundaries)), 0}
 	case TransformVocab:
-		v, _ := BuildVocab(t.Keys)
-		p := []int64{0, 0, t.NumBuckets, t.Default, 0, 0}
-		if v != nil {
-			p[1], p[4], p[5] = v.Size, v.Capacity, v.MaxProbe
+		p := []int64{0, 0, t.NumBuckets, t.Default}
+		if v, err := BuildVocab(t.Keys); err == nil {
+			p[1] = v.Size
 		}
 		return p
 	}
