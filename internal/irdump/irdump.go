@@ -1,6 +1,7 @@
 // Package irdump prints IR in the compact, printer-independent form that the
 // rewrite and conversion tests compare against (written before textir's
-// printer existed; kept so that those tests do not depend on it).
+// printer existed; kept so that those tests do not depend on it), and builds
+// the test IR those tests start from (Builder).
 package irdump
 
 import (
@@ -100,4 +101,49 @@ func Trim(s string) string {
 		lines[i] = strings.TrimPrefix(strings.TrimLeft(l, "\t"), "|")
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// Builder builds test IR tersely: unregistered ops with i64 results,
+// appended at the builder's insertion point.
+type Builder struct {
+	Ctx *textir.Context
+	B   *textir.Builder
+}
+
+// NewBuilder returns a Builder for ctx.
+func NewBuilder(ctx *textir.Context) *Builder {
+	return &Builder{Ctx: ctx, B: textir.NewBuilder(ctx)}
+}
+
+// Module returns a top-level unregistered test.module with one block, the
+// builder positioned inside it.
+func (x *Builder) Module() *textir.Operation {
+	m := x.Ctx.Create(&textir.OperationState{Name: "test.module", NumRegions: 1})
+	x.B.CreateBlock(m.Region(0))
+	return m
+}
+
+// Region creates an op with one region holding one block (with args), runs
+// body inside it and restores the insertion point.
+func (x *Builder) Region(name string, argTypes []textir.Type, body func(args []*textir.Value)) *textir.Operation {
+	op := x.B.Create(&textir.OperationState{Name: name, NumRegions: 1})
+	blk, pos := x.B.Block, x.B.Pos
+	nb := x.B.CreateBlock(op.Region(0), argTypes...)
+	body(nb.Args())
+	x.B.Block, x.B.Pos = blk, pos
+	return op
+}
+
+// Op creates an op with nres i64 results.
+func (x *Builder) Op(name string, nres int, operands ...*textir.Value) *textir.Operation {
+	ts := make([]textir.Type, nres)
+	for i := range ts {
+		ts[i] = textir.I64()
+	}
+	return x.B.Create(&textir.OperationState{Name: name, Operands: operands, ResultTypes: ts})
+}
+
+// V creates an op with one i64 result and returns that result.
+func (x *Builder) V(name string, operands ...*textir.Value) *textir.Value {
+	return x.Op(name, 1, operands...).Result(0)
 }

@@ -25,7 +25,7 @@ func runCases(t *testing.T, cases []convCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := newCtx()
 			x := newIRB(ctx)
-			m := x.module()
+			m := x.Module()
 			tc.build(x)
 			target := NewTarget(ctx)
 			target.AddLegalOp("test.module")
@@ -59,9 +59,9 @@ func runCases(t *testing.T, cases []convCase) {
 
 func TestPartialAndFull(t *testing.T) {
 	build := func(x *irb) {
-		v := at(x.op("a.x", 1), 1).Result(0)
-		at(x.op("b.y", 0, v), 2)
-		at(x.op("c.z", 0), 3)
+		v := at(x.Op("a.x", 1), 1).Result(0)
+		at(x.Op("b.y", 0, v), 2)
+		at(x.Op("c.z", 0), 3)
 	}
 	target := func(t *Target) {
 		t.AddLegalDialect("b")
@@ -99,12 +99,12 @@ func TestFirstIllegalOpInWalkOrder(t *testing.T) {
 	runCases(t, []convCase{{
 		name: "nested op before a later top-level op",
 		build: func(x *irb) {
-			at(x.op("ok.a", 0), 1)
-			x.region("ok.r", nil, func([]*textir.Value) {
-				at(x.op("ok.b", 0), 3)
-				at(x.op("bad.first", 0), 4)
+			at(x.Op("ok.a", 0), 1)
+			x.Region("ok.r", nil, func([]*textir.Value) {
+				at(x.Op("ok.b", 0), 3)
+				at(x.Op("bad.first", 0), 4)
 			})
-			at(x.op("bad.second", 0), 6)
+			at(x.Op("bad.second", 0), 6)
 		},
 		target:  func(t *Target) { t.AddLegalDialect("ok"); t.AddIllegalDialect("bad") },
 		mode:    Partial,
@@ -112,7 +112,7 @@ func TestFirstIllegalOpInWalkOrder(t *testing.T) {
 	}, {
 		name: "name location names the node",
 		build: func(x *irb) {
-			x.op("bad.x", 0).SetLoc(textir.NameLoc{Name: "embedding/lookup"})
+			x.Op("bad.x", 0).SetLoc(textir.NameLoc{Name: "embedding/lookup"})
 		},
 		target:  func(t *Target) { t.AddIllegalDialect("bad") },
 		mode:    Full,
@@ -131,7 +131,7 @@ func TestDynamicLegality(t *testing.T) {
 	})
 	runCases(t, []convCase{
 		{name: "updated in place until legal", mode: Full,
-			build:    func(x *irb) { x.op("a.op", 0); x.op("a.op", 0).SetAttr("done", textir.UnitAttr{}) },
+			build:    func(x *irb) { x.Op("a.op", 0); x.Op("a.op", 0).SetAttr("done", textir.UnitAttr{}) },
 			target:   func(t *Target) { t.AddDynamicallyLegalOp(done, "a.op") },
 			patterns: func(*TypeConverter) []ConversionPattern { return []ConversionPattern{mark} },
 			want: `
@@ -141,8 +141,8 @@ func TestDynamicLegality(t *testing.T) {
 				|}`},
 		{name: "dynamically illegal counts as illegal in partial mode", mode: Partial,
 			build: func(x *irb) {
-				x.op("a.op", 0)
-				at(x.op("a.op", 0), 7).SetAttr("skip", textir.UnitAttr{})
+				x.Op("a.op", 0)
+				at(x.Op("a.op", 0), 7).SetAttr("skip", textir.UnitAttr{})
 			},
 			target:   func(t *Target) { t.AddDynamicallyLegalDialect(done, "a") },
 			patterns: func(*TypeConverter) []ConversionPattern { return []ConversionPattern{mark} },
@@ -151,7 +151,7 @@ func TestDynamicLegality(t *testing.T) {
 }
 
 func TestRecursiveLegalization(t *testing.T) {
-	build := func(x *irb) { x.op("use.it", 0, at(x.op("a.x", 1), 1).Result(0)) }
+	build := func(x *irb) { x.Op("use.it", 0, at(x.Op("a.x", 1), 1).Result(0)) }
 	target := func(t *Target) { t.AddIllegalDialect("a"); t.AddLegalDialect("b", "use") }
 	runCases(t, []convCase{
 		{name: "created illegal ops are converted", mode: Full, build: build, target: target,
@@ -189,7 +189,7 @@ func TestRecursiveLegalization(t *testing.T) {
 				|}`},
 		{name: "ops of an inlined region are legalized", mode: Full, target: target,
 			build: func(x *irb) {
-				x.region("a.wrap", nil, func([]*textir.Value) { x.op("use.it", 0, x.v("a.x")) })
+				x.Region("a.wrap", nil, func([]*textir.Value) { x.Op("use.it", 0, x.V("a.x")) })
 			},
 			patterns: func(*TypeConverter) []ConversionPattern {
 				return []ConversionPattern{
@@ -212,10 +212,10 @@ func TestRecursiveLegalization(t *testing.T) {
 func TestTypeConversion(t *testing.T) {
 	// test.func(^(%a: i64)) { %1 = old.add(%a, %a); keep(%1); old.ret(%1) }
 	build := func(x *irb) {
-		at(x.region("test.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
-			s := at(x.op("old.add", 1, args[0], args[0]), 2).Result(0)
-			at(x.op("test.keep", 0, s), 3)
-			at(x.op("old.ret", 0, s), 4)
+		at(x.Region("test.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
+			s := at(x.Op("old.add", 1, args[0], args[0]), 2).Result(0)
+			at(x.Op("test.keep", 0, s), 3)
+			at(x.Op("old.ret", 0, s), 4)
 		}), 1)
 	}
 	funcPattern := func(tc *TypeConverter) ConversionPattern {
@@ -258,7 +258,7 @@ func TestTypeConversion(t *testing.T) {
 			wantErr: "t.mlir:3:3: error: failed to legalize operation 'test.keep': operand #0 still has type 'i64', whose value was converted to 'i32'\n" +
 				"t.mlir:2:3: note: value converted here"},
 		{name: "converted user of an unconverted producer gets a target cast", mode: Partial, tc: i64ToI32(),
-			build:  func(x *irb) { x.op("old.use", 0, at(x.op("src.v", 1), 1).Result(0)) },
+			build:  func(x *irb) { x.Op("old.use", 0, at(x.Op("src.v", 1), 1).Result(0)) },
 			target: func(t *Target) { t.AddIllegalDialect("old"); t.AddLegalDialect("new") },
 			patterns: func(tc *TypeConverter) []ConversionPattern {
 				return []ConversionPattern{cpat("old.use", "use", 1, func(op *textir.Operation, operands []*textir.Value, rw *ConversionRewriter) bool {
@@ -277,7 +277,7 @@ func TestTypeConversion(t *testing.T) {
 				|  new.use(%1)
 				|}`},
 		{name: "full conversion rejects the unconverted producer", mode: Full, tc: i64ToI32(),
-			build:  func(x *irb) { x.op("old.use", 0, at(x.op("src.v", 1), 1).Result(0)) },
+			build:  func(x *irb) { x.Op("old.use", 0, at(x.Op("src.v", 1), 1).Result(0)) },
 			target: func(t *Target) { t.AddIllegalDialect("old"); t.AddLegalDialect("new", "src") },
 			patterns: func(tc *TypeConverter) []ConversionPattern {
 				return []ConversionPattern{rename("old.use", "new.use", tc)}
@@ -290,9 +290,9 @@ func TestTypeConversion(t *testing.T) {
 func TestCustomMaterialization(t *testing.T) {
 	ctx := newCtx()
 	x := newIRB(ctx)
-	m := x.module()
-	v := x.op("old.def", 1).Result(0)
-	x.op("keep.use", 0, v)
+	m := x.Module()
+	v := x.Op("old.def", 1).Result(0)
+	x.Op("keep.use", 0, v)
 	tc := i64ToI32()
 	tc.SourceMaterialization = func(b *textir.Builder, t textir.Type, in []*textir.Value, loc textir.Location) *textir.Value {
 		return b.Create(&textir.OperationState{Name: "keep.ext", Operands: in, ResultTypes: []textir.Type{t}, Loc: loc}).Result(0)
@@ -315,7 +315,7 @@ func TestCustomMaterialization(t *testing.T) {
 }
 
 func TestPatternFailureMustNotChangeIR(t *testing.T) {
-	build := func(x *irb) { at(x.op("a.x", 0), 5) }
+	build := func(x *irb) { at(x.Op("a.x", 0), 5) }
 	target := func(t *Target) { t.AddIllegalDialect("a") }
 	runCases(t, []convCase{
 		{name: "change through the rewriter", mode: Full, build: build, target: target,

@@ -11,40 +11,10 @@ func newCtx() *textir.Context {
 	return ctx
 }
 
-// irb builds test IR tersely.
-type irb struct {
-	ctx *textir.Context
-	b   *textir.Builder
-}
+// irb builds test IR tersely (internal/irdump).
+type irb = irdump.Builder
 
-func newIRB(ctx *textir.Context) *irb { return &irb{ctx: ctx, b: textir.NewBuilder(ctx)} }
-
-func (x *irb) module() *textir.Operation {
-	m := x.ctx.Create(&textir.OperationState{Name: "test.module", NumRegions: 1})
-	x.b.CreateBlock(m.Region(0))
-	return m
-}
-
-func (x *irb) region(name string, argTypes []textir.Type, body func(args []*textir.Value)) *textir.Operation {
-	op := x.b.Create(&textir.OperationState{Name: name, NumRegions: 1})
-	blk, pos := x.b.Block, x.b.Pos
-	nb := x.b.CreateBlock(op.Region(0), argTypes...)
-	body(nb.Args())
-	x.b.Block, x.b.Pos = blk, pos
-	return op
-}
-
-func (x *irb) op(name string, nres int, operands ...*textir.Value) *textir.Operation {
-	ts := make([]textir.Type, nres)
-	for i := range ts {
-		ts[i] = textir.I64()
-	}
-	return x.b.Create(&textir.OperationState{Name: name, Operands: operands, ResultTypes: ts})
-}
-
-func (x *irb) v(name string, operands ...*textir.Value) *textir.Value {
-	return x.op(name, 1, operands...).Result(0)
-}
+var newIRB = irdump.NewBuilder
 
 func at(op *textir.Operation, line int) *textir.Operation {
 	op.SetLoc(textir.FileLineColLoc{File: "t.mlir", Line: line, Col: 3})

@@ -11,17 +11,17 @@ import (
 // unregistered sink so nothing is dead, plus a pattern-bearing op kind.
 func bigModule(ctx *textir.Context, n int) *textir.Operation {
 	x := newIRB(ctx)
-	m := x.module()
-	x.region("tst.func", []textir.Type{textir.I64(), textir.I64()}, func(args []*textir.Value) {
+	m := x.Module()
+	x.Region("tst.func", []textir.Type{textir.I64(), textir.I64()}, func(args []*textir.Value) {
 		prev := args[0]
 		for i := 0; i+1 < n; i += 2 {
 			var v *textir.Value
 			if i%4 == 0 {
-				v = x.v("tst.add", prev, args[1])
+				v = x.V("tst.add", prev, args[1])
 			} else {
-				v = x.v("tst.mul", prev, args[1])
+				v = x.V("tst.mul", prev, args[1])
 			}
-			x.op("test.sink", 0, v)
+			x.Op("test.sink", 0, v)
 			prev = v
 		}
 	})
@@ -57,13 +57,13 @@ func BenchmarkFoldChain(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		x := newIRB(ctx)
-		m := x.module()
-		x.region("tst.func", nil, func([]*textir.Value) {
+		m := x.Module()
+		x.Region("tst.func", nil, func([]*textir.Value) {
 			v := x.c(1)
 			for i := 0; i < 100_000; i++ {
-				v = x.v("tst.add", v, x.c(1))
+				v = x.V("tst.add", v, x.c(1))
 			}
-			x.op("test.sink", 0, v)
+			x.Op("test.sink", 0, v)
 		})
 		ps := NewPatternSet(ctx, nil)
 		b.StartTimer()

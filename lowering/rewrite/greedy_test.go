@@ -29,9 +29,9 @@ func TestFoldAndDCE(t *testing.T) {
 			name: "fold to one uniqued constant",
 			build: func(x *irb) {
 				a, b := x.c(1), x.c(2)
-				s := x.v("tst.add", a, b)
-				u := x.v("tst.add", a, b)
-				x.op("test.use", 0, s, u)
+				s := x.V("tst.add", a, b)
+				u := x.V("tst.add", a, b)
+				x.Op("test.use", 0, s, u)
 			},
 			want: `
 				|test.module {
@@ -48,8 +48,8 @@ func TestFoldAndDCE(t *testing.T) {
 			name: "fold reuses an existing equal constant",
 			build: func(x *irb) {
 				three := x.c(3)
-				s := x.v("tst.add", x.c(1), x.c(2))
-				x.op("test.use", 0, s, three)
+				s := x.V("tst.add", x.c(1), x.c(2))
+				x.Op("test.use", 0, s, three)
 			},
 			want: `
 				|test.module {
@@ -60,11 +60,11 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "duplicate constants merge and hoist",
 			build: func(x *irb) {
-				x.op("test.side", 0)
+				x.Op("test.side", 0)
 				a := x.c(7)
-				x.op("test.use", 0, a)
+				x.Op("test.use", 0, a)
 				b := x.c(7)
-				x.op("test.use", 0, b)
+				x.Op("test.use", 0, b)
 			},
 			want: `
 				|test.module {
@@ -77,13 +77,13 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "constants hoist out of non-isolated regions but not isolated ones",
 			build: func(x *irb) {
-				x.region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
-					x.op("test.side", 0)
-					x.region("tst.scope", nil, func([]*textir.Value) {
-						x.op("test.use", 0, x.v("tst.add", x.c(1), x.c(1)))
+				x.Region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
+					x.Op("test.side", 0)
+					x.Region("tst.scope", nil, func([]*textir.Value) {
+						x.Op("test.use", 0, x.V("tst.add", x.c(1), x.c(1)))
 					})
 				})
-				x.op("test.use", 0, x.c(2))
+				x.Op("test.use", 0, x.c(2))
 			},
 			want: `
 				|test.module {
@@ -102,9 +102,9 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "folding to an existing value",
 			build: func(x *irb) {
-				x.region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
-					n := x.v("tst.neg", x.v("tst.neg", args[0]))
-					x.op("test.use", 0, x.v("tst.add", n, x.c(0)))
+				x.Region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
+					n := x.V("tst.neg", x.V("tst.neg", args[0]))
+					x.Op("test.use", 0, x.V("tst.add", n, x.c(0)))
 				})
 			},
 			want: `
@@ -118,8 +118,8 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "in-place fold",
 			build: func(x *irb) {
-				x.region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
-					x.op("test.use", 0, x.v("tst.mul", x.c(5), args[0]))
+				x.Region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
+					x.Op("test.use", 0, x.V("tst.mul", x.c(5), args[0]))
 				})
 			},
 			want: `
@@ -140,12 +140,12 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "dead chain removed in one sweep",
 			build: func(x *irb) {
-				x.region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
-					a := x.v("tst.neg", args[0])
-					b := x.v("tst.mul", a, args[0])
-					c := x.v("tst.add", b, b)
-					x.v("tst.mul", c, a)
-					x.v("test.opaque", a) // unregistered: not known to be pure, kept
+				x.Region("tst.func", []textir.Type{textir.I64()}, func(args []*textir.Value) {
+					a := x.V("tst.neg", args[0])
+					b := x.V("tst.mul", a, args[0])
+					c := x.V("tst.add", b, b)
+					x.V("tst.mul", c, a)
+					x.V("test.opaque", a) // unregistered: not known to be pure, kept
 				})
 			},
 			want: `
@@ -165,7 +165,7 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "DCE and folding off",
 			build: func(x *irb) {
-				x.v("tst.add", x.c(1), x.c(2))
+				x.V("tst.add", x.c(1), x.c(2))
 			},
 			cfg: func(c *GreedyConfig) { c.EnableDCE, c.EnableFolding = false, false },
 			want: `
@@ -178,8 +178,8 @@ func TestFoldAndDCE(t *testing.T) {
 		{
 			name: "top-down traversal folds too",
 			build: func(x *irb) {
-				s := x.v("tst.add", x.c(1), x.c(2))
-				x.op("test.use", 0, x.v("tst.add", s, x.c(4)))
+				s := x.V("tst.add", x.c(1), x.c(2))
+				x.Op("test.use", 0, x.V("tst.add", s, x.c(4)))
 			},
 			cfg: func(c *GreedyConfig) { c.UseTopDownTraversal = true },
 			want: `
@@ -193,7 +193,7 @@ func TestFoldAndDCE(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := newCtx()
 			x := newIRB(ctx)
-			m := x.module()
+			m := x.Module()
 			tc.build(x)
 			cfg := DefaultGreedyConfig()
 			if tc.cfg != nil {
@@ -233,8 +233,8 @@ func TestPatternBenefitOrder(t *testing.T) {
 	// Applied: only the best pattern fires on test.a, then the any-op
 	// pattern would rename everything: restrict it to test.b.
 	x := newIRB(ctx)
-	m := x.module()
-	x.op("test.use", 0, x.v("test.a"))
+	m := x.Module()
+	x.Op("test.use", 0, x.V("test.a"))
 	pats = []textir.RewritePattern{
 		renameTo("test.a", "test.low", 1),
 		renameTo("test.a", "test.high", 5),
@@ -280,10 +280,10 @@ func TestNonConvergence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := newCtx()
 			x := newIRB(ctx)
-			m := x.module()
-			x.op("test.use", 0, x.v("test.a"))
-			x.op("test.bump", 0)
-			x.op("test.sink", 0)
+			m := x.Module()
+			x.Op("test.use", 0, x.V("test.a"))
+			x.Op("test.bump", 0)
+			x.Op("test.sink", 0)
 			cfg := DefaultGreedyConfig()
 			cfg.Strict, cfg.MaxRewrites = tc.strict, tc.maxRW
 			r, err := ApplyPatternsGreedily(m, NewPatternSet(ctx, tc.pats), cfg)
@@ -319,11 +319,11 @@ func TestErasedOpsNeverRevisited(t *testing.T) {
 	for _, topDown := range []bool{false, true} {
 		ctx := newCtx()
 		x := newIRB(ctx)
-		m := x.module()
-		first := x.op("test.first", 0)
-		victim := x.op("test.victim", 0)
-		nested := x.region("test.holder", nil, func([]*textir.Value) { x.op("test.inner", 0) })
-		last := x.op("test.last", 0)
+		m := x.Module()
+		first := x.Op("test.first", 0)
+		victim := x.Op("test.victim", 0)
+		nested := x.Region("test.holder", nil, func([]*textir.Value) { x.Op("test.inner", 0) })
+		last := x.Op("test.last", 0)
 		_ = first
 		rec := &recorder{}
 		var erased []*textir.Operation
@@ -371,10 +371,10 @@ func TestVisitOrder(t *testing.T) {
 	} {
 		ctx := newCtx()
 		x := newIRB(ctx)
-		m := x.module()
-		x.op("test.a", 0)
-		x.region("test.b", nil, func([]*textir.Value) { x.op("test.c", 0) })
-		x.op("test.d", 0)
+		m := x.Module()
+		x.Op("test.a", 0)
+		x.Region("test.b", nil, func([]*textir.Value) { x.Op("test.c", 0) })
+		x.Op("test.d", 0)
 		rec := &recorder{}
 		cfg := DefaultGreedyConfig()
 		cfg.UseTopDownTraversal = tc.topDown
@@ -392,11 +392,11 @@ func TestVisitOrder(t *testing.T) {
 func TestRAUWRequeuesUsers(t *testing.T) {
 	ctx := newCtx()
 	x := newIRB(ctx)
-	m := x.module()
-	a := x.v("test.src")
-	b := x.v("test.src2")
-	x.op("test.user", 0, a)
-	x.op("test.swap", 0)
+	m := x.Module()
+	a := x.V("test.src")
+	b := x.V("test.src2")
+	x.Op("test.user", 0, a)
+	x.Op("test.swap", 0)
 	pats := []textir.RewritePattern{
 		pat("test.user", "user", 1, func(op *textir.Operation, rw textir.PatternRewriter) bool {
 			if p := op.Operand(0).DefiningOp(); p == nil || p.Name() != "test.src2" {
@@ -430,8 +430,8 @@ func TestRAUWRequeuesUsers(t *testing.T) {
 func TestCreatedOpsAreProcessed(t *testing.T) {
 	ctx := newCtx()
 	x := newIRB(ctx)
-	m := x.module()
-	x.op("test.use", 0, x.v("test.a"))
+	m := x.Module()
+	x.Op("test.use", 0, x.V("test.a"))
 	pats := []textir.RewritePattern{renameTo("test.a", "test.b", 1), renameTo("test.b", "test.c", 1)}
 	cfg := DefaultGreedyConfig()
 	cfg.MaxIterations = 1
@@ -478,10 +478,10 @@ func TestPatternFailureWithChanges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := newCtx()
 			x := newIRB(ctx)
-			m := x.module()
-			a := x.op("test.a", 1)
+			m := x.Module()
+			a := x.Op("test.a", 1)
 			a.SetLoc(textir.FileLineColLoc{File: "f.mlir", Line: 3, Col: 4})
-			x.op("test.use", 0, a.Result(0))
+			x.Op("test.use", 0, a.Result(0))
 			cfg := DefaultGreedyConfig()
 			cfg.ExpensiveChecks = tc.expensive
 			_, err := ApplyPatternsGreedily(m, NewPatternSet(ctx, []textir.RewritePattern{pat("test.a", "bad", 1, tc.fn)}), cfg)
@@ -505,11 +505,11 @@ func (l *listenerLog) OpErased(op *textir.Operation) { l.log = append(l.log, "er
 func TestRewriterNotifications(t *testing.T) {
 	ctx := newCtx()
 	x := newIRB(ctx)
-	m := x.module()
-	a := x.op("test.a", 1)
-	u1 := x.op("test.u1", 0, a.Result(0))
-	holder := x.region("test.holder", []textir.Type{textir.I64()}, func(args []*textir.Value) {
-		x.op("test.inner", 0, args[0])
+	m := x.Module()
+	a := x.Op("test.a", 1)
+	u1 := x.Op("test.u1", 0, a.Result(0))
+	holder := x.Region("test.holder", []textir.Type{textir.I64()}, func(args []*textir.Value) {
+		x.Op("test.inner", 0, args[0])
 	})
 	l := &listenerLog{}
 	rw := NewRewriter(ctx, l)
@@ -560,12 +560,12 @@ func TestCanonicalizationPatterns(t *testing.T) {
 func TestConstantsStayInsideRoot(t *testing.T) {
 	ctx := newCtx()
 	x := newIRB(ctx)
-	m := x.module()
-	x.op("test.side", 0)
+	m := x.Module()
+	x.Op("test.side", 0)
 	var scope *textir.Operation
-	scope = x.region("tst.scope", nil, func([]*textir.Value) {
-		x.op("test.side", 0)
-		x.op("test.use", 0, x.v("tst.add", x.c(2), x.c(3)))
+	scope = x.Region("tst.scope", nil, func([]*textir.Value) {
+		x.Op("test.side", 0)
+		x.Op("test.use", 0, x.V("tst.add", x.c(2), x.c(3)))
 	})
 	run(t, ctx, scope, nil, DefaultGreedyConfig())
 	if got, want := dump(m), trim(`

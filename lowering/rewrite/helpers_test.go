@@ -78,49 +78,16 @@ func newCtx() *textir.Context {
 	return ctx
 }
 
-// irb builds test IR tersely.
-type irb struct {
-	ctx *textir.Context
-	b   *textir.Builder
-}
+// irb builds test IR tersely (internal/irdump), with tst.const.
+type irb struct{ *irdump.Builder }
 
-func newIRB(ctx *textir.Context) *irb { return &irb{ctx: ctx, b: textir.NewBuilder(ctx)} }
+func newIRB(ctx *textir.Context) *irb { return &irb{irdump.NewBuilder(ctx)} }
 
-// module returns a top-level unregistered test.module with one block, the
-// builder positioned inside it.
-func (x *irb) module() *textir.Operation {
-	m := x.ctx.Create(&textir.OperationState{Name: "test.module", NumRegions: 1})
-	x.b.CreateBlock(m.Region(0))
-	return m
-}
-
-// region creates an op with one region holding one block (with args), runs
-// body inside it and restores the insertion point.
-func (x *irb) region(name string, argTypes []textir.Type, body func(args []*textir.Value)) *textir.Operation {
-	op := x.b.Create(&textir.OperationState{Name: name, NumRegions: 1})
-	blk, pos := x.b.Block, x.b.Pos
-	nb := x.b.CreateBlock(op.Region(0), argTypes...)
-	body(nb.Args())
-	x.b.Block, x.b.Pos = blk, pos
-	return op
-}
-
+// c creates a tst.const of v.
 func (x *irb) c(v int64) *textir.Value {
 	st := &textir.OperationState{Name: "tst.const", ResultTypes: []textir.Type{textir.I64()}}
 	st.AddAttr("value", textir.I64Attr(v))
-	return x.b.Create(st).Result(0)
-}
-
-func (x *irb) op(name string, nres int, operands ...*textir.Value) *textir.Operation {
-	ts := make([]textir.Type, nres)
-	for i := range ts {
-		ts[i] = textir.I64()
-	}
-	return x.b.Create(&textir.OperationState{Name: name, Operands: operands, ResultTypes: ts})
-}
-
-func (x *irb) v(name string, operands ...*textir.Value) *textir.Value {
-	return x.op(name, 1, operands...).Result(0)
+	return x.B.Create(st).Result(0)
 }
 
 // dump and trim are the shared test printer (internal/irdump).
