@@ -152,30 +152,37 @@ func foldConstant(op *textir.Operation) []textir.FoldResult {
 	return attr(op.LookupAttr("value"))
 }
 
-// foldIntBinary folds two scalar integer constants with f (which reports
-// false when the result is undefined, e.g. division by zero).
-func foldIntBinary(op *textir.Operation, c []textir.Attribute, f func(a, b int64, t textir.Type) (int64, bool)) []textir.FoldResult {
+// foldIntBinary folds an integer binary op on two scalar constants as
+// EvalIntBinary computes it (nothing when the result is undefined, e.g.
+// division by zero).
+func foldIntBinary(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	a, ok1 := scalarInt(c[0])
 	b, ok2 := scalarInt(c[1])
 	if !ok1 || !ok2 {
 		return nil
 	}
 	t := op.Operand(0).Type()
-	r, ok := f(signed(a, t), signed(b, t), t)
+	r, ok := EvalIntBinary(op.Name(), Normalize(a, t), Normalize(b, t), t)
 	if !ok {
 		return nil
 	}
 	return attr(IntAttr(r, op.Result(0).Type()))
 }
 
-func foldFloatBinary(op *textir.Operation, c []textir.Attribute, f func(a, b float64) float64) []textir.FoldResult {
+// foldFloatBinary folds a float binary op on two scalar constants as
+// EvalFloatBinary computes it.
+func foldFloatBinary(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	a, ok1 := scalarFloat(c[0])
 	b, ok2 := scalarFloat(c[1])
 	if !ok1 || !ok2 {
 		return nil
 	}
 	t := op.Result(0).Type()
-	return attr(textir.FloatAttr{Value: RoundFloat(f(a, b), t), Type: t})
+	r, ok := EvalFloatBinary(op.Name(), a, b, t)
+	if !ok {
+		return nil
+	}
+	return attr(textir.FloatAttr{Value: r, Type: t})
 }
 
 // isInt reports whether a is an integer constant whose elements are all v
@@ -186,7 +193,7 @@ func isInt(a textir.Attribute, v int64, t textir.Type) bool {
 }
 
 func foldAddI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return a + b, true }); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -200,7 +207,7 @@ func foldAddI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldSubI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return a - b, true }); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -214,7 +221,7 @@ func foldSubI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldMulI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return a * b, true }); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -241,12 +248,7 @@ func minOf(t textir.Type) int64 {
 }
 
 func foldDivSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, t textir.Type) (int64, bool) {
-		if b == 0 || (b == -1 && a == minOf(t)) {
-			return 0, false // undefined: division by zero or overflow
-		}
-		return a / b, true
-	}); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	if isInt(c[1], 1, op.Result(0).Type()) {
@@ -256,12 +258,7 @@ func foldDivSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldRemSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) {
-		if b == 0 {
-			return 0, false
-		}
-		return a % b, true
-	}); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -272,7 +269,7 @@ func foldRemSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldAndI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return a & b, true }); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -292,7 +289,7 @@ func foldAndI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldOrI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return a | b, true }); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -312,7 +309,7 @@ func foldOrI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldXOrI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return a ^ b, true }); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -331,14 +328,14 @@ func foldMaxSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	if op.Operand(0) == op.Operand(1) {
 		return value(op.Operand(0))
 	}
-	return foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return max(a, b), true })
+	return foldIntBinary(op, c)
 }
 
 func foldMinSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	if op.Operand(0) == op.Operand(1) {
 		return value(op.Operand(0))
 	}
-	return foldIntBinary(op, c, func(a, b int64, _ textir.Type) (int64, bool) { return min(a, b), true })
+	return foldIntBinary(op, c)
 }
 
 func isFloat(a textir.Attribute, v float64) bool {
@@ -347,7 +344,7 @@ func isFloat(a textir.Attribute, v float64) bool {
 }
 
 func foldAddF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldFloatBinary(op, c, func(a, b float64) float64 { return a + b }); r != nil {
+	if r := foldFloatBinary(op, c); r != nil {
 		return r
 	}
 	switch { // x + -0.0 = x for every x (x + 0.0 is not: -0.0 + 0.0 = 0.0)
@@ -360,7 +357,7 @@ func foldAddF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldSubF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldFloatBinary(op, c, func(a, b float64) float64 { return a - b }); r != nil {
+	if r := foldFloatBinary(op, c); r != nil {
 		return r
 	}
 	if isFloat(c[1], 0) { // x - 0.0 = x
@@ -370,7 +367,7 @@ func foldSubF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldMulF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldFloatBinary(op, c, func(a, b float64) float64 { return a * b }); r != nil {
+	if r := foldFloatBinary(op, c); r != nil {
 		return r
 	}
 	switch {
@@ -383,7 +380,7 @@ func foldMulF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldDivF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := foldFloatBinary(op, c, func(a, b float64) float64 { return a / b }); r != nil {
+	if r := foldFloatBinary(op, c); r != nil {
 		return r
 	}
 	if isFloat(c[1], 1) {

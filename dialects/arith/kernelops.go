@@ -208,15 +208,8 @@ func FPToSI(v float64, t textir.Type) (int64, bool) {
 	return Normalize(int64(v), t), true
 }
 
-func intFold(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	return foldIntBinary(op, c, func(a, b int64, t textir.Type) (int64, bool) {
-		// foldIntBinary passes signed values; EvalIntBinary wants canonical ones.
-		return EvalIntBinary(op.Name(), Normalize(a, t), Normalize(b, t), t)
-	})
-}
-
 func foldDivUI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := intFold(op, c); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	if isInt(c[1], 1, op.Result(0).Type()) {
@@ -226,7 +219,7 @@ func foldDivUI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldRemUI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := intFold(op, c); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	t := op.Result(0).Type()
@@ -237,7 +230,7 @@ func foldRemUI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 }
 
 func foldShift(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	if r := intFold(op, c); r != nil {
+	if r := foldIntBinary(op, c); r != nil {
 		return r
 	}
 	if isInt(c[1], 0, op.Result(0).Type()) {
@@ -246,28 +239,18 @@ func foldShift(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	return nil
 }
 
-func foldShLI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	return foldShift(op, c)
-}
-func foldShRSI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	return foldShift(op, c)
-}
-func foldShRUI(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
-	return foldShift(op, c)
-}
-
 func foldMaximumF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	if op.Operand(0) == op.Operand(1) {
 		return value(op.Operand(0))
 	}
-	return foldFloatBinary(op, c, maximumF)
+	return foldFloatBinary(op, c)
 }
 
 func foldMinimumF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {
 	if op.Operand(0) == op.Operand(1) {
 		return value(op.Operand(0))
 	}
-	return foldFloatBinary(op, c, minimumF)
+	return foldFloatBinary(op, c)
 }
 
 func foldNegF(op *textir.Operation, c []textir.Attribute) []textir.FoldResult {

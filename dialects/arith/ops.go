@@ -180,9 +180,9 @@ func Dialect() *textir.Dialect {
 	cast(SIToFPOp, "converts a signed integer to floating point", signlessFixedIntLike, floatLike, verifySIToFP, foldSIToFP)
 	bin(DivUIOp, "unsigned integer division", signlessIntLike, 0, foldDivUI)
 	bin(RemUIOp, "unsigned integer remainder", signlessIntLike, 0, foldRemUI)
-	bin(ShLIOp, "shift left (poison when the amount is not below the width)", signlessIntLike, 0, foldShLI)
-	bin(ShRSIOp, "arithmetic shift right", signlessIntLike, 0, foldShRSI)
-	bin(ShRUIOp, "logical shift right", signlessIntLike, 0, foldShRUI)
+	bin(ShLIOp, "shift left (poison when the amount is not below the width)", signlessIntLike, 0, foldShift)
+	bin(ShRSIOp, "arithmetic shift right", signlessIntLike, 0, foldShift)
+	bin(ShRUIOp, "logical shift right", signlessIntLike, 0, foldShift)
 	bin(MaximumFOp, "floating-point maximum (NaN if either operand is NaN)", floatLike, C, foldMaximumF)
 	bin(MinimumFOp, "floating-point minimum (NaN if either operand is NaN)", floatLike, C, foldMinimumF)
 	d.Ops = append(d.Ops, &textir.OpDef{
