@@ -295,21 +295,10 @@ func timeLayer(g *gpuSession, l *fusedrt.Layer, f *benchFlags, stdout io.Writer)
 			return err
 		}
 	}
+	tm := &eventTimer{s: s, start: start, end: end}
 	ds := make([]time.Duration, 0, f.iters)
 	for it := range f.iters {
-		if err := start.Record(s); err != nil {
-			return err
-		}
-		if err := graphs[it%nbuf].Launch(s); err != nil {
-			return err
-		}
-		if err := end.Record(s); err != nil {
-			return err
-		}
-		if err := end.Synchronize(); err != nil {
-			return err
-		}
-		d, err := cuda.Elapsed(start, end)
+		d, err := tm.time(func() error { return graphs[it%nbuf].Launch(s) })
 		if err != nil {
 			return err
 		}
@@ -317,21 +306,14 @@ func timeLayer(g *gpuSession, l *fusedrt.Layer, f *benchFlags, stdout io.Writer)
 	}
 	slices.Sort(ds)
 	med, lo := ds[len(ds)/2], ds[0]
-	if err := start.Record(s); err != nil {
-		return err
-	}
-	for it := range f.iters {
-		if err := graphs[it%nbuf].Launch(s); err != nil {
-			return err
+	b2b, err := tm.time(func() error {
+		for it := range f.iters {
+			if err := graphs[it%nbuf].Launch(s); err != nil {
+				return err
+			}
 		}
-	}
-	if err := end.Record(s); err != nil {
-		return err
-	}
-	if err := end.Synchronize(); err != nil {
-		return err
-	}
-	b2b, err := cuda.Elapsed(start, end)
+		return nil
+	})
 	if err != nil {
 		return err
 	}

@@ -178,13 +178,14 @@ func mismatch(got, want []float32, tol float64) (bad, first int, maxDiff float64
 	return bad, first, maxDiff
 }
 
-// smokeTimer times work on a stream with two events.
-type smokeTimer struct {
+// eventTimer times work on a stream with two events (recom gpu-smoke and
+// recom bench).
+type eventTimer struct {
 	s          *cuda.Stream
 	start, end *cuda.Event
 }
 
-func (t *smokeTimer) time(work func() error) (time.Duration, error) {
+func (t *eventTimer) time(work func() error) (time.Duration, error) {
 	if err := t.start.Record(t.s); err != nil {
 		return 0, err
 	}
@@ -202,7 +203,7 @@ func (t *smokeTimer) time(work func() error) (time.Duration, error) {
 
 // median runs work warmup times, then times it n times and returns the
 // median and the minimum.
-func (t *smokeTimer) median(warmup, n int, work func() error) (med, lo time.Duration, err error) {
+func (t *eventTimer) median(warmup, n int, work func() error) (med, lo time.Duration, err error) {
 	for range warmup {
 		if err := work(); err != nil {
 			return 0, 0, err
@@ -281,7 +282,7 @@ func runGPUSmoke(ctx context.Context, f gpuSmokeFlags, w io.Writer) error {
 		return err
 	}
 	defer end.Close()
-	tm := &smokeTimer{s: s, start: start, end: end}
+	tm := &eventTimer{s: s, start: start, end: end}
 	rng := rand.New(rand.NewPCG(f.seed, 0x5eed))
 
 	okA, err := smokeVadd(w, c, fns["vadd4"], tm, rng, f)
@@ -322,7 +323,7 @@ func upload[T cuda.Elem](c *cuda.Context, bufs *devBuffers, host []T, bytes int6
 	return p, err
 }
 
-func smokeVadd(w io.Writer, c *cuda.Context, fn *cuda.Function, tm *smokeTimer, rng *rand.Rand, f gpuSmokeFlags) (bool, error) {
+func smokeVadd(w io.Writer, c *cuda.Context, fn *cuda.Function, tm *eventTimer, rng *rand.Rand, f gpuSmokeFlags) (bool, error) {
 	n := f.n
 	a, b := make([]float32, n), make([]float32, n)
 	for i := range a {
@@ -376,7 +377,7 @@ func smokeVadd(w io.Writer, c *cuda.Context, fn *cuda.Function, tm *smokeTimer, 
 	return bad == 0, nil
 }
 
-func smokeBagSum(w io.Writer, c *cuda.Context, fn *cuda.Function, tm *smokeTimer, rng *rand.Rand, f gpuSmokeFlags) (bool, error) {
+func smokeBagSum(w io.Writer, c *cuda.Context, fn *cuda.Function, tm *eventTimer, rng *rand.Rand, f gpuSmokeFlags) (bool, error) {
 	in := genBags(rng, f.bags, f.rows, f.dim, f.maxLen)
 	want := cpuBagSum(in)
 	lookups := int64(len(in.ids))
