@@ -24,15 +24,8 @@ func Dialects() []*textir.Dialect {
 		emb.Dialect(),
 		shape.Dialect(),
 		gpu.Dialect(),
-		withDense(fused.Dialect()),
+		fused.Dialect(),
 	}
-}
-
-// withDense adds fused.dense (--fuse-dense's boundary op) to the fused
-// dialect.
-func withDense(d *textir.Dialect) *textir.Dialect {
-	d.Ops = append(d.Ops, fused.DenseOps()...)
-	return d
 }
 
 // NewContext returns a context with every dialect registered.

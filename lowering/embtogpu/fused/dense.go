@@ -355,7 +355,7 @@ func DenseOf(op *textir.Operation) (*Dense, error) {
 }
 
 // DenseOps returns the op definitions the dense layers add to the fused
-// dialect (dialects/all appends them to Dialect's).
+// dialect (Dialect includes them).
 func DenseOps() []*textir.OpDef {
 	return []*textir.OpDef{{
 		Name:     DenseOp,

@@ -370,7 +370,7 @@ func (c *Column) check(l *Layer) error {
 
 // Dialect returns the fused dialect.
 func Dialect() *textir.Dialect {
-	d := &textir.Dialect{Name: Name, Summary: "the fused embedding layer: the boundary between the program and its one GPU kernel"}
+	d := &textir.Dialect{Name: Name, Summary: "the fused layers: the boundary between the program and its GPU kernels (fused.embedding_layer, fused.dense)"}
 	d.Ops = []*textir.OpDef{{
 		Name:     EmbeddingLayerOp,
 		Summary:  "every embedding lookup of a layer, pooled, scaled and concatenated by one kernel",
@@ -388,6 +388,7 @@ func Dialect() *textir.Dialect {
 		Traits: textir.Pure,
 		Verify: verify,
 	}}
+	d.Ops = append(d.Ops, DenseOps()...)
 	return d
 }
 
