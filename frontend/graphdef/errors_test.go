@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,7 +281,7 @@ func TestOutputTypes(t *testing.T) {
 		{node("x", "MyCustomOp", nil, "_output_types", []tfpb.DataType{f, f}), []tfpb.DataType{f, f}},
 	} {
 		got, err := OutputTypes(tc.n)
-		if err != nil || !slicesEqual(got, tc.want) {
+		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("%s (%s): got %v, %v; want %v", tc.n.Name, tc.n.Op, got, err, tc.want)
 		}
 	}
@@ -304,18 +305,6 @@ func TestOutputTypes(t *testing.T) {
 	if n, err := NewOps(lib).NumOutputs(node("call", "fn", nil)); n != 2 || err != nil {
 		t.Errorf("function call: %d, %v", n, err)
 	}
-}
-
-func slicesEqual(a, b []tfpb.DataType) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestExtractSmall(t *testing.T) {
