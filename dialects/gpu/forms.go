@@ -106,9 +106,7 @@ func parseCall(p *textir.OpParser, st *textir.OperationState) error {
 // gpu.thread_id x [{attrs}]
 func printDimOp(p *textir.OpPrinter, op *textir.Operation) {
 	d := Dimension(op)
-	if d != "x" && d != "y" && d != "z" {
-		panic("bad dimension")
-	}
+	textir.RequireCustom(d == "x" || d == "y" || d == "z")
 	p.Print(" " + d)
 	forms.PrintAttrDict(p, textir.AllAttrs(op), "dimension")
 }
@@ -146,11 +144,7 @@ func parseNullary(result textir.Type) func(p *textir.OpParser, st *textir.Operat
 // gpu.shuffle xor %v, %offset, %width [{attrs}] : t
 func printShuffle(p *textir.OpPrinter, op *textir.Operation) {
 	m := ShuffleMode(op)
-	switch m {
-	case "xor", "down", "up", "idx":
-	default:
-		panic("bad shuffle mode")
-	}
+	textir.RequireCustom(m == "xor" || m == "down" || m == "up" || m == "idx")
 	p.Print(" " + m + " ")
 	p.PrintOperands(op.Operands())
 	forms.PrintAttrDict(p, textir.AllAttrs(op), "mode")
@@ -372,9 +366,7 @@ func printResultList(p *textir.OpPrinter, ts []textir.Type) {
 // %r:n = gpu.for %i = %lb to %ub step %st [iter_args(%x = %x0, ...) -> (t, ...)] [: i32] { ... } [{attrs}]
 func printFor(p *textir.OpPrinter, op *textir.Operation) {
 	body := ForBody(op)
-	if body == nil || body.NumArgs() != op.NumOperands()-2 {
-		panic("malformed gpu.for")
-	}
+	textir.RequireCustom(body != nil && body.NumArgs() == op.NumOperands()-2)
 	p.Print(" ")
 	p.PrintOperand(body.Arg(0))
 	p.Print(" = ")
@@ -542,9 +534,7 @@ func parseMath(p *textir.OpParser, st *textir.OperationState) error {
 // gpu.launch @m::@k blocks(%g) threads(%b) [args(%a, ...)] [{attrs}] [: t, ...]
 func printLaunch(p *textir.OpPrinter, op *textir.Operation) {
 	ref, ok := op.LookupAttr("kernel").(textir.SymbolRefAttr)
-	if !ok {
-		panic("gpu.launch without a kernel")
-	}
+	textir.RequireCustom(ok)
 	p.Print(" ")
 	p.PrintAttr(ref)
 	p.Print(" blocks(")
