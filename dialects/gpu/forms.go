@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"slices"
+
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -14,6 +16,17 @@ var forms = textir.FormPrinter{UntypedInts: []string{"width"}}
 
 func resolve(p *textir.OpParser, st *textir.OperationState, ops []textir.UnresolvedOperand, types ...textir.Type) error {
 	return p.ResolveOperands(ops, types, &st.Operands)
+}
+
+// parseChoice reads one of the keywords choices and adds it as the string
+// attribute name; what names the choices in the error.
+func parseChoice(p *textir.OpParser, st *textir.OperationState, name string, choices []string, what string) error {
+	i := slices.IndexFunc(choices, p.ParseOptionalKeyword)
+	if i < 0 {
+		return p.Errorf("expected %s", what)
+	}
+	st.AddAttr(name, textir.Str(choices[i]))
+	return nil
 }
 
 // gpu.module @name [attributes {...}] { ... }
@@ -112,16 +125,8 @@ func printDimOp(p *textir.OpPrinter, op *textir.Operation) {
 }
 
 func parseDimOp(p *textir.OpParser, st *textir.OperationState) error {
-	found := false
-	for _, d := range []string{"x", "y", "z"} {
-		if p.ParseOptionalKeyword(d) {
-			st.AddAttr("dimension", textir.Str(d))
-			found = true
-			break
-		}
-	}
-	if !found {
-		return p.Errorf("expected a dimension (x, y or z)")
+	if err := parseChoice(p, st, "dimension", []string{"x", "y", "z"}, "a dimension (x, y or z)"); err != nil {
+		return err
 	}
 	st.ResultTypes = append(st.ResultTypes, textir.I32())
 	return p.ParseOptionalAttrDict(st)
@@ -153,16 +158,8 @@ func printShuffle(p *textir.OpPrinter, op *textir.Operation) {
 }
 
 func parseShuffle(p *textir.OpParser, st *textir.OperationState) error {
-	found := false
-	for _, m := range []string{"xor", "down", "up", "idx"} {
-		if p.ParseOptionalKeyword(m) {
-			st.AddAttr("mode", textir.Str(m))
-			found = true
-			break
-		}
-	}
-	if !found {
-		return p.Errorf("expected a shuffle mode (xor, down, up or idx)")
+	if err := parseChoice(p, st, "mode", []string{"xor", "down", "up", "idx"}, "a shuffle mode (xor, down, up or idx)"); err != nil {
+		return err
 	}
 	ops, err := textir.ParseOperands(p, 3)
 	if err != nil {
