@@ -13,6 +13,8 @@ package emb
 // lookups make the rows they need.
 
 import (
+	"fmt"
+
 	"math"
 
 	"github.com/recom-compiler/recom/dialects/tfg"
@@ -290,61 +292,56 @@ func bucketizeKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) 
 	return one(asDType(b, dt))
 }
 
-// vocab is an emb.vocab_lookup's table, built once per program.
-type vocab struct {
+// Vocab is an emb.vocab_lookup's table (built once per program by the
+// interpreter; package fused uses it for the ids it hands benchmarks).
+type Vocab struct {
 	str map[string]int64
 	num map[int64]int64
 }
 
-// emb.vocab_lookup: LookupTableFindV2 on the vocabulary, and with
-// out-of-vocabulary buckets StringToHashBucketFast(AsString(v)) + n where
-// the key is missing (IdTableWithHashBuckets).
-func vocabLookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-	x := in[0]
-	m, err := st.Memo(func() (any, error) {
-		keys := VocabKeys(op)
-		if keys == nil {
-			return nil, op.Errorf("requires attribute 'keys'")
+// NewVocab builds the table of keys (strings or integers): a key's index
+// is its position, the last one for a repeated key.
+func NewVocab(keys *textir.DenseElementsAttr) *Vocab {
+	n := keys.NumElements()
+	v := &Vocab{}
+	if keys.IsString() {
+		v.str = make(map[string]int64, n)
+		for i := int64(0); i < n; i++ {
+			v.str[keys.StringAt(i)] = i
 		}
-		n := keys.NumElements()
-		v := &vocab{}
-		if keys.IsString() {
-			v.str = make(map[string]int64, n)
-			for i := int64(0); i < n; i++ {
-				v.str[keys.StringAt(i)] = i
-			}
-		} else {
-			v.num = make(map[int64]int64, n)
-			for i := int64(0); i < n; i++ {
-				v.num[keys.IntAt(i)] = i
-			}
+	} else {
+		v.num = make(map[int64]int64, n)
+		for i := int64(0); i < n; i++ {
+			v.num[keys.IntAt(i)] = i
 		}
-		return v, nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	voc := m.(*vocab)
+	return v
+}
+
+// Lookup is LookupTableFindV2 on the vocabulary, and with oov > 0
+// out-of-vocabulary buckets StringToHashBucketFast(AsString(x)) + size
+// where the key is missing (IdTableWithHashBuckets); else def.
+func (voc *Vocab) Lookup(x *interp.Tensor, oov, def int64) ([]int64, error) {
 	size := int64(len(voc.str) + len(voc.num))
-	oov, def := vocabAttrs(op)
 	var buckets []int64
 	if oov > 0 {
 		s := x
+		var err error
 		if x.DType() != interp.String {
 			if s, err = tfops.AsString(x); err != nil {
-				return nil, op.Errorf("%v", err)
+				return nil, err
 			}
 		}
 		h, err := tfops.StringToHashBucketFast(s, oov)
 		if err != nil {
-			return nil, op.Errorf("%v", err)
+			return nil, err
 		}
 		buckets = h.Int64s()
 	}
 	out := make([]int64, x.Len())
 	strs := x.Strings()
 	if (strs != nil) != (voc.str != nil) && x.Len() > 0 {
-		return nil, op.Errorf("input dtype %v does not match the keys", x.DType())
+		return nil, fmt.Errorf("input dtype %v does not match the keys", x.DType())
 	}
 	for i := range out {
 		var id int64
@@ -363,6 +360,26 @@ func vocabLookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State
 		default:
 			out[i] = def
 		}
+	}
+	return out, nil
+}
+
+// emb.vocab_lookup: Vocab.Lookup, the table built once per program.
+func vocabLookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
+	m, err := st.Memo(func() (any, error) {
+		keys := VocabKeys(op)
+		if keys == nil {
+			return nil, op.Errorf("requires attribute 'keys'")
+		}
+		return NewVocab(keys), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	oov, def := vocabAttrs(op)
+	out, err := m.(*Vocab).Lookup(in[0], oov, def)
+	if err != nil {
+		return nil, op.Errorf("%v", err)
 	}
 	dt, err := resultDType(op, 0)
 	if err != nil {

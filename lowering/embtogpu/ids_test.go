@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	iexec "github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
@@ -149,5 +150,15 @@ func TestHostIDs(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("HostIDs = %v, want %v", got, want)
 		}
+	}
+	// A vocabulary without out-of-vocabulary buckets: the index, else the default.
+	keys := textir.DenseStrings(textir.TensorOf([]int64{2}, tfg.String()), []string{"a", "b"})
+	v := fused.Column{Name: "v", Source: fused.SourceStr, Transforms: []fused.Transform{{Op: fused.TransformVocab, Keys: keys, Default: -1}}}
+	got, err = v.HostIDs(&fused.ColumnInput{Values: interp.Vector("b", "z", "a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{1, -1, 0}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("vocabulary HostIDs = %v, want %v", got, want)
 	}
 }

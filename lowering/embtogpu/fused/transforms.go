@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfops"
 	"github.com/recom-compiler/recom/textir"
@@ -407,7 +408,10 @@ func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
 		case TransformBucketize:
 			v, err = tfops.Bucketize(v, t.Boundaries)
 		case TransformVocab:
-			v, err = hostVocab(t, v)
+			var ids []int64
+			if ids, err = emb.NewVocab(t.Keys).Lookup(v, t.NumBuckets, t.Default); err == nil {
+				v = interp.Vector(ids...)
+			}
 		default:
 			ids := make([]int64, v.Len())
 			for j := range ids {
@@ -443,56 +447,6 @@ func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
 		ids[j], _ = v.Int64At(j)
 	}
 	return ids, nil
-}
-
-func hostVocab(t *Transform, x *interp.Tensor) (*interp.Tensor, error) {
-	n := t.Keys.NumElements()
-	str := map[string]int64{}
-	num := map[int64]int64{}
-	for i := int64(0); i < n; i++ {
-		if t.Keys.IsString() {
-			str[t.Keys.StringAt(i)] = i
-		} else {
-			num[t.Keys.IntAt(i)] = i
-		}
-	}
-	size := int64(len(str) + len(num))
-	var buckets []int64
-	if t.NumBuckets > 0 {
-		s := x
-		var err error
-		if x.DType() != interp.String {
-			if s, err = tfops.AsString(x); err != nil {
-				return nil, err
-			}
-		}
-		h, err := tfops.StringToHashBucketFast(s, t.NumBuckets)
-		if err != nil {
-			return nil, err
-		}
-		buckets = h.Int64s()
-	}
-	out := make([]int64, x.Len())
-	strs := x.Strings()
-	for i := range out {
-		var id int64
-		var found bool
-		if strs != nil {
-			id, found = str[strs[i]]
-		} else {
-			k, _ := x.Int64At(i)
-			id, found = num[k]
-		}
-		switch {
-		case found:
-			out[i] = id
-		case t.NumBuckets > 0:
-			out[i] = size + buckets[i]
-		default:
-			out[i] = t.Default
-		}
-	}
-	return interp.Vector(out...), nil
 }
 
 // checkSource checks that x carries what c's source needs.
