@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/recom-compiler/recom/cmd/internal/outfile/outfiletest"
 )
 
 // Every failing run leaves its -o path as it was: no new file, no
@@ -14,50 +15,19 @@ import (
 // located message.
 func TestFailedRunsLeaveNoOutput(t *testing.T) {
 	dir := t.TempDir()
-	list := func() string {
-		es, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, e := range es {
-			names = append(names, e.Name())
-		}
-		sort.Strings(names)
-		return strings.Join(names, " ")
-	}
 	for _, c := range robustCases {
 		t.Run(c.name, func(t *testing.T) {
 			in := filepath.Join(dir, c.name+".in")
 			if err := os.WriteFile(in, []byte(c.input), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, existing := range []bool{false, true} {
-				out := filepath.Join(dir, c.name+".out")
-				if existing {
-					if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				before := list()
+			out := filepath.Join(dir, c.name+".out")
+			args := append(append([]string{}, c.args...), in, "-o", out)
+			outfiletest.CheckFailedRun(t, out, c.want, func() (int, string) {
 				var so, se bytes.Buffer
-				args := append(append([]string{}, c.args...), in, "-o", out)
-				if status := run(args, strings.NewReader(""), &so, &se); status != 1 {
-					t.Fatalf("status %d, want 1:\n%s", status, se.String())
-				}
-				if !strings.Contains(se.String(), c.want) || strings.Contains(se.String(), "internal error") {
-					t.Errorf("stderr does not say %q:\n%s", c.want, se.String())
-				}
-				if after := list(); after != before {
-					t.Errorf("files changed:\nbefore %s\nafter  %s", before, after)
-				}
-				if existing {
-					if b, err := os.ReadFile(out); err != nil || string(b) != "old" {
-						t.Errorf("existing output changed: %q, %v", b, err)
-					}
-					os.Remove(out)
-				}
-			}
+				status := run(args, strings.NewReader(""), &so, &se)
+				return status, se.String()
+			})
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recom-compiler/recom/cmd/internal/outfile/outfiletest"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/npz"
 )
@@ -87,31 +88,11 @@ func TestFailedRunsLeaveNoOutput(t *testing.T) {
 		{"gen feeds bad batch", []string{"gen", "--feeds", "--batch", "-3", micro}, "f2.npz", "batch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, existing := range []bool{false, true} {
-				out := filepath.Join(dir, c.out)
-				if existing {
-					if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				before := listDir(t, dir)
+			out := filepath.Join(dir, c.out)
+			outfiletest.CheckFailedRun(t, out, c.want, func() (int, string) {
 				status, _, stderr := runTool(append(c.args, "-o", out)...)
-				if status != 1 {
-					t.Fatalf("status %d, want 1; stderr:\n%s", status, stderr)
-				}
-				if !strings.Contains(stderr, c.want) || strings.Contains(stderr, "internal error") {
-					t.Errorf("stderr does not name %q:\n%s", c.want, stderr)
-				}
-				if after := listDir(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
-					t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
-				}
-				if existing {
-					if b, err := os.ReadFile(out); err != nil || string(b) != "old" {
-						t.Errorf("existing output changed: %q, %v", b, err)
-					}
-					os.Remove(out)
-				}
-			}
+				return status, stderr
+			})
 		})
 	}
 	// compare has no -o: mismatched arrays fail with status 1, naming the array.
