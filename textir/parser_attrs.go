@@ -166,13 +166,9 @@ func (p *parser) parseHashAttr() (Attribute, error) {
 	if isDigit(ident[0]) {
 		return nil, p.expected("attribute value")
 	}
-	bodyEnd := -1
-	if p.tok.end < len(p.src) && p.src[p.tok.end] == '<' {
-		e, err := p.scanBody(p.tok.end)
-		if err != nil {
-			return nil, err
-		}
-		bodyEnd = e
+	bodyEnd, err := p.scanOptionalBody()
+	if err != nil {
+		return nil, err
 	}
 	dialect, name, hasDot := strings.Cut(ident, ".")
 	if !hasDot && bodyEnd < 0 {

@@ -216,6 +216,16 @@ func (p *parser) parseFunctionResults() error {
 	return nil
 }
 
+// scanOptionalBody scans the <...> body that directly follows the current
+// token (a '#' or '!' symbol), returning the offset after its '>', or -1 when
+// there is none.
+func (p *parser) scanOptionalBody() (int, error) {
+	if p.tok.end < len(p.src) && p.src[p.tok.end] == '<' {
+		return p.scanBody(p.tok.end)
+	}
+	return -1, nil
+}
+
 // scanBody returns the end offset (after the closing '>') of the balanced
 // <...> body whose '<' is at start.
 func (p *parser) scanBody(start int) (int, error) {
@@ -260,13 +270,9 @@ func (p *parser) scanBody(start int) (int, error) {
 func (p *parser) parseDialectType() (Type, error) {
 	start := p.tok.start
 	ident := p.src[start+1 : p.tok.end]
-	bodyEnd := -1
-	if p.tok.end < len(p.src) && p.src[p.tok.end] == '<' {
-		e, err := p.scanBody(p.tok.end)
-		if err != nil {
-			return nil, err
-		}
-		bodyEnd = e
+	bodyEnd, err := p.scanOptionalBody()
+	if err != nil {
+		return nil, err
 	}
 	dialect, name, hasDot := strings.Cut(ident, ".")
 	if !hasDot && bodyEnd < 0 {
