@@ -18,16 +18,9 @@ func init() {
 	type binFn func(fe *fnEmitter, x, y value.Value) value.Value
 	bin := func(intOK, floatOK bool, f binFn) func(*fnEmitter, *textir.Operation) error {
 		return func(fe *fnEmitter, op *textir.Operation) error {
-			if err := fe.expect(op, 2, 1); err != nil {
-				return err
-			}
-			args, err := fe.operands(op)
+			args, t, err := fe.sameTypeOperands(op)
 			if err != nil {
 				return err
-			}
-			t := args[0].Type()
-			if !args[1].Type().Equal(t) {
-				return op.Errorf("operands have different types %s and %s", op.Operand(0).Type(), op.Operand(1).Type())
 			}
 			_, isInt := t.(*types.IntType)
 			_, isFloat := t.(*types.FloatType)

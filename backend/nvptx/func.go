@@ -898,20 +898,30 @@ func mathOp(f32Name, f64Name string, arity int) func(*fnEmitter, *textir.Operati
 	}
 }
 
+// sameTypeOperands checks a binary op (two operands of one type, one
+// result) and returns its operands and their type.
+func (fe *fnEmitter) sameTypeOperands(op *textir.Operation) ([]value.Value, types.Type, error) {
+	if err := fe.expect(op, 2, 1); err != nil {
+		return nil, nil, err
+	}
+	args, err := fe.operands(op)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := args[0].Type()
+	if !args[1].Type().Equal(t) {
+		return nil, nil, op.Errorf("operands have different types %s and %s", op.Operand(0).Type(), op.Operand(1).Type())
+	}
+	return args, t, nil
+}
+
 // minMax emits llvm.minnum/maxnum for floats (fminf/fmaxf) and
 // llvm.smin/smax for integers.
 func minMax(floatName, intName string) func(*fnEmitter, *textir.Operation) error {
 	return func(fe *fnEmitter, op *textir.Operation) error {
-		if err := fe.expect(op, 2, 1); err != nil {
-			return err
-		}
-		args, err := fe.operands(op)
+		args, t, err := fe.sameTypeOperands(op)
 		if err != nil {
 			return err
-		}
-		t := args[0].Type()
-		if !args[1].Type().Equal(t) {
-			return op.Errorf("operands have different types %s and %s", op.Operand(0).Type(), op.Operand(1).Type())
 		}
 		var name string
 		switch t.(type) {
