@@ -173,8 +173,6 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 	for i, c := range chunks {
 		if i > 0 {
 			io.WriteString(out, splitinput.Marker+"\n")
-		}
-		if i > 0 {
 			// A fresh pipeline per chunk, as mlir-opt makes, so that
 			// statistics are per chunk.
 			if pm, err = o.pipeline(); err != nil {
@@ -224,16 +222,14 @@ func (o *options) checkFlags() error {
 // pipeline builds the pass manager from the pass flags or --pass-pipeline.
 func (o *options) pipeline() (*pass.PassManager, error) {
 	var pm *pass.PassManager
+	var err error
 	if o.passPipeline != "" {
-		var err error
-		if pm, err = pass.ParsePipeline(o.passPipeline); err != nil {
-			return nil, err
-		}
+		pm, err = pass.ParsePipeline(o.passPipeline)
 	} else {
-		var err error
-		if pm, err = pass.FromSpecs("builtin.module", o.passes.Specs); err != nil {
-			return nil, err
-		}
+		pm, err = pass.FromSpecs("builtin.module", o.passes.Specs)
+	}
+	if err != nil {
+		return nil, err
 	}
 	cfg := &pm.Config
 	cfg.NoVerify = !o.verifyEach
