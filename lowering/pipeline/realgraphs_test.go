@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -212,19 +211,7 @@ func closeTo(want, got *interp.Tensor) error {
 	if want == nil || got == nil {
 		return fmt.Errorf("missing: want %v, got %v", want, got)
 	}
-	if want.DType() != got.DType() || interp.ShapeString(want.Shape()) != interp.ShapeString(got.Shape()) {
-		return fmt.Errorf("got %v%s, want %v%s", got.DType(), interp.ShapeString(got.Shape()), want.DType(), interp.ShapeString(want.Shape()))
-	}
-	if !want.DType().IsFloat() {
-		return want.Equal(got)
-	}
-	for i := range want.Len() {
-		x, y := want.Float64At(i), got.Float64At(i)
-		if math.Abs(x-y) > 1e-5*math.Max(math.Abs(x), math.Abs(y))+1e-6 {
-			return fmt.Errorf("element %d: got %v, want %v", i, y, x)
-		}
-	}
-	return nil
+	return got.AllClose(want, 1e-5, 1e-6)
 }
 
 // realFeeds feeds every placeholder of m (tfgfeeds.Random): ints in

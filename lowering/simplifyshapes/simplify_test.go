@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -42,22 +41,6 @@ func run(m *textir.Operation, feeds map[string]*interp.Tensor, outputs []string,
 		return nil, err
 	}
 	return prog.Run(context.Background(), feeds, outputs, opts)
-}
-
-func closeTo(a, b *interp.Tensor) error {
-	if a.DType() != b.DType() || interp.ShapeString(a.Shape()) != interp.ShapeString(b.Shape()) {
-		return fmt.Errorf("got %v%s, want %v%s", b.DType(), interp.ShapeString(b.Shape()), a.DType(), interp.ShapeString(a.Shape()))
-	}
-	if !a.DType().IsFloat() {
-		return a.Equal(b)
-	}
-	for i := range a.Len() {
-		x, y := a.Float64At(i), b.Float64At(i)
-		if math.Abs(x-y) > 1e-5*math.Max(math.Abs(x), math.Abs(y))+1e-6 {
-			return fmt.Errorf("element %d: got %v, want %v", i, y, x)
-		}
-	}
-	return nil
 }
 
 // noShapeChains checks that no TensorFlow shape chain op is left.
@@ -183,7 +166,7 @@ func TestGeneratedModels(t *testing.T) {
 					t.Fatalf("batch %d: simplified: %v", batch, err)
 				}
 				for _, o := range outputs {
-					if err := closeTo(want[o], got[o]); err != nil {
+					if err := got[o].AllClose(want[o], 1e-5, 1e-6); err != nil {
 						t.Fatalf("batch %d: output %s: %v", batch, o, err)
 					}
 				}
@@ -297,7 +280,7 @@ func TestOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, o := range outputs {
-				if err := closeTo(want[o], got[o]); err != nil {
+				if err := got[o].AllClose(want[o], 1e-5, 1e-6); err != nil {
 					t.Fatalf("output %s: %v", o, err)
 				}
 			}

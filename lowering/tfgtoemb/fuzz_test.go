@@ -339,7 +339,7 @@ func FuzzLowerEmb(f *testing.F) {
 				}
 				if got, err := run(next, base.feeds, base.outputs, opts); err == nil {
 					for _, o := range base.outputs {
-						if err := close(want[o], got[o]); err != nil {
+						if err := got[o].AllClose(want[o], 1e-5, 1e-6); err != nil {
 							t.Fatalf("output %s after %s differs: %v", o, p, err)
 						}
 					}
@@ -404,7 +404,7 @@ func checkSame(t *testing.T, what string, low *textir.Operation, want map[string
 		return
 	}
 	for _, o := range base.outputs {
-		if err := close(want[o], got[o]); err != nil {
+		if err := got[o].AllClose(want[o], 1e-5, 1e-6); err != nil {
 			t.Fatalf("output %s of the program after %s differs: %v", o, what, err)
 		}
 	}

@@ -3,7 +3,6 @@ package tfgtoemb_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -67,26 +66,10 @@ func compare(t *testing.T, what string, ref, low *textir.Operation, feeds map[st
 		return
 	}
 	for _, o := range outputs {
-		if err := close(want[o], got[o]); err != nil {
+		if err := got[o].AllClose(want[o], 1e-5, 1e-6); err != nil {
 			t.Fatalf("%s: output %s: %v", what, o, err)
 		}
 	}
-}
-
-func close(a, b *interp.Tensor) error {
-	if a.DType() != b.DType() || interp.ShapeString(a.Shape()) != interp.ShapeString(b.Shape()) {
-		return fmt.Errorf("got %v%s, want %v%s", b.DType(), interp.ShapeString(b.Shape()), a.DType(), interp.ShapeString(a.Shape()))
-	}
-	if !a.DType().IsFloat() {
-		return a.Equal(b)
-	}
-	for i := range a.Len() {
-		x, y := a.Float64At(i), b.Float64At(i)
-		if math.Abs(x-y) > 1e-5*math.Max(math.Abs(x), math.Abs(y))+1e-6 {
-			return fmt.Errorf("element %d: got %v, want %v", i, y, x)
-		}
-	}
-	return nil
 }
 
 // structural checks what must be gone from the lowered columns.
