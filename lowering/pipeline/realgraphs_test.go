@@ -195,11 +195,7 @@ func countIndicators(m *textir.Operation) int {
 
 func runProgram(t *testing.T, m *textir.Operation, feeds map[string]*interp.Tensor, outputs []string, opts *exec.Options) map[string]*interp.Tensor {
 	t.Helper()
-	prog, err := exec.Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := prog.Run(context.Background(), feeds, outputs, opts)
+	out, err := exec.Run(context.Background(), m, feeds, outputs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,11 +36,7 @@ func runPipeline(tb testing.TB, ctx *textir.Context, m *textir.Operation, text s
 }
 
 func run(m *textir.Operation, feeds map[string]*interp.Tensor, outputs []string, opts *exec.Options) (map[string]*interp.Tensor, error) {
-	prog, err := exec.Compile(m)
-	if err != nil {
-		return nil, err
-	}
-	return prog.Run(context.Background(), feeds, outputs, opts)
+	return exec.Run(context.Background(), m, feeds, outputs, opts)
 }
 
 // noShapeChains checks that no TensorFlow shape chain op is left.

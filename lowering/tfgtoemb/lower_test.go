@@ -46,11 +46,7 @@ func lower(tb testing.TB, ctx *textir.Context, m *textir.Operation, opts string)
 
 // run runs a program, returning its outputs or its error.
 func run(m *textir.Operation, feeds map[string]*interp.Tensor, outputs []string, opts *exec.Options) (map[string]*interp.Tensor, error) {
-	prog, err := exec.Compile(m)
-	if err != nil {
-		return nil, err
-	}
-	return prog.Run(context.Background(), feeds, outputs, opts)
+	return exec.Run(context.Background(), m, feeds, outputs, opts)
 }
 
 // compare checks that the lowered program computes what the tfg program
