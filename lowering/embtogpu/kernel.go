@@ -90,15 +90,9 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 		}
 		t := k.Add(k.mulc(bid, l.Block/gpu.WarpSize), k.Bin(arith.ShRUIOp, tid, k.C64(5)))
 		k.IfThen(k.Cmp(arith.SLT, t, a.ntasks), func() {
-			// Binary search of task_start (words [0, C]) for the last
-			// column whose first task is <= t.
-			lo, hi := k.C64(0), k.C64(C)
-			for n := C; n > 1; n = (n + 1) / 2 {
-				mid := k.Bin(arith.ShRUIOp, k.Add(lo, hi), k.C64(1))
-				le := k.Cmp(arith.SLE, k.word(a.in, mid), t)
-				lo, hi = k.Sel(le, mid, lo), k.Sel(le, hi, mid)
-			}
-			col = lo
+			// The task map gives the column (one load, where a search
+			// of task_start would be a chain of log2(C) of them).
+			col = k.word(a.in, k.AddC(t, l.TaskMapOffset()))
 			chunk = k.Bin(arith.SubIOp, t, k.word(a.in, col))
 			body()
 		})

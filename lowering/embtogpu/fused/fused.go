@@ -42,8 +42,10 @@
 //     parameter block and transform data at its params_offset;
 //   - the packed inputs (one host-to-device copy per run), int32 words:
 //     words [0, C] are task_start (column c owns tasks [task_start[c],
-//     task_start[c+1])), words C+1+8c .. C+8+8c the descriptor of column c
-//     (see DescWords), then each column's row splits (B+1 words), values
+//     task_start[c+1])), words C+1+9c .. C+9+9c the descriptor of column c
+//     (see DescWords), with the tuned schedule the task map (one word per
+//     task: its column; at Layer.TaskMapOffset), then each column's row
+//     splits (B+1 words), values
 //     (int32 ids; two words per i64 or f64; f32 bits; for strings nnz+1
 //     byte offsets, then the bytes from the descriptor's word 6) and
 //     weights (float32 bits), each region starting at a multiple of 4 words;
@@ -538,10 +540,24 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		p.Tables = f32Bytes(arena)
 	}
 	bpt := l.BagsPerTask(batch)
-	// Sizes first.
-	pos := align4(C + 1 + DescWords*C)
-	desc := make([]int64, DescWords*C)
+	// Sizes first: the tasks of each column, the task map (tuned), then
+	// the columns' regions.
 	starts := make([]int64, C+1)
+	for i := range l.Columns {
+		tasks := int64(1)
+		if l.Schedule == ScheduleTuned {
+			tasks = (batch + bpt[i] - 1) / bpt[i]
+		}
+		starts[i+1] = starts[i] + tasks
+	}
+	if starts[C] > math.MaxInt32 {
+		return nil, fmt.Errorf("the layer makes %d tasks, more than the kernel's 32-bit task indices", starts[C])
+	}
+	pos := l.TaskMapOffset()
+	if l.Schedule == ScheduleTuned {
+		pos = align4(pos + starts[C])
+	}
+	desc := make([]int64, DescWords*C)
 	for i := range l.Columns {
 		c, x := &l.Columns[i], &in[i]
 		d := desc[DescWords*i:]
@@ -577,11 +593,6 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		}
 		d[7] = bpt[i]
 		d[8] = -1
-		tasks := int64(1)
-		if l.Schedule == ScheduleTuned {
-			tasks = (batch + bpt[i] - 1) / bpt[i]
-		}
-		starts[i+1] = starts[i] + tasks
 	}
 	// The scratch of the kernel's id pass, after the copied words.
 	scratch := pos
@@ -591,12 +602,20 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 			scratch = align4(scratch + int64(in[i].Len()))
 		}
 	}
-	if scratch > math.MaxInt32 || starts[C] > math.MaxInt32 {
-		return nil, fmt.Errorf("the packed inputs (%d words, %d tasks) exceed the kernel's 32-bit offsets", pos, starts[C])
+	if scratch > math.MaxInt32 {
+		return nil, fmt.Errorf("the packed inputs and scratch (%d words) exceed the kernel's 32-bit offsets", scratch)
 	}
 	words := make([]int32, pos)
 	for i, s := range starts {
 		words[i] = int32(s)
+	}
+	if l.Schedule == ScheduleTuned {
+		tm := words[l.TaskMapOffset():]
+		for i := range l.Columns {
+			for t := starts[i]; t < starts[i+1]; t++ {
+				tm[t] = int32(i)
+			}
+		}
 	}
 	for i, d := range desc {
 		words[C+1+int64(i)] = int32(d)
@@ -625,6 +644,14 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		p.Grid = p.Tasks
 	}
 	return p, nil
+}
+
+// TaskMapOffset returns the word offset of the task map in the packed
+// inputs (tuned schedule): one word per task, the task's column, right
+// after the descriptors, so that a task finds its column with one load.
+func (l *Layer) TaskMapOffset() int64 {
+	C := int64(len(l.Columns))
+	return align4(C + 1 + DescWords*C)
 }
 
 // BagsPerTask returns each column's bags per task for a launch over
