@@ -204,14 +204,23 @@ func (k *kb) zeros(n int, weighted bool) accum {
 
 // addRows adds the rows (segment floats at element e) of the ids at
 // positions js into accumulators xs (one per position); independent loads
-// first, so that all of them are in flight together.
-func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, e int64, eDyn *textir.Value, floats int64, xs []accum) []accum {
+// first, so that all of them are in flight together. With end non-nil,
+// a position at or past end adds nothing: it reads the row of position
+// end-1 (in the bag, so every load stays valid) and its values are
+// replaced by zeros, so that a bag's last, partial group of rows costs
+// one round trip to memory like the others.
+func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, end *textir.Value, e int64, eDyn *textir.Value, floats int64, xs []accum) []accum {
 	type fetched struct {
-		rows []*textir.Value
-		w    *textir.Value
+		rows  []*textir.Value
+		w     *textir.Value
+		valid *textir.Value
 	}
 	fs := make([]fetched, len(js))
 	for r, j := range js {
+		if end != nil && r > 0 {
+			fs[r].valid = k.Cmp(arith.SLT, j, end)
+			j = k.Bin(arith.MinSIOp, j, k.AddC(end, -1))
+		}
 		id := k.columnID(c, a, j)
 		base := k.Add(a.tableBase, k.mulc(id, c.Width))
 		if eDyn != nil {
@@ -226,6 +235,16 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, e int64
 		}
 	}
 	out := make([]accum, len(xs))
+	var zero *textir.Value
+	mask := func(r int, v *textir.Value) *textir.Value {
+		if fs[r].valid == nil {
+			return v
+		}
+		if zero == nil {
+			zero = k.cf(0)
+		}
+		return k.Sel(fs[r].valid, v, zero)
+	}
 	for r := range fs {
 		x := xs[r]
 		y := accum{ws: x.ws, ws2: x.ws2}
@@ -233,11 +252,12 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, e int64
 			if c.Weighted {
 				v = k.Bin(arith.MulFOp, v, fs[r].w)
 			}
-			y.v = append(y.v, k.Bin(arith.AddFOp, x.v[q], v))
+			y.v = append(y.v, k.Bin(arith.AddFOp, x.v[q], mask(r, v)))
 		}
 		if c.Weighted {
-			y.ws = k.Bin(arith.AddFOp, x.ws, fs[r].w)
-			y.ws2 = k.Bin(arith.AddFOp, x.ws2, k.Bin(arith.MulFOp, fs[r].w, fs[r].w))
+			w := mask(r, fs[r].w)
+			y.ws = k.Bin(arith.AddFOp, x.ws, w)
+			y.ws2 = k.Bin(arith.AddFOp, x.ws2, k.Bin(arith.MulFOp, w, w))
 		}
 		out[r] = y
 	}
@@ -255,7 +275,7 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 	a.bagLo = lo
 	var total accum
 	if c.Kind == fused.KindGather {
-		total = k.addRows(c, a, []*textir.Value{lo}, e, eDyn, floats, []accum{k.zeros(n, false)})[0]
+		total = k.addRows(c, a, []*textir.Value{lo}, nil, e, eDyn, floats, []accum{k.zeros(n, false)})[0]
 		return total.v
 	}
 	xs := make([]accum, rif)
@@ -263,15 +283,14 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 		xs[r] = k.zeros(n, c.Weighted)
 	}
 	cnt := k.Bin(arith.SubIOp, hi, lo)
-	start := lo
 	if rif > 1 {
-		main := k.Add(lo, k.Bin(arith.AndIOp, cnt, k.C64(^(rif-1))))
+		// rif positions per trip, the last trip masked (addRows).
 		var inits []*textir.Value
 		for _, x := range xs {
 			inits = append(inits, x.flat()...)
 		}
 		per := len(xs[0].flat())
-		res := k.For(lo, main, k.C64(rif), inits, func(j *textir.Value, it []*textir.Value) []*textir.Value {
+		res := k.For(lo, hi, k.C64(rif), inits, func(j *textir.Value, it []*textir.Value) []*textir.Value {
 			cur := make([]accum, rif)
 			js := make([]*textir.Value, rif)
 			for r := range cur {
@@ -279,7 +298,7 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 				js[r] = k.AddC(j, int64(r))
 			}
 			var ys []*textir.Value
-			for _, y := range k.addRows(c, a, js, e, eDyn, floats, cur) {
+			for _, y := range k.addRows(c, a, js, hi, e, eDyn, floats, cur) {
 				ys = append(ys, y.flat()...)
 			}
 			return ys
@@ -287,12 +306,12 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 		for r := range xs {
 			xs[r] = unflat(res[r*per:(r+1)*per], n, c.Weighted)
 		}
-		start = main
+	} else {
+		rem := k.For(lo, hi, one, xs[0].flat(), func(j *textir.Value, it []*textir.Value) []*textir.Value {
+			return k.addRows(c, a, []*textir.Value{j}, nil, e, eDyn, floats, []accum{unflat(it, n, c.Weighted)})[0].flat()
+		})
+		xs[0] = unflat(rem, n, c.Weighted)
 	}
-	rem := k.For(start, hi, one, xs[0].flat(), func(j *textir.Value, it []*textir.Value) []*textir.Value {
-		return k.addRows(c, a, []*textir.Value{j}, e, eDyn, floats, []accum{unflat(it, n, c.Weighted)})[0].flat()
-	})
-	xs[0] = unflat(rem, n, c.Weighted)
 	// Sum the accumulators pairwise.
 	for len(xs) > 1 {
 		var next []accum
