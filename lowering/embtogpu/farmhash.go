@@ -203,16 +203,41 @@ func (g *fhGen) len64(w []*textir.Value, mul *textir.Value) []*textir.Value {
 // that never touch a word without a byte of the string, so one round trip
 // to memory per block of the hash rather than one per byte.
 func (k *kb) fingerprint64(p, off, n *textir.Value) *textir.Value {
+	return k.fpStart(p, off, n).finish()
+}
+
+// fpPending is a Fingerprint64 whose first memory round trip has been
+// emitted (fpStart) and whose branches have not (finish): a caller with
+// several strings to hash starts them all first, so that their loads are
+// in flight together rather than one string's after another's branches.
+type fpPending struct {
+	g                 *fhGen
+	off, n, lastW, h0 *textir.Value
+}
+
+// fpStart emits the loads of the string's first 8 bytes and the hash of
+// a string under 8 bytes (the common case, computed branch-free: k2 for
+// the empty string, short otherwise). The word of the last byte is
+// clamped at the word before off for n = 0 (off > 0 in the kernel: the
+// bytes follow other regions of the packed inputs), so no load leaves
+// the bytes of the string or the word before them.
+func (k *kb) fpStart(p, off, n *textir.Value) *fpPending {
 	g := k.fhNew()
 	g.words = k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
-	lastW := g.shrc(g.add(off, g.sub(n, g.c(1))), 2) // the word of the last byte (n >= 1)
-	return g.ifv(g.cmpc(arith.SLT, n, 8), func() *textir.Value {
-		return g.ifv(g.cmpc(arith.EQ, n, 0), func() *textir.Value { return g.c(fhK2) }, func() *textir.Value {
-			// The bytes at and above n are garbage: short ignores them.
-			return g.short(n, g.fetch(off, lastW))
-		})
-	}, func() *textir.Value {
-		return g.long(off, n, lastW)
+	lastW := g.shrc(k.Bin(arith.MaxSIOp, g.add(off, g.sub(n, g.c(1))), g.c(0)), 2)
+	// The bytes at and above n are garbage: short ignores them. It runs
+	// on n clamped to [1, 7] (its shifts stay below 64); h0 is used for
+	// n < 8 only.
+	ns := k.Bin(arith.MinSIOp, k.Bin(arith.MaxSIOp, n, g.c(1)), g.c(7))
+	h0 := k.Sel(g.cmpc(arith.EQ, n, 0), g.c(fhK2), g.short(ns, g.fetch(off, lastW)))
+	return &fpPending{g: g, off: off, n: n, lastW: lastW, h0: h0}
+}
+
+// finish emits the strings of 8 bytes and more (a branch) and returns the hash.
+func (f *fpPending) finish() *textir.Value {
+	g := f.g
+	return g.ifv(g.cmpc(arith.SLT, f.n, 8), func() *textir.Value { return f.h0 }, func() *textir.Value {
+		return g.long(f.off, f.n, f.lastW)
 	})
 }
 
