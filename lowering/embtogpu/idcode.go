@@ -70,7 +70,8 @@ type idValue struct {
 }
 
 // columnID emits the row index of id position j of column c (bag starting
-// at position a.bagLo).
+// at position a.bagLo); after the id pass (a.prepassed), j is the id's
+// word in the scratch (the position, or for "split" columns splitBag's).
 func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.Value {
 	if a.prepassed {
 		// Written by this warp's id pass: a plain (coherent) load.
@@ -201,9 +202,16 @@ func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.
 // idPass emits the tuned schedule's id pass (fused.Layer.Prepass): the
 // lanes of the task's warp compute the ids of the positions of bags
 // [taskLo, taskLo+bpt) (clipped to the batch), lane-strided, into the
-// scratch; a warp barrier orders those stores before the lookups' loads.
+// scratch (a "split" column's lanes split a bag each: idPassSplit); a
+// warp barrier orders those stores before the lookups' loads.
 func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Value) {
 	taskHi := k.Bin(arith.MinSIOp, k.Add(taskLo, bpt), a.batch)
+	if c.Source == fused.SourceSplit {
+		k.idPassSplit(c, a, taskLo, taskHi, lane)
+		k.Op(gpu.WarpSyncOp, nil, nil)
+		a.prepassed = true
+		return
+	}
 	pLo, pHi := taskLo, taskHi
 	if c.Kind != fused.KindGather {
 		pLo = k.word(a.in, k.Add(a.splitsOff, taskLo))
@@ -218,11 +226,56 @@ func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Va
 	a.prepassed = true
 }
 
-// poolSplit pools a "split" column's bag: the string bytes [lo, hi) (of
-// the string region at word a.bytesW) are cut at every separator byte
-// (StringSplitV2: count(sep)+1 tokens, empty ones kept), each token hashed
-// (the column's one hash transform) and its row added as it ends; the
-// token count scales mean and sqrtn. One pass over the bytes, no row splits.
+// idPassSplit is the id pass of a "split" column: lane r splits the
+// strings of bags taskLo+r, taskLo+r+32, ... < taskHi, one scan of each
+// string's bytes (StringSplitV2: a token ends at every separator and at
+// the end, empty ones kept), and writes the scratch as fused.Layer.Pack
+// lays it out: bag b's token count at word b, its token k's id at word
+// B + lo_b + b + k (lo_b: the string's first byte). splitBag reads them.
+func (k *kb) idPassSplit(c *fused.Column, a *kernelArgs, taskLo, taskHi, lane *textir.Value) {
+	p8 := k.view(a, a.in, textir.I8())
+	base := k.mulc(a.bytesW, 4)
+	sep := k.C64(int64(c.Sep[0]))
+	k.For(k.Add(taskLo, lane), taskHi, k.C64(gpu.WarpSize), nil, func(b *textir.Value, _ []*textir.Value) []*textir.Value {
+		p := k.Add(a.valuesOff, b)
+		lo, hi := k.word(a.in, p), k.word(a.in, k.AddC(p, 1))
+		slots := k.Add(a.scratchW, k.Add(k.Add(a.batch, lo), b))
+		res := k.For(lo, k.AddC(hi, 1), k.C64(1), []*textir.Value{lo, k.C64(0)}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+			end := k.Cmp(arith.EQ, i, hi)
+			// The byte at i (none at the end: i == hi may be past the buffer).
+			isSep := k.If(end, []textir.Type{i1}, func() []*textir.Value { return []*textir.Value{end} }, func() []*textir.Value {
+				ch := k.Cast(arith.ExtUIOp, k.Load(p8, k.Add(base, i), 1, true)[0], i64)
+				return []*textir.Value{k.Cmp(arith.EQ, ch, sep)}
+			})[0]
+			return k.If(isSep, []textir.Type{i64, i64}, func() []*textir.Value {
+				start := it[0]
+				h := k.fingerprint64(p8, k.Add(base, start), k.Bin(arith.SubIOp, i, start))
+				id := k.hashBucket(h, a.params[0][0])
+				k.Store([]*textir.Value{k.Cast(arith.TruncIOp, id, i32)}, a.in, k.Add(slots, it[1]))
+				return []*textir.Value{k.AddC(i, 1), k.AddC(it[1], 1)}
+			}, func() []*textir.Value { return it })
+		})
+		k.Store([]*textir.Value{k.Cast(arith.TruncIOp, res[1], i32)}, a.in, k.Add(a.scratchW, b))
+		return nil
+	})
+}
+
+// splitBag returns the scratch positions [lo, hi) (relative to the
+// scratch, as columnID reads them) of the token ids of a prepassed "split"
+// column's bag b (idPassSplit's layout).
+func (k *kb) splitBag(a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
+	lo = k.Add(k.Add(a.batch, k.word(a.in, k.Add(a.valuesOff, b))), b)
+	// Written by this warp's id pass: a plain (coherent) load.
+	n := k.Cast(arith.ExtSIOp, k.Load(a.in, k.Add(a.scratchW, b), 1, false)[0], i64)
+	return lo, k.Add(lo, n)
+}
+
+// poolSplit pools a "split" column's bag without an id pass (the recom
+// schedule, InlineIDs): the string bytes [lo, hi) (of the string region
+// at word a.bytesW) are cut at every separator byte (StringSplitV2:
+// count(sep)+1 tokens, empty ones kept), each token hashed (the column's
+// one hash transform) and its row added as it ends; the token count
+// scales mean and sqrtn. One pass over the bytes, no row splits.
 func (k *kb) poolSplit(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats int64) []*textir.Value {
 	n := int(floats)
 	p8 := k.view(a, a.in, textir.I8())

@@ -58,6 +58,10 @@ func idFeeds(batch int64, seed uint64) map[string]*interp.Tensor {
 	for i := range xd {
 		xd[i] = []float64{0.1, 0.2, float64(float32(0.1)), 0.30000001, math.NaN(), -1, 0.4, 0.45}[r.IntN(8)]
 	}
+	// The first strings of the split column, side by side in the first
+	// task: empty rows, empty tokens, rows of separators only.
+	split := []string{"", ";;;", "", ";", "tok;", ";x", "x;;tok", ";;;"}
+	row := 0
 	keys := []string{"a", "bb", "", "a long key of more than sixteen bytes", "dup", "x;y", "zz", "a long key of more than sixteen byteS"}
 	w := make([]float32, 3*batch)
 	for i := range w {
@@ -66,6 +70,9 @@ func idFeeds(batch int64, seed uint64) map[string]*interp.Tensor {
 	return map[string]*interp.Tensor{
 		"@f:0": strs(batch, str),
 		"@f:1": strs(batch, func() string {
+			if row++; row <= len(split) {
+				return split[row-1]
+			}
 			var t []string
 			for range r.IntN(5) {
 				t = append(t, []string{"", "tok", str(), "x"}[r.IntN(4)])
@@ -93,7 +100,9 @@ func idFeeds(batch int64, seed uint64) map[string]*interp.Tensor {
 func TestIDTransforms(t *testing.T) {
 	ctx := all.NewContext()
 	low := parseFile(t, ctx, "testdata/ids.mlir")
-	for _, opts := range []string{"", " ids-in-kernel=false", " schedule=recom", " id-pass=none", " id-pass=hashes"} {
+	// min-tasks=0 task-bytes=65536: tasks of more than 32 bags (a lane
+	// splits several strings of a task in the id pass).
+	for _, opts := range []string{"", " ids-in-kernel=false", " schedule=recom", " id-pass=none", " id-pass=hashes", " min-tasks=0 task-bytes=65536"} {
 		t.Run(strings.TrimSpace(opts), func(t *testing.T) {
 			fz, stats := runPipeline(t, ctx, low, "fuse{"+opts+"}")
 			l := layerOf(t, fz)

@@ -153,10 +153,14 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 	return fn
 }
 
-// bag returns the first and end id positions of bag b.
+// bag returns the first and end id positions of bag b (after the id
+// pass, of its ids in the scratch).
 func (k *kb) bag(c *fused.Column, a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
 	if c.Kind == fused.KindGather {
 		return b, k.AddC(b, 1)
+	}
+	if c.Source == fused.SourceSplit && a.prepassed {
+		return k.splitBag(a, b)
 	}
 	if c.Source == fused.SourceSplit {
 		// The bag is one string: its byte range (poolSplit).
@@ -267,7 +271,7 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, end *te
 // pool walks the ids [lo, hi) of a bag with rif independent accumulators
 // and returns the pooled, scaled floats.
 func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats, rif int64) []*textir.Value {
-	if c.Source == fused.SourceSplit {
+	if c.Source == fused.SourceSplit && !a.prepassed {
 		return k.poolSplit(c, a, lo, hi, e, eDyn, floats)
 	}
 	n := int(floats)

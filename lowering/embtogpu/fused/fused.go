@@ -57,6 +57,17 @@
 // too small to make min_tasks tasks, a smaller multiple of a warp pass
 // (Layer.BagsPerTask); the grid is ceil(tasks / (block / 32)) blocks.
 // With the "recom" schedule a task is one block (one per column).
+//
+// The scratch (Packed.Scratch bytes after the packed inputs, in the same
+// device buffer; allocated, not copied) holds what the tuned kernel's id
+// pass writes for the Layer.Prepass columns, each column's at the word of
+// its descriptor's word 8, a multiple of 4: one int32 id per id position,
+// or for source "split" with B strings of L bytes in all, 2B+L words: the
+// token count of string b at word b, and the id of its token k at word
+// B + lo_b + b + k, where [lo_b, hi_b) are the string's bytes (relative to
+// the column's first byte). Its count(sep)+1 <= hi_b-lo_b+1 tokens end at
+// word B + hi_b + b at the latest, before the first one of string b+1
+// (whose lo is hi_b).
 package fused
 
 import (
@@ -95,8 +106,9 @@ const (
 // parameter block's offset / TableAlign (-1 without transforms) and the
 // word offset of the string bytes (-1 unless the source is "str"), the
 // bags per task of this launch (see Layer.MinTasks), and the word offset
-// of the column's computed ids (-1 unless Column.Prepass: the scratch the
-// kernel's id pass writes, after Packed.Inputs).
+// of the column's computed ids (-1 unless Layer.Prepass: the scratch the
+// kernel's id pass writes, after Packed.Inputs; see the package doc for
+// the layout of a "split" column's).
 const DescWords = 9
 
 // TableAlign is the alignment of each table in the tables arena, in floats.
@@ -599,7 +611,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	for i := range l.Columns {
 		if l.Prepass(&l.Columns[i]) {
 			desc[DescWords*i+8] = scratch
-			scratch = align4(scratch + int64(in[i].Len()))
+			scratch = align4(scratch + scratchWords(&l.Columns[i], &in[i]))
 		}
 	}
 	if scratch > math.MaxInt32 {
@@ -690,10 +702,11 @@ func (l *Layer) BagsPerTask(batch int64) []int64 {
 // not depend on the position in the bag. The 32 lanes of a task's warp
 // compute the ids of its bags' positions side by side (each id once,
 // rather than once per lane of a bag and one live computation per row in
-// flight), write them to the scratch and meet at a warp barrier; the
-// lookups then read int32 ids as for source "ids".
+// flight; for source "split", a lane splits and hashes a bag's string),
+// write them to the scratch and meet at a warp barrier; the lookups then
+// read int32 ids as for source "ids".
 func (l *Layer) Prepass(c *Column) bool {
-	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 || c.Source == SourceSplit || c.InlineIDs {
+	if l.Schedule != ScheduleTuned || len(c.Transforms) == 0 || c.InlineIDs {
 		return false
 	}
 	for i := range c.Transforms {
@@ -702,6 +715,21 @@ func (l *Layer) Prepass(c *Column) bool {
 		}
 	}
 	return true
+}
+
+// scratchWords returns the words of the scratch of column c (Prepass) for
+// input x (see the package doc): an id per position, or for source
+// "split" the strings' token counts and then the tokens' ids.
+func scratchWords(c *Column, x *ColumnInput) int64 {
+	n := int64(x.Len())
+	if c.Source != SourceSplit {
+		return n
+	}
+	var bytes int64
+	for _, s := range x.Values.Strings() {
+		bytes += int64(len(s))
+	}
+	return 2*n + bytes
 }
 
 // group is the bags of one warp pass of the tuned schedule.
@@ -747,7 +775,12 @@ func (l *Layer) Run(k *gpu.Kernel, in []ColumnInput) ([]float32, int64, error) {
 		out[i] = 0xff // NaN: what the kernel does not write shows
 	}
 	if p.Grid > 0 {
+		// The scratch poisoned too (-1 ids and token counts): what the id
+		// pass does not write shows.
 		inputs := append(append([]byte(nil), p.Inputs...), make([]byte, p.Scratch)...)
+		for i := len(p.Inputs); i < len(inputs); i++ {
+			inputs[i] = 0xff
+		}
 		args := []any{gpu.Buf{Data: p.Tables}, gpu.Buf{Data: inputs}, gpu.Buf{Data: out}, p.Batch, p.Tasks}
 		if err := k.Launch(p.Grid, p.Block, args, nil); err != nil {
 			return nil, 0, err
