@@ -6,7 +6,8 @@
 #   bench/experiments/ids-kernel.sh build    (here: tools, models, PTX of each variant into build/ids/)
 #   bench/experiments/ids-kernel.sh check    (GPU machine: recom run --check per model and batch)
 #   bench/experiments/ids-kernel.sh bench    (GPU machine: recom bench per variant)
-# QUICK=1 check: one batch per model; VARIANTS / VARIANTS2048 / PROBE pick the bench runs.
+# QUICK=1 check: one batch per model; VARIANTS / VARIANTS2048 / PROBE (batches) /
+# PROBE_VARIANTS pick the bench runs.
 #
 # Variants (the --fuse options; the PTX of each is made here with llc-19):
 #   tuned      the default: ids in the kernel, min-tasks=6336
@@ -43,7 +44,7 @@ build)
     $d/recom-here run $d/E.pb --schedule "${sched[$v]}" --emit-ptx $d/E.$v.ptx
   done
   for m in F micro probe; do
-    for v in tuned recom idp-hashes; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
+    for v in tuned recom idp-hashes mb4; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
   done
   $d/recom-here run $d/small.pbtxt --emit-ptx $d/small.tuned.ptx
   rm -f $d/recom-here
@@ -85,7 +86,7 @@ check)
 bench)
   for f in $d/*.pb.gz; do [ -f ${f%.gz} ] || gunzip -kf $f; done
   date -u
-  for p in $d/E.tuned.ptx $d/E.host.ptx $d/F.tuned.ptx; do echo "== ptxas -v $p"; ptxas -arch=sm_90 -v "$p" -o /tmp/x.cubin 2>&1 | grep -E 'registers|spill' | head -3; done
+  for p in $d/E.tuned.ptx $d/E.host.ptx $d/F.tuned.ptx; do echo "== ptxas -v $p"; ptxas -arch=sm_90 -v "$p" -o /tmp/x.cubin 2>&1 | grep -A3 "entry function 'layer'" | grep -E 'registers|spill'; done
   b() { # b MODEL BATCH VARIANT [extra]
     local m=$1 bb=$2 v=$3; shift 3
     timeout 120 $d/recom bench $d/$m.pb --seed 7 --batch $bb --schedule "${sched[$v]}" --ptx $d/$m.$v.ptx "$@" 2>&1 | grep -E '^BENCH|^bench:' | sed "s/^BENCH /BENCH model=$m variant=$v /"
@@ -93,6 +94,6 @@ bench)
   for v in ${VARIANTS:-tuned mt0 host host-mt0 recom}; do b E 256 $v; done
   for v in ${VARIANTS2048:-tuned mt0 host recom}; do b E 2048 $v; done
   [ -n "${VARIANTS:-}" ] || for v in tuned recom; do b F 256 $v; b micro 2048 $v; done
-  for bb in ${PROBE:-}; do b probe $bb tuned; done
+  for bb in ${PROBE:-}; do for v in ${PROBE_VARIANTS:-tuned}; do b probe $bb $v; done; done
   ;;
 esac

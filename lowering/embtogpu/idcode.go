@@ -67,21 +67,46 @@ type idValue struct {
 	kind      string        // "int", "float", "str" or "intstr" (an integer standing for its decimal string)
 	x         *textir.Value // int, float, intstr
 	p, off, n *textir.Value // str: bytes p[off : off+n]
+	pre       *fpPending    // str: its Fingerprint64 started (rawValue)
 }
 
 // columnID emits the row index of id position j of column c (bag starting
 // at position a.bagLo); after the id pass (a.prepassed), j is the id's
 // word in the scratch (the position, or for "split" columns splitBag's).
 func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.Value {
+	return k.columnIDs(c, a, []*textir.Value{j})[0]
+}
+
+// columnIDs emits the row indices of positions js: every position's
+// loads first (rawValue), then the transforms of each, so that the
+// positions' round trips to memory overlap.
+func (k *kb) columnIDs(c *fused.Column, a *kernelArgs, js []*textir.Value) []*textir.Value {
+	ids := make([]*textir.Value, len(js))
+	vs := make([]idValue, len(js))
+	for r, j := range js {
+		ids[r], vs[r] = k.rawValue(c, a, j)
+	}
+	for r, j := range js {
+		if ids[r] == nil {
+			ids[r] = k.transformID(c, a, j, vs[r])
+		}
+	}
+	return ids
+}
+
+// rawValue emits the loads of position j's value: the id itself when it
+// needs no transform (after the id pass, or source "ids"), else the raw
+// value, with a string's hash started when the first transform hashes it.
+func (k *kb) rawValue(c *fused.Column, a *kernelArgs, j *textir.Value) (*textir.Value, idValue) {
 	if a.prepassed {
 		// Written by this warp's id pass: a plain (coherent) load.
-		return k.Cast(arith.ExtSIOp, k.Load(a.in, k.Add(a.scratchW, j), 1, false)[0], i64)
+		return k.Cast(arith.ExtSIOp, k.Load(a.in, k.Add(a.scratchW, j), 1, false)[0], i64), idValue{}
 	}
 	pos := k.Add(a.valuesOff, j)
 	var v idValue
 	switch c.Source {
 	case fused.SourceIDs:
-		return k.word(a.in, pos)
+		return k.word(a.in, pos), idValue{}
 	case fused.SourceI64:
 		// valuesOff is a multiple of 4 words: 16-byte aligned.
 		v = idValue{kind: "int", x: k.Load(k.view(a, a.in, i64), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]}
@@ -93,7 +118,23 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 		s := k.word(a.in, pos)
 		e := k.word(a.in, k.AddC(pos, 1))
 		v = idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: k.Add(k.mulc(a.bytesW, 4), s), n: k.Bin(arith.SubIOp, e, s)}
+		if len(c.Transforms) > 0 && (c.Transforms[0].Op == fused.TransformHash || c.Transforms[0].Op == fused.TransformVocab) {
+			v.pre = k.fpStart(v.p, v.off, v.n)
+		}
 	}
+	return nil, v
+}
+
+// fingerprint returns the Fingerprint64 of string value v.
+func (k *kb) fingerprint(v idValue) *textir.Value {
+	if v.pre != nil {
+		return v.pre.finish()
+	}
+	return k.fingerprint64(v.p, v.off, v.n)
+}
+
+// transformID emits the column's transforms of position j's raw value v.
+func (k *kb) transformID(c *fused.Column, a *kernelArgs, j *textir.Value, v idValue) *textir.Value {
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
 		P := a.params[i]
@@ -101,7 +142,7 @@ func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.V
 		case fused.TransformHash:
 			var h *textir.Value
 			if v.kind == "str" {
-				h = k.fingerprint64(v.p, v.off, v.n)
+				h = k.fingerprint(v)
 			} else {
 				h = k.fingerprint64Int(v.x)
 			}
@@ -144,7 +185,7 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 	var idx, found *textir.Value
 	var fp *textir.Value
 	if v.kind == "str" {
-		fp = k.fingerprint64(v.p, v.off, v.n)
+		fp = k.fingerprint(v)
 		idx, found = k.vocabFindString(words, P[0], fp, v.p, v.off, v.n)
 	} else {
 		idx, found = k.vocabFindInt(words, P[0], v.x)
@@ -217,13 +258,46 @@ func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Va
 		pLo = k.word(a.in, k.Add(a.splitsOff, taskLo))
 		pHi = k.word(a.in, k.Add(a.splitsOff, taskHi))
 	}
-	k.For(k.Add(pLo, lane), pHi, k.C64(gpu.WarpSize), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
-		id := k.columnID(c, a, p)
-		k.Store([]*textir.Value{k.Cast(arith.TruncIOp, id, i32)}, a.in, k.Add(a.scratchW, p))
+	// U positions per lane and trip (p, p+32, ...; idUnroll): their
+	// loads in flight together; a position past the task's is clamped to
+	// its last one and not stored.
+	U := idUnroll(c)
+	k.For(k.Add(pLo, lane), pHi, k.C64(U*gpu.WarpSize), nil, func(p *textir.Value, _ []*textir.Value) []*textir.Value {
+		js := []*textir.Value{p}
+		valid := []*textir.Value{nil}
+		for u := int64(1); u < U; u++ {
+			q := k.AddC(p, u*gpu.WarpSize)
+			valid = append(valid, k.Cmp(arith.SLT, q, pHi))
+			js = append(js, k.Bin(arith.MinSIOp, q, k.AddC(pHi, -1)))
+		}
+		for u, id := range k.columnIDs(c, a, js) {
+			store := func() {
+				k.Store([]*textir.Value{k.Cast(arith.TruncIOp, id, i32)}, a.in, k.Add(a.scratchW, js[u]))
+			}
+			if valid[u] == nil {
+				store()
+			} else {
+				k.IfThen(valid[u], store)
+			}
+		}
 		return nil
 	})
 	k.Op(gpu.WarpSyncOp, nil, nil)
 	a.prepassed = true
+}
+
+// idUnroll is the positions each lane of an id pass takes per trip: two
+// when a task is expected to have more positions than a warp has lanes
+// (the planner's pooling times bags per task), else one.
+func idUnroll(c *fused.Column) int64 {
+	n := float64(c.BagsPerTask)
+	if c.Kind != fused.KindGather {
+		n *= max(c.Pooling, 1)
+	}
+	if n > gpu.WarpSize {
+		return 2
+	}
+	return 1
 }
 
 // idPassSplit is the id pass of a "split" column: lane r splits the

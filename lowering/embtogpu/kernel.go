@@ -220,12 +220,17 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, end *te
 		valid *textir.Value
 	}
 	fs := make([]fetched, len(js))
+	pos := make([]*textir.Value, len(js))
 	for r, j := range js {
 		if end != nil && r > 0 {
 			fs[r].valid = k.Cmp(arith.SLT, j, end)
 			j = k.Bin(arith.MinSIOp, j, k.AddC(end, -1))
 		}
-		id := k.columnID(c, a, j)
+		pos[r] = j
+	}
+	ids := k.columnIDs(c, a, pos)
+	for r, j := range pos {
+		id := ids[r]
 		base := k.Add(a.tableBase, k.mulc(id, c.Width))
 		if eDyn != nil {
 			base = k.Add(base, eDyn)
