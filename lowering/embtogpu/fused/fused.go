@@ -41,8 +41,10 @@
 //     a multiple of 64: 256-byte aligned), float32; then each column's
 //     parameter block and transform data at its params_offset;
 //   - the packed inputs (one host-to-device copy per run), int32 words:
-//     words [0, C] are task_start (column c owns tasks [task_start[c],
-//     task_start[c+1])), words C+1+9c .. C+9+9c the descriptor of column c
+//     words [0, C) are task_start (column c owns its tasks from
+//     task_start[c] on, contiguous; the tuned schedule orders the
+//     columns' task ranges by Layer.TaskOrder), word C the number of
+//     tasks, words C+1+9c .. C+9+9c the descriptor of column c
 //     (see DescWords), with the tuned schedule the task map (one word per
 //     task: its column; at Layer.TaskMapOffset), then each column's row
 //     splits (B+1 words), values
@@ -74,6 +76,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"unsafe"
 
 	"github.com/recom-compiler/recom/dialects/gpu"
@@ -554,13 +557,20 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	bpt := l.BagsPerTask(batch)
 	// Sizes first: the tasks of each column, the task map (tuned), then
 	// the columns' regions.
+	// The tuned schedule's tasks go longest first (TaskOrder), so that
+	// the last wave of the grid holds short tasks rather than a few long
+	// ones; starts[C] is the number of tasks.
 	starts := make([]int64, C+1)
+	ntasks := make([]int64, C)
 	for i := range l.Columns {
-		tasks := int64(1)
+		ntasks[i] = 1
 		if l.Schedule == ScheduleTuned {
-			tasks = (batch + bpt[i] - 1) / bpt[i]
+			ntasks[i] = (batch + bpt[i] - 1) / bpt[i]
 		}
-		starts[i+1] = starts[i] + tasks
+	}
+	for _, i := range l.TaskOrder(bpt) {
+		starts[i] = starts[C]
+		starts[C] += ntasks[i]
 	}
 	if starts[C] > math.MaxInt32 {
 		return nil, fmt.Errorf("the layer makes %d tasks, more than the kernel's 32-bit task indices", starts[C])
@@ -624,7 +634,7 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	if l.Schedule == ScheduleTuned {
 		tm := words[l.TaskMapOffset():]
 		for i := range l.Columns {
-			for t := starts[i]; t < starts[i+1]; t++ {
+			for t := starts[i]; t < starts[i]+ntasks[i]; t++ {
 				tm[t] = int32(i)
 			}
 		}
@@ -656,6 +666,48 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		p.Grid = p.Tasks
 	}
 	return p, nil
+}
+
+// TaskOrder returns the columns in the order their tasks take in the
+// grid (tuned schedule; bpt: the launch's bags per task): by the
+// estimated length of one task (TaskWeight), longest first, ties in
+// column order. The recom schedule keeps column order (a block each).
+func (l *Layer) TaskOrder(bpt []int64) []int {
+	order := make([]int, len(l.Columns))
+	w := make([]float64, len(l.Columns))
+	for i := range order {
+		order[i] = i
+		if l.Schedule == ScheduleTuned {
+			w[i] = l.TaskWeight(&l.Columns[i], bpt[i])
+		}
+	}
+	sort.SliceStable(order, func(x, y int) bool { return w[order[x]] > w[order[y]] })
+	return order
+}
+
+// TaskWeight estimates the length of one of c's tasks of bpt bags in
+// dependent round trips to memory: the warp's passes over its bags times
+// the trips of a bag (segments x pooling / rows in flight), plus the id
+// pass (one trip, two for strings) and, for "split" columns, the serial
+// scan of each row's bytes (counted as a trip per expected token).
+func (l *Layer) TaskWeight(c *Column, bpt int64) float64 {
+	passes := float64(max(bpt/c.group(), 1))
+	pool := max(c.Pooling, 1)
+	trips := math.Ceil(pool / float64(max(c.RowsInFlight, 1)))
+	if c.Kind == KindGather {
+		pool, trips = 1, 1
+	}
+	w := passes * float64(max(c.Segments, 1)) * trips
+	if l.Prepass(c) {
+		w++
+		if c.HashesStrings() {
+			w++
+		}
+	}
+	if c.Source == SourceSplit {
+		w += math.Ceil(float64(bpt)/gpu.WarpSize) * pool
+	}
+	return w
 }
 
 // TaskMapOffset returns the word offset of the task map in the packed

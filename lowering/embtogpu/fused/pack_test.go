@@ -1,0 +1,78 @@
+package fused
+
+import (
+	"encoding/binary"
+	"slices"
+	"testing"
+)
+
+// The tuned schedule's tasks go longest first, and the task map sends
+// every task to its column, each column's tasks contiguous from its
+// task_start.
+func TestPackTaskOrderAndMap(t *testing.T) {
+	col := func(name, kind string, lanes, bpt, rif int64, pooling float64) Column {
+		return Column{Name: name, Kind: kind, Combiner: "sum", Rows: 10, Width: 4, Lanes: lanes, Vector: 4,
+			StoreWidth: 4, Segments: 1, RowsInFlight: rif, BagsPerTask: bpt, Pooling: pooling, Source: SourceIDs, ParamsOffset: -1}
+	}
+	l := &Layer{Schedule: ScheduleTuned, Width: 12, Block: 256, Columns: []Column{
+		col("gather", KindGather, 1, 32, 1, 1),  // one pass, one trip
+		col("short", KindLookup, 2, 16, 4, 8),   // one pass, two trips
+		col("long", KindLookup, 1, 64, 4, 40),   // two passes, ten trips
+		col("medium", KindLookup, 1, 32, 4, 16), // one pass, four trips
+	}}
+	for i := range l.Columns {
+		l.Columns[i].OutOffset = int64(i) * 4
+		l.Columns[i].TableOffset = int64(i) * TableAlign
+	}
+	l.TableFloats = int64(len(l.Columns)) * TableAlign
+	if got, want := l.TaskOrder(l.BagsPerTask(100)), []int{2, 3, 1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("TaskOrder = %v, want %v", got, want)
+	}
+	const batch = 100
+	in := make([]ColumnInput, len(l.Columns))
+	for i, c := range l.Columns {
+		in[i].Table = make([]float32, c.Rows*c.Width)
+		if c.Kind == KindGather {
+			in[i].Ids = make([]int64, batch)
+			continue
+		}
+		in[i].Splits = make([]int64, batch+1)
+		for b := range batch {
+			in[i].Splits[b+1] = in[i].Splits[b] + int64(b%3)
+		}
+		in[i].Ids = make([]int64, in[i].Splits[batch])
+	}
+	p, err := l.Pack(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := func(i int64) int64 { return int64(int32(binary.LittleEndian.Uint32(p.Inputs[4*i:]))) }
+	C := int64(len(l.Columns))
+	ntasks := func(c int64) int64 { return (batch + l.Columns[c].BagsPerTask - 1) / l.Columns[c].BagsPerTask }
+	var total int64
+	for c := range C {
+		total += ntasks(c)
+	}
+	if p.Tasks != total || word(C) != total {
+		t.Fatalf("tasks: Packed.Tasks %d, word C %d, want %d", p.Tasks, word(C), total)
+	}
+	if word(2) != 0 {
+		t.Errorf("the longest column's tasks start at %d, want 0", word(2))
+	}
+	seen := make([]int64, C)
+	for task := range total {
+		c := word(l.TaskMapOffset() + task)
+		if c < 0 || c >= C {
+			t.Fatalf("task %d: column %d", task, c)
+		}
+		if k := task - word(c); k < 0 || k >= ntasks(c) {
+			t.Fatalf("task %d of column %d is its task %d of %d", task, c, k, ntasks(c))
+		}
+		seen[c]++
+	}
+	for c := range C {
+		if seen[c] != ntasks(c) {
+			t.Errorf("column %d has %d tasks in the map, want %d", c, seen[c], ntasks(c))
+		}
+	}
+}
