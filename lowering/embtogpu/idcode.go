@@ -158,7 +158,17 @@ func (k *kb) transformID(c *fused.Column, a *kernelArgs, j *textir.Value, v idVa
 			}
 			steps := fused.BucketizeSteps(int64(len(t.Boundaries)))
 			if _, _, ok := t.Uniform(); ok {
-				v = idValue{kind: "int", x: k.bucketizeUniform(bf, off, P[0], v.x, steps)}
+				// b0 and 1/step: at a static offset from the parameter
+				// block when the class allows (their loads then go
+				// with the parameters'), else before the boundaries.
+				guess := k.AddC(P[1], -4) // floats
+				if d, ok := c.DataOffset(i); ok {
+					guess = k.AddC(k.mulc(a.paramsW, fused.TableAlign), d)
+				}
+				if v.x.Type() == textir.F64() {
+					guess = k.Bin(arith.ShRUIOp, guess, k.C64(1))
+				}
+				v = idValue{kind: "int", x: k.bucketizeUniform(bf, off, guess, P[0], v.x, steps)}
 			} else {
 				v = idValue{kind: "int", x: k.bucketize(bf, off, P[0], v.x, steps)}
 			}
@@ -206,9 +216,9 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 // (fused.Transform.Uniform): the guess g = trunc(max((x - b0) / step + 1, 0))
 // clamped to [0, n] is checked against the boundaries around it (two
 // independent loads instead of a chain of log2(n)); a wrong guess (x next
-// to a boundary, NaN) takes the binary search. b0 and 1/step precede the
-// boundaries by 4 floats (2 elements of an f64 view).
-func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.Value {
+// to a boundary, NaN) takes the binary search. b0 and 1/step are the
+// elements guess and guess+1 of bf.
+func (k *kb) bucketizeUniform(bf, off, guess, n, x *textir.Value, steps int64) *textir.Value {
 	ft := gpu.PtrElem(bf.Type())
 	if x.Type() != ft {
 		if x.Type() == textir.F64() || x.Type() == f32 {
@@ -218,11 +228,7 @@ func (k *kb) bucketizeUniform(bf, off, n, x *textir.Value, steps int64) *textir.
 		x = k.Cast(arith.SIToFPOp, x, f32)
 	}
 	load := func(j *textir.Value) *textir.Value { return k.Load(bf, j, 1, true)[0] }
-	g0 := int64(4)
-	if ft == textir.F64() {
-		g0 = 2
-	}
-	b0, inv := load(k.AddC(off, -g0)), load(k.AddC(off, -g0+1))
+	b0, inv := load(guess), load(k.AddC(guess, 1))
 	one := k.Op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 1, Type: ft}}).Result(0)
 	zero := k.Op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 0, Type: ft}}).Result(0)
 	t := k.Bin(arith.AddFOp, k.Bin(arith.MulFOp, k.Bin(arith.SubFOp, x, b0), inv), one)

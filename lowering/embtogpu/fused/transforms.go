@@ -262,6 +262,23 @@ func (c *Column) CheckChain() error {
 	return nil
 }
 
+// DataOffset returns where transform i's data (bucketize: b0 and 1/step,
+// then the boundaries) starts, in floats from c.ParamsOffset, when that
+// is the same for every column of c's class: when no transform before i
+// has data (their sizes vary within a class). ok is false otherwise.
+func (c *Column) DataOffset(i int) (off int64, ok bool) {
+	var words int64
+	for j := range c.Transforms {
+		words += c.Transforms[j].ParamWords()
+	}
+	for j := range i {
+		if op := c.Transforms[j].Op; op == TransformBucketize || op == TransformVocab {
+			return 0, false
+		}
+	}
+	return alignTable(2 * words), true
+}
+
 // StaticFloats is the size in floats of c's parameter block and data
 // (bucketize boundaries, vocabulary tables), each region TableAlign
 // aligned; 0 without transforms.
