@@ -367,20 +367,22 @@ func (k *kb) fingerprint64Int(v *textir.Value) *textir.Value {
 			g.or(g.shlc(r[2], 8), g.shrc(r[1], 56)),
 		}
 	}
-	// The digits, least significant first, each prepended: 19 trips
-	// cover 2^63; a trip after the last digit changes nothing.
-	res := k.For(zero, g.c(19), g.c(1), []*textir.Value{u, zero, zero, zero, zero}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
-		u, n := it[0], it[4]
+	// The number of digits (1 + how many of 10, 100, ..., 10^18 are <=
+	// |v| <= 2^63: independent comparisons), then one trip per digit,
+	// least significant first, each prepended.
+	n := g.c(1)
+	p := uint64(10)
+	for range 18 {
+		n = g.add(n, k.Cast(arith.ExtUIOp, g.cmpc(arith.UGE, u, p), i64))
+		p *= 10
+	}
+	res := k.For(zero, n, g.c(1), []*textir.Value{u, zero, zero, zero}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+		u := it[0]
 		q := k.Bin(arith.DivUIOp, u, g.c(10))
 		ch := g.addc(g.sub(u, g.mulc(q, 10)), '0')
-		on := k.Bin(arith.OrIOp, g.cmpc(arith.NE, u, 0), g.cmpc(arith.EQ, i, 0))
-		out := []*textir.Value{q}
-		for j, x := range push(it[1:4], ch) {
-			out = append(out, k.Sel(on, x, it[1+j]))
-		}
-		return append(out, k.Sel(on, g.addc(n, 1), n))
+		return append([]*textir.Value{q}, push(it[1:4], ch)...)
 	})
-	r, n := res[1:4], res[4]
+	r := res[1:4]
 	for j, x := range push(r, g.c('-')) {
 		r[j] = k.Sel(neg, x, r[j])
 	}
