@@ -43,7 +43,10 @@ func (k *kb) view(a *kernelArgs, p *textir.Value, elem textir.Type) *textir.Valu
 }
 
 // loadParams reads c's parameter block (one slice of i64 values per
-// transform) at the start of a class's code.
+// transform) at the start of a class's code; a word with the same value
+// in every column of the class (a.classParams, fused.ClassParams) is that
+// constant instead: no load, and e.g. a hash's bucket count a constant
+// divisor.
 func (k *kb) loadParams(c *fused.Column, a *kernelArgs) {
 	a.params = nil
 	if len(c.Transforms) == 0 {
@@ -54,8 +57,12 @@ func (k *kb) loadParams(c *fused.Column, a *kernelArgs) {
 	idx := int64(0)
 	for i := range c.Transforms {
 		var ps []*textir.Value
-		for range c.Transforms[i].ParamWords() {
-			ps = append(ps, k.Load(t64, k.AddC(base, idx), 1, true)[0])
+		for j := range c.Transforms[i].ParamWords() {
+			if i < len(a.classParams) && a.classParams[i][j] != nil {
+				ps = append(ps, k.C64(*a.classParams[i][j]))
+			} else {
+				ps = append(ps, k.Load(t64, k.AddC(base, idx), 1, true)[0])
+			}
 			idx++
 		}
 		a.params = append(a.params, ps)

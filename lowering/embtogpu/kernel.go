@@ -54,6 +54,7 @@ type kernelArgs struct {
 	scratchW        *textir.Value // descriptor word 8: the computed ids (fused.Layer.Prepass)
 	prepassed       bool          // the current class reads its ids from the scratch
 	params          [][]*textir.Value
+	classParams     [][]*int64 // the current class's constant parameter words (fused.ClassParams)
 	bagLo           *textir.Value
 	entry           *textir.Operation
 	views           map[any]*textir.Value
@@ -134,6 +135,7 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 					cond = k.Bin(arith.AndIOp, cond, h)
 				}
 			}
+			a.classParams = fused.ClassParams(l.Columns[lo:hi])
 			gen := func() {
 				if l.Schedule == fused.ScheduleRecom {
 					k.recomClass(l, c, a, tid)

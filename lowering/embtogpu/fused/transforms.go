@@ -262,6 +262,44 @@ func (c *Column) CheckChain() error {
 	return nil
 }
 
+// ClassParams returns, for each transform of the columns cols (one
+// class: the same Signature), its parameter words, each the value every
+// column of cols has, or nil where the columns differ or the word is an
+// offset into the arena (filled per column by writeStatic): the kernel
+// then uses the constant and does not load the word.
+func ClassParams(cols []Column) [][]*int64 {
+	if len(cols) == 0 {
+		return nil
+	}
+	out := make([][]*int64, len(cols[0].Transforms))
+	for i := range cols[0].Transforms {
+		stub := cols[0].Transforms[i].paramsStub()
+		out[i] = make([]*int64, len(stub))
+		for j, v := range stub {
+			if cols[0].Transforms[i].paramIsOffset(j) {
+				continue
+			}
+			same := true
+			for c := range cols[1:] {
+				if i >= len(cols[1+c].Transforms) || cols[1+c].Transforms[i].paramsStub()[j] != v {
+					same = false
+					break
+				}
+			}
+			if same {
+				out[i][j] = &v
+			}
+		}
+	}
+	return out
+}
+
+// paramIsOffset reports whether parameter word j of t is an offset into
+// the arena (paramsStub leaves those 0).
+func (t *Transform) paramIsOffset(j int) bool {
+	return (t.Op == TransformBucketize && j == 1) || (t.Op == TransformVocab && j == 0)
+}
+
 // DataOffset returns where transform i's data (bucketize: b0 and 1/step,
 // then the boundaries) starts, in floats from c.ParamsOffset, when that
 // is the same for every column of c's class: when no transform before i

@@ -7,7 +7,7 @@
 // column behind a weights-only filter; columns sharing a class differ in
 // their parameters.
 func.func @f(%s: tensor<?x!tfg.string>, %tok: tensor<?x!tfg.string>, %i: tensor<?x2xi64>, %x: tensor<?xf32>, %n: tensor<?xi64>,
-             %vs: tensor<?x!tfg.string>, %vi: tensor<?x3xi64>, %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %xd: tensor<?xf64>) -> tensor<?x104xf32> {
+             %vs: tensor<?x!tfg.string>, %vi: tensor<?x3xi64>, %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %xd: tensor<?xf64>) -> tensor<?x128xf32> {
   %t0 = emb.table {name = "strs"} : tensor<1000x8xf32>
   %t1 = emb.table {name = "strs2"} : tensor<77x4xf32>
   %t2 = emb.table {name = "toks"} : tensor<500x8xf32>
@@ -79,6 +79,21 @@ func.func @f(%s: tensor<?x!tfg.string>, %tok: tensor<?x!tfg.string>, %i: tensor<
   %b14 = emb.bucketize %v6 {boundaries = [-3.0 : f32, -2.0 : f32, -1.0 : f32, 0.0 : f32, 10.0 : f32, 20.0 : f32, 30.0 : f32, 40.0 : f32]} : tensor<?xi64> -> tensor<?xi64>
   %l14 = emb.lookup %t14, %b14, %s6 {combiner = "sum"} : tensor<9x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
 
-  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7, %l8, %l9, %l10, %l11, %l12, %l13, %l14 : (tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x104xf32> loc("out")
-  func.return %r : tensor<?x104xf32>
+  // Columns in the class of another one with other parameters (the
+  // kernel makes a parameter word a constant only when the whole class
+  // shares it): a bucket count (%l0), a boundary count (%l4), a default
+  // (%l6).
+  %t15 = emb.table {name = "strs3"} : tensor<999x8xf32>
+  %h15 = emb.hash %v0 {num_buckets = 999 : i64} : tensor<?x!tfg.string> -> tensor<?xi64>
+  %l15 = emb.lookup %t15, %h15, %s0 {combiner = "mean"} : tensor<999x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %t16 = emb.table {name = "nums3"} : tensor<3x8xf32>
+  %b16 = emb.bucketize %v4 {boundaries = [0.5 : f32, 3.0 : f32]} : tensor<?xf32> -> tensor<?xi64>
+  %l16 = emb.lookup %t16, %b16, %s4 {combiner = "sum"} : tensor<3x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %t17 = emb.table {name = "icnt2"} : tensor<64x8xf32>
+  %c17 = emb.check_range %v6 {default = 5 : i64, num_buckets = 64 : i64} : tensor<?xi64> -> tensor<?xi64>
+  %n17 = emb.cast %c17 : tensor<?xi64> -> tensor<?xi32>
+  %l17 = emb.lookup %t17, %n17, %s6 {combiner = "sum"} : tensor<64x8xf32>, tensor<?xi32> -> tensor<?x8xf32>
+
+  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7, %l8, %l9, %l10, %l11, %l12, %l13, %l14, %l15, %l16, %l17 : (tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x128xf32> loc("out")
+  func.return %r : tensor<?x128xf32>
 }
