@@ -91,10 +91,18 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 		}
 		t := k.Add(k.mulc(bid, l.Block/gpu.WarpSize), k.Bin(arith.ShRUIOp, tid, k.C64(5)))
 		k.IfThen(k.Cmp(arith.SLT, t, a.ntasks), func() {
-			// The task map gives the column (one load, where a search
-			// of task_start would be a chain of log2(C) of them).
-			col = k.word(a.in, k.AddC(t, l.TaskMapOffset()))
-			chunk = k.Bin(arith.SubIOp, t, k.word(a.in, col))
+			if l.UniformTasks() {
+				// Every column has tasks/C tasks, in column order:
+				// a division (32-bit: tasks < 2^31), no load.
+				per := k.Cast(arith.TruncIOp, k.Bin(arith.DivUIOp, a.ntasks, k.C64(C)), i32)
+				col = k.Cast(arith.ExtUIOp, k.Bin(arith.DivUIOp, k.Cast(arith.TruncIOp, t, i32), per), i64)
+				chunk = k.Bin(arith.SubIOp, t, k.Mul(col, k.Cast(arith.ExtUIOp, per, i64)))
+			} else {
+				// The task map gives the column (one load, where a
+				// search of task_start would be a chain of log2(C)).
+				col = k.word(a.in, k.AddC(t, l.TaskMapOffset()))
+				chunk = k.Bin(arith.SubIOp, t, k.word(a.in, col))
+			}
 			body()
 		})
 	}

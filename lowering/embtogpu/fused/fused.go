@@ -685,6 +685,25 @@ func (l *Layer) TaskOrder(bpt []int64) []int {
 	return order
 }
 
+// UniformTasks reports whether every column of the (tuned) layer has the
+// same number of tasks at every batch, in column order: one class, one
+// planned bags per task and pooling (so the same bags per task at launch,
+// BagsPerTask, and the same TaskWeight, so TaskOrder keeps column order).
+// The kernel then finds a task's column by a division.
+func (l *Layer) UniformTasks() bool {
+	if l.Schedule != ScheduleTuned || len(l.Columns) == 0 {
+		return false
+	}
+	c0 := &l.Columns[0]
+	for i := range l.Columns[1:] {
+		c := &l.Columns[1+i]
+		if c.Class != c0.Class || c.BagsPerTask != c0.BagsPerTask || c.Pooling != c0.Pooling {
+			return false
+		}
+	}
+	return true
+}
+
 // TaskWeight estimates the length of one of c's tasks of bpt bags in
 // dependent round trips to memory: the warp's passes over its bags times
 // the trips of a bag (segments x pooling / rows in flight), plus the id

@@ -76,3 +76,42 @@ func TestPackTaskOrderAndMap(t *testing.T) {
 		}
 	}
 }
+
+// A layer of one class has the same tasks per column in column order, so
+// the kernel's division (UniformTasks) finds the column the map holds.
+func TestPackUniformTasks(t *testing.T) {
+	c := Column{Kind: KindLookup, Combiner: "sum", Rows: 10, Width: 4, Lanes: 4, Vector: 4, StoreWidth: 4,
+		Segments: 1, RowsInFlight: 4, BagsPerTask: 64, Pooling: 5, Source: SourceIDs, ParamsOffset: -1}
+	l := &Layer{Schedule: ScheduleTuned, Width: 12, Block: 256, MinTasks: 40, TableFloats: 3 * TableAlign}
+	for i := range 3 {
+		c.Name, c.OutOffset, c.TableOffset = string(rune('a'+i)), int64(i)*4, int64(i)*TableAlign
+		l.Columns = append(l.Columns, c)
+	}
+	if !l.UniformTasks() {
+		t.Fatal("one class: UniformTasks is false")
+	}
+	for _, batch := range []int64{0, 1, 37, 300} {
+		in := make([]ColumnInput, 3)
+		for i := range in {
+			in[i] = ColumnInput{Table: make([]float32, 40), Splits: make([]int64, batch+1)}
+		}
+		p, err := l.Pack(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Tasks%3 != 0 {
+			t.Fatalf("batch %d: %d tasks for 3 columns", batch, p.Tasks)
+		}
+		per := p.Tasks / 3
+		for task := range p.Tasks {
+			off := 4 * (l.TaskMapOffset() + task)
+			if got := int64(binary.LittleEndian.Uint32(p.Inputs[off:])); got != task/per {
+				t.Fatalf("batch %d: task %d is column %d's, the division says %d", batch, task, got, task/per)
+			}
+		}
+	}
+	l.Columns[1].Pooling = 9
+	if l.UniformTasks() {
+		t.Error("columns of other pooling: UniformTasks is true")
+	}
+}
