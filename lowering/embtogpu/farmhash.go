@@ -233,6 +233,22 @@ func (k *kb) fpStart(p, off, n *textir.Value) *fpPending {
 	return &fpPending{g: g, off: off, n: n, lastW: lastW, h0: h0}
 }
 
+// fpStartSlot is fpStart for a string packed in an 8-byte slot x
+// (fused.Column.StrSlots): under 8 bytes the string is x itself (its
+// length in the top byte), so the short hash needs no load; a longer one
+// is at byte base + the slot's offset of p.
+func (k *kb) fpStartSlot(p, x, base *textir.Value) *fpPending {
+	g := k.fhNew()
+	g.words = k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+	tag := g.shrc(x, 56)
+	n := k.Sel(g.cmpc(arith.EQ, tag, 0xff), g.andc(g.shrc(x, 32), 0xffffff), tag)
+	off := g.add(base, g.andc(x, 0xffffffff))
+	lastW := g.shrc(k.Bin(arith.MaxSIOp, g.add(off, g.sub(n, g.c(1))), g.c(0)), 2)
+	ns := k.Bin(arith.MinSIOp, k.Bin(arith.MaxSIOp, n, g.c(1)), g.c(7))
+	h0 := k.Sel(g.cmpc(arith.EQ, n, 0), g.c(fhK2), g.short(ns, x))
+	return &fpPending{g: g, off: off, n: n, lastW: lastW, h0: h0}
+}
+
 // finish emits the strings of 8 bytes and more (a branch) and returns the hash.
 func (f *fpPending) finish() *textir.Value {
 	g := f.g

@@ -122,6 +122,12 @@ func (k *kb) rawValue(c *fused.Column, a *kernelArgs, j *textir.Value) (*textir.
 	case fused.SourceF64:
 		v = idValue{kind: "float", x: k.Load(k.view(a, a.in, textir.F64()), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]}
 	case fused.SourceStr:
+		if c.StrSlots() {
+			// valuesOff is a multiple of 4 words: the slots are 8-byte aligned.
+			x := k.Load(k.view(a, a.in, i64), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]
+			pre := k.fpStartSlot(k.view(a, a.in, textir.I8()), x, k.mulc(a.bytesW, 4))
+			return nil, idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: pre.off, n: pre.n, pre: pre}
+		}
 		s := k.word(a.in, pos)
 		e := k.word(a.in, k.AddC(pos, 1))
 		v = idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: k.Add(k.mulc(a.bytesW, 4), s), n: k.Bin(arith.SubIOp, e, s)}

@@ -594,12 +594,27 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		case SourceI64, SourceF64:
 			pos = align4(pos + 2*n)
 		case SourceStr, SourceSplit:
-			pos = align4(pos + n + 1)
-			d[6] = pos
 			var bytes int64
-			for _, s := range x.Values.Strings() {
-				bytes += int64(len(s))
+			if c.StrSlots() {
+				pos = align4(pos + 2*n)
+				for _, s := range x.Values.Strings() {
+					if len(s) >= 8 {
+						bytes += int64(len(s))
+					}
+					if len(s) > MaxSlotString {
+						return nil, fmt.Errorf("column %q: a string of %d bytes (the kernel's limit is %d)", c.Name, len(s), MaxSlotString)
+					}
+				}
+				if bytes > math.MaxUint32 {
+					return nil, fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", c.Name, bytes)
+				}
+			} else {
+				pos = align4(pos + n + 1)
+				for _, s := range x.Values.Strings() {
+					bytes += int64(len(s))
+				}
 			}
+			d[6] = pos
 			pos = align4(pos + (bytes+3)/4)
 		default:
 			pos = align4(pos + n)

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"testing"
+
+	"github.com/recom-compiler/recom/interp"
 )
 
 // The tuned schedule's tasks go longest first, and the task map sends
@@ -113,5 +115,57 @@ func TestPackUniformTasks(t *testing.T) {
 	l.Columns[1].Pooling = 9
 	if l.UniformTasks() {
 		t.Error("columns of other pooling: UniformTasks is true")
+	}
+}
+
+// A hashed string column's slots: short strings in the slot, longer ones
+// as offset and length into the bytes region (StrSlots).
+func TestPackStrSlots(t *testing.T) {
+	c := Column{Name: "s", Kind: KindGather, Combiner: "sum", Rows: 10, Width: 4, Lanes: 4, Vector: 4, StoreWidth: 4,
+		Segments: 1, RowsInFlight: 1, BagsPerTask: 32, Pooling: 1, Source: SourceStr,
+		Transforms: []Transform{{Op: TransformHash, NumBuckets: 10}}, ParamsOffset: TableAlign}
+	if !c.StrSlots() {
+		t.Fatal("a hashed string column has no slots")
+	}
+	l := &Layer{Schedule: ScheduleTuned, Width: 4, Block: 256, Columns: []Column{c}}
+	n, err := c.StaticFloats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.TableFloats = TableAlign + n
+	strs := []string{"", "abc", "1234567", "12345678", "a string of more than sixteen bytes"}
+	v, err := interp.New([]int64{int64(len(strs))}, strs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Pack([]ColumnInput{{Table: make([]float32, 40), Values: v}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := func(i int64) uint32 { return binary.LittleEndian.Uint32(p.Inputs[4*i:]) }
+	d := int64(1 + 1) // after task_start (C+1 words): the descriptor
+	values, bytesW := int64(word(d+1)), int64(word(d+6))
+	var off uint64
+	for j, s := range strs {
+		u := uint64(word(values+2*int64(j))) | uint64(word(values+2*int64(j)+1))<<32
+		var want uint64
+		if len(s) < 8 {
+			for k := range len(s) {
+				want |= uint64(s[k]) << (8 * k)
+			}
+			want |= uint64(len(s)) << 56
+		} else {
+			want = off | uint64(len(s))<<32 | 0xff<<56
+			for k := range len(s) {
+				b := 4*bytesW + int64(off) + int64(k)
+				if got := byte(word(b/4) >> (8 * (b % 4))); got != s[k] {
+					t.Fatalf("%q: byte %d is %q", s, k, got)
+				}
+			}
+			off += uint64(len(s))
+		}
+		if u != want {
+			t.Errorf("%q: slot %#x, want %#x", s, u, want)
+		}
 	}
 }

@@ -21,7 +21,7 @@ const (
 	SourceI64 = "i64" // integers of any width, as two words (little-endian i64)
 	SourceF32 = "f32" // float32 words
 	SourceF64 = "f64" // float64, two words each
-	SourceStr = "str" // strings: nnz+1 byte offsets (int32 words), then the bytes
+	SourceStr = "str" // strings: nnz+1 byte offsets (int32 words), then the bytes; or slots (Column.StrSlots)
 	// SourceSplit: one string per bag (StringSplitV2's input), laid out
 	// as "str"; the kernel splits it at the one-byte separator Sep (every
 	// occurrence, empty tokens kept: count(sep)+1 tokens) and hashes each
@@ -558,6 +558,26 @@ func (x *ColumnInput) packValues(c *Column, words []int32, d []int64) {
 	case SourceStr, SourceSplit:
 		var off int64
 		b := 4 * d[6]
+		if c.StrSlots() {
+			for j, s := range x.Values.Strings() {
+				var u uint64
+				if len(s) < 8 {
+					for k := 0; k < len(s); k++ {
+						u |= uint64(s[k]) << (8 * k)
+					}
+					u |= uint64(len(s)) << 56
+				} else {
+					u = uint64(off) | uint64(len(s))<<32 | 0xff<<56
+					for k := 0; k < len(s); k++ {
+						p := b + off + int64(k)
+						words[p/4] |= int32(uint32(s[k]) << (8 * (p % 4)))
+					}
+					off += int64(len(s))
+				}
+				words[at+2*int64(j)], words[at+2*int64(j)+1] = int32(uint32(u)), int32(uint32(u>>32))
+			}
+			break
+		}
 		for j, s := range x.Values.Strings() {
 			words[at+int64(j)] = int32(off)
 			for k := 0; k < len(s); k++ {
@@ -607,6 +627,22 @@ func (c *Column) HostBags(x *ColumnInput) (ids, splits []int64, err error) {
 	}
 	return ids, splits, nil
 }
+
+// StrSlots reports whether c's strings are packed as 8-byte slots, one
+// per position (two int32 words, a little-endian u64): a string of at
+// most 7 bytes in the slot itself (bytes 0..6, its length in byte 7),
+// a longer one as its byte offset in the column's bytes (bits 0..31),
+// its length (bits 32..55) and 0xff in byte 7, its bytes in the bytes
+// region (which holds only those). Source "str" columns whose first
+// transform is a hash: the kernel reads a short string with the one load
+// that finds it. (Vocabularies compare keys with bytes in memory and
+// keep the offsets layout.)
+func (c *Column) StrSlots() bool {
+	return c.Source == SourceStr && len(c.Transforms) > 0 && c.Transforms[0].Op == TransformHash
+}
+
+// MaxSlotString is the longest string a slot can describe.
+const MaxSlotString = 1<<24 - 1
 
 // HashesStrings reports whether c's id computation hashes or looks up
 // strings (the expensive transforms: hash, vocabularies of strings, split).
