@@ -46,14 +46,17 @@ type Options struct {
 	MinBlocks      int64    // blocks of MaxThreads per SM the tuned kernel must fit (its minctasm)
 	// IDPass picks the columns whose ids the tuned kernel computes in a
 	// pass of their own: "all" (every column with transforms), "hashes"
-	// (those that hash strings or integers), "none" (ids inline).
+	// (those that hash strings or integers), "none" (ids inline), "auto"
+	// (all but gather columns of cheap transforms, e.g. bucketize: their
+	// one id per bag costs its lanes less than the pass's store, warp
+	// barrier and reload).
 	IDPass string
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
 	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "all"}
+		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "auto"}
 }
 
 // DefaultMinTasks is 48 warp-tasks per SM of an H200 (132 SMs): the E
@@ -88,9 +91,9 @@ func (o *Options) check() error {
 		return fmt.Errorf("min-tasks must not be negative, got %d", o.MinTasks)
 	}
 	switch o.IDPass {
-	case "all", "hashes", "none":
+	case "auto", "all", "hashes", "none":
 	default:
-		return fmt.Errorf("id-pass must be all, hashes or none, got %q", o.IDPass)
+		return fmt.Errorf("id-pass must be auto, all, hashes or none, got %q", o.IDPass)
 	}
 	for _, h := range o.HostIDs {
 		switch h {
@@ -146,7 +149,14 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			c.Source = fused.SourceIDs
 		}
 		if len(c.Transforms) > 0 {
-			c.InlineIDs = opts.IDPass == "none" || (opts.IDPass == "hashes" && !c.HashesStrings())
+			switch opts.IDPass {
+			case "none":
+				c.InlineIDs = true
+			case "hashes":
+				c.InlineIDs = !c.HashesStrings()
+			case "auto":
+				c.InlineIDs = c.Kind == fused.KindGather && !c.HashesStrings()
+			}
 		}
 		out += ci.Width
 		d := ci.Width
