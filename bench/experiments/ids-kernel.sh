@@ -18,9 +18,9 @@
 #   hosthash   host-ids=hash,as_string,vocab_lookup (string work before the layer)
 #   hostbkt    host-ids=bucketize (bucketize before the layer)
 #   mbN        min-blocks=N (the register cap; the default is 3)
-#   idp-none, idp-hashes   id-pass=none|hashes (ids inline; an id pass only for hashing columns)
+#   idp-none, idp-hashes, idp-all   id-pass=none|hashes|all (the default is auto)
 #   rif8, tb8k             rows-in-flight=8, task-bytes=8192 (F, micro, probe only)
-# MICRO (batches): micro with tuned and recom.
+# MICRO (batches): micro with MICRO_VARIANTS (tuned and recom).
 # Device call: carry ["build/ids"], e.g.
 #   bench/experiments/ids-kernel.sh check 2>&1 | tee $OUT/check.log
 set -uo pipefail
@@ -32,7 +32,7 @@ declare -A sched=([tuned]="tuned" [mt0]="tuned min-tasks=0" [host]="tuned ids-in
   [hosthash]="tuned host-ids=hash,as_string,vocab_lookup" [hostbkt]="tuned host-ids=bucketize"
   [mb1]="tuned min-blocks=1" [mb2]="tuned min-blocks=2" [mb4]="tuned min-blocks=4"
   [idp-none]="tuned id-pass=none" [idp-hashes]="tuned id-pass=hashes"
-  [rif8]="tuned rows-in-flight=8" [tb8k]="tuned task-bytes=8192")
+  [rif8]="tuned rows-in-flight=8" [tb8k]="tuned task-bytes=8192" [idp-all]="tuned id-pass=all")
 
 case $mode in
 build)
@@ -43,11 +43,11 @@ build)
   go build -o $d/recom-here ./cmd/recom
   for p in E F micro probe; do $d/recom-here gen --preset $p --no-tables -o $d/$p.pb; done
   cp examples/small.pbtxt examples/small.tables.npz $d/
-  for v in tuned mt0 host host-mt0 recom hosthash hostbkt mb1 mb2 mb4 idp-none idp-hashes; do
+  for v in tuned mt0 host host-mt0 recom hosthash hostbkt mb1 mb2 mb4 idp-none idp-hashes idp-all; do
     $d/recom-here run $d/E.pb --schedule "${sched[$v]}" --emit-ptx $d/E.$v.ptx
   done
   for m in F micro probe; do
-    for v in tuned recom idp-hashes mb4 rif8 tb8k; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
+    for v in tuned recom idp-hashes mb4 rif8 tb8k idp-all; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
   done
   $d/recom-here run $d/small.pbtxt --emit-ptx $d/small.tuned.ptx
   rm -f $d/recom-here
@@ -98,6 +98,6 @@ bench)
   for v in ${VARIANTS2048:-tuned mt0 host recom}; do b E 2048 $v; done
   [ -n "${VARIANTS:-}" ] || for v in tuned recom; do b F 256 $v; b micro 2048 $v; done
   for bb in ${PROBE:-}; do for v in ${PROBE_VARIANTS:-tuned}; do b probe $bb $v; done; done
-  for bb in ${MICRO:-}; do for v in tuned recom; do b micro $bb $v; done; done
+  for bb in ${MICRO:-}; do for v in ${MICRO_VARIANTS:-tuned recom}; do b micro $bb $v; done; done
   ;;
 esac
