@@ -102,7 +102,7 @@ func TestIDTransforms(t *testing.T) {
 	low := parseFile(t, ctx, "testdata/ids.mlir")
 	// min-tasks=0 task-bytes=65536: tasks of more than 32 bags (a lane
 	// splits several strings of a task in the id pass).
-	for _, opts := range []string{"", " ids-in-kernel=false", " schedule=recom", " id-pass=none", " id-pass=hashes", " id-pass=all", " min-tasks=0 task-bytes=65536"} {
+	for _, opts := range []string{"", " ids-in-kernel=false", " schedule=recom", " id-pass=none", " id-pass=hashes", " id-pass=auto", " min-tasks=0 task-bytes=65536"} {
 		t.Run(strings.TrimSpace(opts), func(t *testing.T) {
 			fz, stats := runPipeline(t, ctx, low, "fuse{"+opts+"}")
 			l := layerOf(t, fz)

@@ -75,7 +75,7 @@ func init() {
 //	l2-bytes=1048576       tables up to this size are taken to stay in L2
 //	ids-in-kernel=true     the id transforms run in the kernel (false: before it, on the host)
 //	min-blocks=3           blocks per SM the tuned kernel must fit (a register cap: 85 at 256 threads)
-//	id-pass=auto           columns whose ids get a pass of their own per task: auto, all, hashes, none
+//	id-pass=all            columns whose ids get a pass of their own per task: all, auto, hashes, none
 //	host-ids=hash,...      id transforms (emb op names without "emb.") left before the layer
 //	min-tasks=6336         small batches get smaller tasks, down to one warp pass, until a launch has this many (0: off)
 type Pass struct {
@@ -102,7 +102,7 @@ func New() *Pass {
 	p.minTasks = p.opts.Int("min-tasks", "Tasks a launch should have at least: small batches get smaller tasks (0: off)", int(d.MinTasks))
 	p.hostIDs = p.opts.StringList("host-ids", "Id transforms left before the layer (ablations): any of hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset", nil)
 	p.minBlocks = p.opts.Int("min-blocks", "Blocks per SM the tuned kernel must fit (caps its registers at 64K / (max-threads x min-blocks))", int(d.MinBlocks))
-	p.idPass = p.opts.String("id-pass", "Columns whose ids the tuned kernel computes in a pass of their own: auto (all but gather columns of cheap transforms), all, hashes (string and integer hashes only) or none", d.IDPass)
+	p.idPass = p.opts.String("id-pass", "Columns whose ids the tuned kernel computes in a pass of their own: all, auto (all but gather columns of cheap transforms), hashes (string and integer hashes only) or none", d.IDPass)
 	p.ids = p.opts.Bool("ids-in-kernel", "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts) in the kernel", d.InKernelIDs)
 	return p
 }

@@ -47,16 +47,19 @@ type Options struct {
 	// IDPass picks the columns whose ids the tuned kernel computes in a
 	// pass of their own: "all" (every column with transforms), "hashes"
 	// (those that hash strings or integers), "none" (ids inline), "auto"
-	// (all but gather columns of cheap transforms, e.g. bucketize: their
-	// one id per bag costs its lanes less than the pass's store, warp
-	// barrier and reload).
+	// (all but gather columns of cheap transforms, e.g. bucketize, whose
+	// one id per bag its lanes can compute instead of the pass's store,
+	// warp barrier and reload). The default is "all": on the H200
+	// (2026-12-02, bench/RESULTS.md) auto made model E slower (B=256:
+	// 24.8 against 23.5 us; B=2048: 79.5 against 74.7) and micro faster
+	// by less than the noise of its 9-us kernel.
 	IDPass string
 }
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
 	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "auto"}
+		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "all"}
 }
 
 // DefaultMinTasks is 48 warp-tasks per SM of an H200 (132 SMs): the E
