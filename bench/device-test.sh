@@ -27,10 +27,8 @@ mode=${1:-build}
 case $mode in
 build)
   set -e
-  export PATH="/usr/local/go/bin:$PATH"
-  mkdir -p $d
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -o $d/recom ./cmd/recom
-  go build -o $d/recom-here ./cmd/recom
+  . bench/lib.sh
+  build_recom $d
   for p in E F micro probe; do
     $d/recom-here gen --preset $p --no-tables -o $d/$p.pb
   done

@@ -59,9 +59,9 @@ mode=${1:-build}
 case $mode in
 build)
   set -e
-  export PATH="/usr/local/go/bin:$PATH"
-  mkdir -p $d
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -o $d/recom ./cmd/recom
+  . bench/lib.sh
+  build_recom $d
+  rm -f $d/recom-here
   for p in E F micro probe; do
     $d/recom gen --preset $p --no-tables -o $d/$p.pb
     cp examples/specs/$p.json $d/$p.spec.json

@@ -37,10 +37,8 @@ declare -A sched=([tuned]="tuned" [mt0]="tuned min-tasks=0" [host]="tuned ids-in
 case $mode in
 build)
   set -e
-  export PATH="/usr/local/go/bin:$PATH"
-  mkdir -p $d
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -o $d/recom ./cmd/recom
-  go build -o $d/recom-here ./cmd/recom
+  . bench/lib.sh
+  build_recom $d
   for p in E F micro probe; do $d/recom-here gen --preset $p --no-tables -o $d/$p.pb; done
   cp examples/small.pbtxt examples/small.tables.npz $d/
   for v in tuned mt0 host host-mt0 recom hosthash hostbkt mb1 mb2 mb4 idp-none idp-hashes idp-all; do

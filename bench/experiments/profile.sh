@@ -24,10 +24,8 @@ variants=${VARIANTS_BUILD:-tuned hosthash mb4 mb5 mb6}
 case $mode in
 build)
   set -e
-  export PATH="/usr/local/go/bin:$PATH"
-  mkdir -p $d
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -o $d/recom ./cmd/recom
-  go build -o $d/recom-here ./cmd/recom
+  . bench/lib.sh
+  build_recom $d
   for m in $models; do
     $d/recom-here gen --preset $m --no-tables -o $d/$m.pb
     for v in $variants; do $d/recom-here run $d/$m.pb --schedule "${sched[$v]}" --emit-ptx $d/$m.$v.ptx; done
