@@ -249,11 +249,19 @@ func (k *kb) fpStartSlot(p, x, base *textir.Value) *fpPending {
 	return &fpPending{g: g, off: off, n: n, lastW: lastW, h0: h0}
 }
 
-// finish emits the strings of 8 bytes and more (a branch) and returns the hash.
+// finish emits the strings of 8 bytes and more (branches) and returns the
+// hash: 8..16 bytes from their first and last 8 (two fetches), longer
+// ones through long's block loop.
 func (f *fpPending) finish() *textir.Value {
 	g := f.g
 	return g.ifv(g.cmpc(arith.SLT, f.n, 8), func() *textir.Value { return f.h0 }, func() *textir.Value {
-		return g.long(f.off, f.n, f.lastW)
+		return g.ifv(g.cmpc(arith.SLE, f.n, 16), func() *textir.Value {
+			mul := g.add(g.c(fhK2), g.shlc(f.n, 1))
+			last := g.fetch(g.add(f.off, g.sub(f.n, g.c(8))), f.lastW)
+			return g.mix(g.len16(g.fetch(f.off, f.lastW), last, mul))
+		}, func() *textir.Value {
+			return g.long(f.off, f.n, f.lastW)
+		})
 	})
 }
 

@@ -282,6 +282,7 @@ func TestFarmhashIR(t *testing.T) {
 
 // Code size: the ops each emitter adds (constants included), bounded so
 // that growth shows; the hash is inlined once per schedule class.
+// fingerprint64: 575 since its 8..16-byte path of two fetches;
 // fingerprint64Int: 240 since its digit count (18 independent
 // comparisons, so that the digit loop makes one trip per digit).
 func TestFarmhashSize(t *testing.T) {
@@ -292,7 +293,7 @@ func TestFarmhashSize(t *testing.T) {
 		max  int
 		emit func(k *kb, a []*textir.Value) *textir.Value
 	}{
-		{"fingerprint64", 520, func(k *kb, a []*textir.Value) *textir.Value { return k.fingerprint64(a[0], a[1], a[2]) }},
+		{"fingerprint64", 600, func(k *kb, a []*textir.Value) *textir.Value { return k.fingerprint64(a[0], a[1], a[2]) }},
 		{"fingerprint64Int", 250, func(k *kb, a []*textir.Value) *textir.Value { return k.fingerprint64Int(a[1]) }},
 		{"hashBucket", 1, func(k *kb, a []*textir.Value) *textir.Value { return k.hashBucket(a[1], a[2]) }},
 	} {
