@@ -13,7 +13,7 @@
 # counters): the device mode says so and goes on with the timings.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-d=build/prof
+d=${PROF_DIR:-build/prof}
 mode=${1:-build}
 declare -A sched=([tuned]="tuned" [hosthash]="tuned host-ids=hash,as_string,vocab_lookup"
   [mb2]="tuned min-blocks=2" [mb4]="tuned min-blocks=4" [mb5]="tuned min-blocks=5" [mb6]="tuned min-blocks=6"
