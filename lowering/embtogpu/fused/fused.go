@@ -49,15 +49,20 @@
 //     task: its column; at Layer.TaskMapOffset), then each column's row
 //     splits (B+1 words), values
 //     (int32 ids; two words per i64 or f64; f32 bits; for strings nnz+1
-//     byte offsets, then the bytes from the descriptor's word 6) and
-//     weights (float32 bits), each region starting at a multiple of 4 words;
+//     byte offsets, then the bytes from the descriptor's word 6, or for
+//     hashed strings 8-byte slots and the bytes of those over 7 bytes:
+//     Column.StrSlots) and weights (float32 bits), each region starting
+//     at a multiple of 4 words;
 //   - the output arena, B rows of width floats.
 //
 // The kernel takes (tables, inputs, output, B, number of tasks). With the
 // "tuned" schedule a task is one warp: column c has ceil(B / bags per task)
 // tasks, where bags per task is the planned bags_per_task or, for a batch
 // too small to make min_tasks tasks, a smaller multiple of a warp pass
-// (Layer.BagsPerTask); the grid is ceil(tasks / (block / 32)) blocks.
+// (Layer.BagsPerTask); the grid is ceil(tasks / (block / 32)) blocks. A
+// task finds its column in the task map, or, in a layer of one class
+// (Layer.UniformTasks: every column the same tasks, in column order), by
+// dividing its index by tasks / C.
 // With the "recom" schedule a task is one block (one per column).
 //
 // The scratch (Packed.Scratch bytes after the packed inputs, in the same
