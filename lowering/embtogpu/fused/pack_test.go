@@ -3,6 +3,7 @@ package fused
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/recom-compiler/recom/interp"
@@ -167,5 +168,21 @@ func TestPackStrSlots(t *testing.T) {
 		if u != want {
 			t.Errorf("%q: slot %#x, want %#x", s, u, want)
 		}
+	}
+}
+
+// A hashed string longer than a slot can describe is refused, naming the column.
+func TestPackStrSlotsTooLong(t *testing.T) {
+	c := Column{Name: "huge", Kind: KindGather, Combiner: "sum", Rows: 10, Width: 4, Lanes: 4, Vector: 4, StoreWidth: 4,
+		Segments: 1, RowsInFlight: 1, BagsPerTask: 32, Pooling: 1, Source: SourceStr,
+		Transforms: []Transform{{Op: TransformHash, NumBuckets: 10}}, ParamsOffset: TableAlign}
+	l := &Layer{Schedule: ScheduleTuned, Width: 4, Block: 256, Columns: []Column{c}, TableFloats: 4 * TableAlign}
+	v, err := interp.New([]int64{2}, []string{"short", strings.Repeat("x", MaxSlotString+1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.PackInputs([]ColumnInput{{Values: v}})
+	if err == nil || !strings.Contains(err.Error(), `"huge"`) || !strings.Contains(err.Error(), "16777216 bytes") {
+		t.Fatalf("got %v, want the column's string-length error", err)
 	}
 }
