@@ -3,7 +3,9 @@ package fused
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
+	"weak"
 
 	farm "github.com/dgryski/go-farm"
 
@@ -14,12 +16,16 @@ import (
 
 // BuildVocab is BuildGPUVocab of an emb.vocab_lookup's keys attribute,
 // built once per attribute (the planner, the kernel builder and the
-// runtime all ask for it).
+// runtime all ask for it). The cache holds the attribute weakly: an entry
+// goes when its attribute (and so the context that uniqued it) is
+// collected, so a process that compiles model after model does not keep
+// every vocabulary it ever saw.
 func BuildVocab(keys *textir.DenseElementsAttr) (*GPUVocab, error) {
 	if keys == nil {
 		return nil, fmt.Errorf("vocabulary: no keys")
 	}
-	if v, ok := vocabs.Load(keys); ok {
+	wp := weak.Make(keys)
+	if v, ok := vocabs.Load(wp); ok {
 		r := v.(vocabResult)
 		return r.v, r.err
 	}
@@ -28,7 +34,9 @@ func BuildVocab(keys *textir.DenseElementsAttr) (*GPUVocab, error) {
 	if err == nil {
 		v, err = BuildGPUVocab(t)
 	}
-	vocabs.Store(keys, vocabResult{v, err})
+	if _, loaded := vocabs.LoadOrStore(wp, vocabResult{v, err}); !loaded {
+		runtime.AddCleanup(keys, func(wp weak.Pointer[textir.DenseElementsAttr]) { vocabs.Delete(wp) }, wp)
+	}
 	return v, err
 }
 
@@ -37,7 +45,7 @@ type vocabResult struct {
 	err error
 }
 
-var vocabs sync.Map // *textir.DenseElementsAttr -> vocabResult
+var vocabs sync.Map // weak.Pointer[textir.DenseElementsAttr] -> vocabResult
 
 // GPUVocab is the device form of an emb.vocab_lookup's keys: an
 // open-addressing hash table (power-of-two capacity, load at most 1/2,
