@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/textir"
+
+	"github.com/recom-compiler/recom/cmd/internal/outfile/outfiletest"
 )
 
 // runOpt runs recom-opt in-process.
@@ -26,19 +28,6 @@ func writeFile(t *testing.T, dir, name, text string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 const okIR = `func.func @ok(%a: i64) -> i64 {
@@ -262,7 +251,7 @@ func TestOutputFile(t *testing.T) {
 	if _, _, code := runOpt(t, "", bad, "-o", target); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	if names := listDir(t, filepath.Dir(target)); len(names) != 0 {
+	if names := outfiletest.Names(t, filepath.Dir(target)); len(names) != 0 {
 		t.Fatalf("a failed run left %v", names)
 	}
 
@@ -284,7 +273,7 @@ func TestOutputFile(t *testing.T) {
 	if !bytes.Equal(again, written) {
 		t.Errorf("a failed run changed the output file:\n%s", again)
 	}
-	if names := listDir(t, filepath.Dir(target)); len(names) != 1 {
+	if names := outfiletest.Names(t, filepath.Dir(target)); len(names) != 1 {
 		t.Errorf("directory holds %v, want only result.mlir", names)
 	}
 
@@ -308,7 +297,7 @@ func TestInternalError(t *testing.T) {
 	if !strings.HasPrefix(errs, "recom-opt: error: internal error: boom\n") {
 		t.Errorf("stderr = %q", errs)
 	}
-	if names := listDir(t, dir); len(names) != 0 {
+	if names := outfiletest.Names(t, dir); len(names) != 0 {
 		t.Errorf("a crashed run left %v", names)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/cmd/internal/outfile/outfiletest"
 )
 
 const compileSmallModel = "../../examples/small.pbtxt"
@@ -19,12 +20,6 @@ func compileNeedLLC(t *testing.T) {
 	if _, err := llc.FindLLC(); err != nil {
 		t.Skip(err)
 	}
-}
-
-// compileFilesIn returns the file names in dir.
-func compileFilesIn(t *testing.T, dir string) []string {
-	t.Helper()
-	return listDir(t, dir)
 }
 
 // recom compile writes every stage's file and the summary, and prints the
@@ -41,7 +36,7 @@ func TestCompileSmall(t *testing.T) {
 		want = append(want, "model.cubin", "ptxas.txt")
 		slices.Sort(want)
 	}
-	if got := compileFilesIn(t, out); !slices.Equal(got, want) {
+	if got := outfiletest.Names(t, out); !slices.Equal(got, want) {
 		t.Errorf("files %v, want %v", got, want)
 	}
 	sum, err := os.ReadFile(filepath.Join(out, "summary.txt"))
@@ -134,7 +129,7 @@ func TestCompileFlags(t *testing.T) {
 			if status != 0 {
 				t.Fatalf("status %d: %s", status, stderr)
 			}
-			if got := compileFilesIn(t, out); !slices.Equal(got, c.files) {
+			if got := outfiletest.Names(t, out); !slices.Equal(got, c.files) {
 				t.Errorf("files %v, want %v", got, c.files)
 			}
 			for _, w := range c.want {
@@ -168,7 +163,7 @@ func TestCompileAtomicDir(t *testing.T) {
 	}
 	noTemps := func() {
 		t.Helper()
-		for _, n := range listDir(t, dir) {
+		for _, n := range outfiletest.Names(t, dir) {
 			if strings.HasPrefix(n, ".") {
 				t.Errorf("left behind: %s", n)
 			}
@@ -185,7 +180,7 @@ func TestCompileAtomicDir(t *testing.T) {
 	// A run after a full one replaces it wholly: no file of the old run stays.
 	ok()
 	ok("--stop-after=simplify-shapes")
-	if got := compileFilesIn(t, out); !slices.Equal(got, []string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "summary.txt"}) {
+	if got := outfiletest.Names(t, out); !slices.Equal(got, []string{"0-tfg.mlir", "1-emb.mlir", "2-shape.mlir", "summary.txt"}) {
 		t.Errorf("after the second run: %v", got)
 	}
 	noTemps()
@@ -209,7 +204,7 @@ func TestCompileAtomicDir(t *testing.T) {
 	if string(after) != string(before) {
 		t.Errorf("a failed run changed summary.txt")
 	}
-	if got := compileFilesIn(t, out); len(got) != 4 {
+	if got := outfiletest.Names(t, out); len(got) != 4 {
 		t.Errorf("a failed run changed the directory: %v", got)
 	}
 	noTemps()
@@ -223,7 +218,7 @@ func TestCompileAtomicDir(t *testing.T) {
 	if status == 0 || !strings.Contains(stderr, "notes.txt") {
 		t.Errorf("foreign directory: status %d, %q", status, stderr)
 	}
-	if got := compileFilesIn(t, mine); !slices.Equal(got, []string{"notes.txt"}) {
+	if got := outfiletest.Names(t, mine); !slices.Equal(got, []string{"notes.txt"}) {
 		t.Errorf("foreign directory changed: %v", got)
 	}
 	file := filepath.Join(dir, "file")
@@ -345,11 +340,11 @@ func TestCompileCubin(t *testing.T) {
 	if !strings.Contains(stdout, "  layer: 38 registers, 0 bytes shared") {
 		t.Errorf("summary:\n%s", stdout)
 	}
-	if got := compileFilesIn(t, out); !slices.Contains(got, "model.cubin") || !slices.Contains(got, "ptxas.txt") {
+	if got := outfiletest.Names(t, out); !slices.Contains(got, "model.cubin") || !slices.Contains(got, "ptxas.txt") {
 		t.Errorf("files %v", got)
 	}
 	status, stdout, stderr = runTool("compile", compileSmallModel, "-o", out, "--no-cubin", "--dense=cpu")
-	if status != 0 || !strings.Contains(stdout, "note: cubin: skipped") || slices.Contains(compileFilesIn(t, out), "model.cubin") {
+	if status != 0 || !strings.Contains(stdout, "note: cubin: skipped") || slices.Contains(outfiletest.Names(t, out), "model.cubin") {
 		t.Errorf("--no-cubin: status %d %s\n%s", status, stderr, stdout)
 	}
 }

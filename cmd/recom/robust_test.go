@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -11,21 +10,6 @@ import (
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/npz"
 )
-
-// listDir returns the names in dir, sorted (hidden temporaries included).
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names
-}
 
 // Every failing recom command leaves its -o paths as they were: no new
 // file, no temporary file beside them, and an existing file unchanged. Each

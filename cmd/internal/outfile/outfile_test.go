@@ -5,20 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
+	"github.com/recom-compiler/recom/cmd/internal/outfile/outfiletest"
+)
 
 func TestCommit(t *testing.T) {
 	dir := t.TempDir()
@@ -39,7 +28,7 @@ func TestCommit(t *testing.T) {
 	if err != nil || string(got) != "module {\n}\n" {
 		t.Fatalf("read %q, %v", got, err)
 	}
-	if names := dirEntries(t, dir); len(names) != 1 {
+	if names := outfiletest.Names(t, dir); len(names) != 1 {
 		t.Fatalf("directory holds %v, want only out.mlir", names)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
@@ -55,7 +44,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 	}
 	f.WriteString("partial")
 	f.Abort()
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := outfiletest.Names(t, dir); len(names) != 0 {
 		t.Fatalf("directory holds %v after abort", names)
 	}
 }

@@ -46,9 +46,8 @@ func CheckFailedRun(t testing.TB, out, want string, run func() (status int, stde
 	}
 }
 
-// list returns the names in dir, hidden temporaries included, sorted and
-// joined by spaces.
-func list(t testing.TB, dir string) string {
+// Names returns the names in dir, hidden temporaries included, sorted.
+func Names(t testing.TB, dir string) []string {
 	t.Helper()
 	es, err := os.ReadDir(dir)
 	if err != nil {
@@ -59,5 +58,11 @@ func list(t testing.TB, dir string) string {
 		names = append(names, e.Name())
 	}
 	slices.Sort(names)
-	return strings.Join(names, " ")
+	return names
+}
+
+// list returns Names joined by spaces.
+func list(t testing.TB, dir string) string {
+	t.Helper()
+	return strings.Join(Names(t, dir), " ")
 }
