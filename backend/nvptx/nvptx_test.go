@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/textir"
@@ -35,20 +36,6 @@ func parse(t testing.TB, name string, src []byte) *textir.Operation {
 	return m
 }
 
-// findLLC returns llc-19's path; without it the test is skipped, except
-// under CI=true where it fails (scripts/test.sh installs llvm-19 in CI).
-func findLLC(t testing.TB) string {
-	t.Helper()
-	p, err := llc.FindLLC()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
-	return p
-}
-
 // The kernels under testdata: NAME.mlir is emitted, compared with the
 // golden NAME.ll, and compiled by llc-19, whose PTX must contain ptx.
 var kernels = []struct {
@@ -66,7 +53,7 @@ var kernels = []struct {
 }
 
 func TestKernels(t *testing.T) {
-	llcPath := findLLC(t)
+	llcPath := llctest.Need(t)
 	for _, k := range kernels {
 		t.Run(k.name, func(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join("testdata", k.name+".mlir"))

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/runtime/cuda"
@@ -129,12 +129,7 @@ func TestMismatch(t *testing.T) {
 // TestGPUSmokeEmitPTX makes the PTX the device run loads (llc-19 is needed:
 // skipped without it, except under CI=true).
 func TestGPUSmokeEmitPTX(t *testing.T) {
-	if _, err := llc.FindLLC(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
+	llctest.Need(t)
 	path := filepath.Join(t.TempDir(), "smoke.ptx")
 	var stdout, stderr bytes.Buffer
 	if st := run([]string{"gpu-smoke", "--emit-ptx", path}, nil, &stdout, &stderr); st != 0 {

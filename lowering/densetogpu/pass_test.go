@@ -3,13 +3,10 @@ package densetogpu_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/frontend/gen"
@@ -23,6 +20,7 @@ import (
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	_ "github.com/recom-compiler/recom/lowering/embtogpu"
 	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
 	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"
@@ -306,12 +304,7 @@ func TestNotFused(t *testing.T) {
 // compiles it: one .entry per kernel, 16-byte loads, shared tiles,
 // float64 fma. A missing llc-19 skips the test, except under CI=true.
 func TestPTX(t *testing.T) {
-	if _, err := llc.FindLLC(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
+	llctest.Need(t)
 	_, m := generate(t, models[0])
 	ctx := all.NewContext()
 	ref, err := importer.Import(ctx, m.Graph)
@@ -323,13 +316,7 @@ func TestPTX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptx, err := llc.CompilePTX(context.Background(), []byte(ll), llc.DefaultOptions())
-	if errors.Is(err, llc.ErrNotFound) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	ptx := llctest.PTX(t, []byte(ll))
 	s := string(ptx)
 	want := 1 + count(out, fused.DenseOp)
 	if n := strings.Count(s, ".entry"); n != want {

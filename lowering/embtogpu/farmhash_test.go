@@ -1,18 +1,16 @@
 package embtogpu
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	farm "github.com/dgryski/go-farm"
 
-	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/arith"
@@ -262,17 +260,7 @@ func TestFarmhashIR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := llc.FindLLC(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
-	ptx, err := llc.CompilePTX(context.Background(), []byte(ll), llc.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(ptx)
+	s := llctest.PTX(t, []byte(ll))
 	for _, want := range []string{".entry str", ".entry num", "ld.global.nc.u32"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q in the PTX", want)

@@ -1,19 +1,17 @@
 package embtogpu
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	farm "github.com/dgryski/go-farm"
 
-	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/arith"
@@ -634,17 +632,7 @@ func TestVocabPTX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := llc.FindLLC(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
-	ptx, err := llc.CompilePTX(context.Background(), []byte(ll), llc.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(ptx)
+	s := llctest.PTX(t, []byte(ll))
 	want := []string{".entry int", ".entry str", "ld.global.nc.v4.u32", "ld.global.nc.u8"}
 	for _, c := range vcBucketizeKinds {
 		want = append(want, ".entry "+c.name())
