@@ -10,22 +10,16 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/cmd/internal/outfile/outfiletest"
 )
 
 const compileSmallModel = "../../examples/small.pbtxt"
 
-func compileNeedLLC(t *testing.T) {
-	t.Helper()
-	if _, err := llc.FindLLC(); err != nil {
-		t.Skip(err)
-	}
-}
-
 // recom compile writes every stage's file and the summary, and prints the
 // summary.
 func TestCompileSmall(t *testing.T) {
-	compileNeedLLC(t)
+	llctest.Need(t)
 	out := filepath.Join(t.TempDir(), "out")
 	status, stdout, stderr := runTool("compile", compileSmallModel, "-o", out, "--dense=cpu")
 	if status != 0 {
@@ -68,7 +62,7 @@ func TestCompileSmall(t *testing.T) {
 // The scaled presets E, F and probe, generated without table values,
 // compile to exactly one kernel entry that llc-19 compiles.
 func TestCompilePresets(t *testing.T) {
-	compileNeedLLC(t)
+	llctest.Need(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		preset, columns string
@@ -145,7 +139,7 @@ func TestCompileFlags(t *testing.T) {
 // previous directory (or none) and no temporary directory; a directory
 // holding other files is never replaced.
 func TestCompileAtomicDir(t *testing.T) {
-	compileNeedLLC(t)
+	llctest.Need(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	ok := func(args ...string) {
@@ -323,7 +317,7 @@ func TestCompileDot(t *testing.T) {
 // Where ptxas is found, DIR gets the cubin and ptxas's report, and the
 // summary the kernel's registers and shared memory; --no-cubin skips it.
 func TestCompileCubin(t *testing.T) {
-	compileNeedLLC(t)
+	llctest.Need(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/lowering/pipeline"
 )
 
@@ -15,7 +16,7 @@ import (
 // kernel, which --fuse-dense=split-k=1 leaves out); --dense=cpu leaves them
 // out; another value is an error.
 func TestCompileDense(t *testing.T) {
-	compileNeedLLC(t)
+	llctest.Need(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		args    []string

@@ -1,14 +1,13 @@
 package embtogpu_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/interp"
@@ -142,9 +141,7 @@ func TestPlan(t *testing.T) {
 // The kernel of each schedule emits as NVPTX LLVM IR and goes through
 // llc-19: one .entry, 16-byte non-coherent loads for D % 4 == 0 columns.
 func TestPTX(t *testing.T) {
-	if _, err := llc.FindLLC(); err != nil {
-		t.Skip(err)
-	}
+	llctest.Need(t)
 	ctx := all.NewContext()
 	low := parseFile(t, ctx, "testdata/edge.mlir")
 	for _, sched := range []string{"tuned", "recom"} {
@@ -154,11 +151,7 @@ func TestPTX(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ptx, err := llc.CompilePTX(context.Background(), []byte(ll), llc.DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := string(ptx)
+			s := llctest.PTX(t, []byte(ll))
 			if n := strings.Count(s, ".entry"); n != 1 {
 				t.Errorf("%d .entry in the PTX, want 1", n)
 			}

@@ -12,17 +12,11 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/backend/llc"
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
-
-func needLLC(t *testing.T) {
-	t.Helper()
-	if _, err := llc.FindLLC(); err != nil {
-		t.Skip(err)
-	}
-}
 
 var (
 	smallOnce sync.Once
@@ -55,7 +49,7 @@ func compileSmall(t *testing.T, opts Options) *Result {
 // after the one before, statistics are those of the pass, and the kept
 // output of each IR stage parses back and verifies.
 func TestCompileStages(t *testing.T) {
-	needLLC(t)
+	llctest.Need(t)
 	r := compileSmall(t, Options{KeepIR: true, NoCubin: true})
 	var names []string
 	for _, s := range r.Stages {
@@ -126,7 +120,7 @@ func TestCompileStages(t *testing.T) {
 // The scaled presets E, F and probe (no table values: they are not needed
 // to compile) give exactly one kernel entry, which llc-19 compiles.
 func TestCompilePresets(t *testing.T) {
-	needLLC(t)
+	llctest.Need(t)
 	for _, c := range []struct {
 		preset  string
 		columns int
@@ -330,7 +324,7 @@ func TestProgress(t *testing.T) {
 
 // The summary names every part the report is for.
 func TestSummary(t *testing.T) {
-	needLLC(t)
+	llctest.Need(t)
 	r := compileSmall(t, Options{NoCubin: true})
 	var b bytes.Buffer
 	if err := r.WriteSummary(&b); err != nil {
@@ -393,7 +387,7 @@ LOG
 // Where ptxas runs, the cubin is kept and the summary gives each kernel's
 // registers and shared memory.
 func TestCubin(t *testing.T) {
-	needLLC(t)
+	llctest.Need(t)
 	r := compileSmall(t, Options{Ptxas: fakePtxas(t), KeepIR: true})
 	s := r.Stage(StageCubin)
 	if s == nil || r.Cubin == nil || string(s.Output) != "CUBIN" || s.Size != 5 {
@@ -436,7 +430,7 @@ func TestSummaryDiagnostics(t *testing.T) {
 // columns unmatched, so no kernel comes out; the note must say so, and must
 // be absent when the layer is one kernel.)
 func TestKernelNote(t *testing.T) {
-	needLLC(t)
+	llctest.Need(t)
 	note := func(r *Result) bool {
 		return slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "fuse made") })
 	}
