@@ -13,7 +13,6 @@ import (
 	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
-	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/builtin"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/lowering/kernelir"
@@ -23,21 +22,6 @@ import (
 var fhLoc = textir.NameLoc{Name: "farmhash"}
 
 const fhBlock = 128
-
-// fhKernel builds a kernel whose thread g < count (the next-to-last
-// argument) runs body.
-func fhKernel(ctx *textir.Context, name string, inputs []textir.Type, body func(k *kb, args []*textir.Value, g *textir.Value)) *textir.Operation {
-	fn := gpu.NewFunc(ctx, fhLoc, name, &textir.FunctionType{Inputs: inputs}, true)
-	fn.SetAttr("max_threads", textir.I64Attr(fhBlock))
-	blk := fn.Region(0).Front()
-	b := textir.NewBuilder(ctx)
-	b.SetInsertionPointToEnd(blk)
-	k := &kb{kernelir.Builder{B: b, Loc: fhLoc}}
-	g := k.Add(k.Mul(k.Dim(gpu.BlockIdOp), k.Dim(gpu.BlockDimOp)), k.Dim(gpu.ThreadIdOp))
-	k.IfThen(k.Cmp(arith.SLT, g, blk.Arg(len(inputs)-2)), func() { body(k, blk.Args(), g) })
-	k.Op(gpu.ReturnOp, nil, nil)
-	return fn
-}
 
 // fhModule returns a builtin.module holding gpu.module @fh with
 //
@@ -50,6 +34,10 @@ func fhModule(ctx *textir.Context) *textir.Operation {
 	gm := gpu.NewModule(ctx, fhLoc, "fh")
 	builtin.Body(top).Append(gm)
 	ptr := func(t textir.Type) textir.Type { return gpu.PtrType(t, gpu.Global) }
+	// Threads g < count, the next-to-last argument, run each kernel's body.
+	fhKernel := func(ctx *textir.Context, name string, inputs []textir.Type, f func(k *kb, a []*textir.Value, g *textir.Value)) *textir.Operation {
+		return testKernel(ctx, fhLoc, name, fhBlock, inputs, len(inputs)-2, f)
+	}
 	out := func(k *kb, o, g, h, buckets *textir.Value) {
 		k.Store([]*textir.Value{h, k.hashBucket(h, buckets)}, o, k.mulc(g, 2))
 	}
@@ -66,37 +54,10 @@ func fhModule(ctx *textir.Context) *textir.Operation {
 	return top
 }
 
-func fhFunc(t *testing.T, top *textir.Operation, name string) *textir.Operation {
-	t.Helper()
-	var fn *textir.Operation
-	top.Walk(func(op *textir.Operation) bool {
-		if n, ok := textir.SymbolName(op); ok && n == name && op.Name() == gpu.FuncOp {
-			fn = op
-		}
-		return true
-	})
-	if fn == nil {
-		t.Fatalf("no gpu.func @%s", name)
-	}
-	return fn
-}
-
-func fhI64Bytes(v []int64) []byte {
-	b := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
-	}
-	return b
-}
-
 // fhLaunch runs kernel name of top over count threads; args are the
 // kernel's leading buffers; it returns the (hash, bucket) pairs.
 func fhLaunch(t *testing.T, top *textir.Operation, name string, count, buckets int64, bufs ...[]byte) (hash, bucket []uint64) {
 	t.Helper()
-	k, err := gpu.Compile(fhFunc(t, top, name))
-	if err != nil {
-		t.Fatalf("compile @%s: %v", name, err)
-	}
 	out := make([]byte, 16*count)
 	for i := range out {
 		out[i] = 0xff
@@ -105,10 +66,7 @@ func fhLaunch(t *testing.T, top *textir.Operation, name string, count, buckets i
 	for _, b := range bufs {
 		args = append(args, gpu.Buf{Data: b})
 	}
-	args = append(args, gpu.Buf{Data: out}, count, buckets)
-	if err := k.Launch((count+fhBlock-1)/fhBlock, fhBlock, args, nil); err != nil {
-		t.Fatalf("launch @%s: %v", name, err)
-	}
+	launch(t, top, name, fhBlock, count, append(args, gpu.Buf{Data: out}, count, buckets)...)
 	for i := range count {
 		hash = append(hash, binary.LittleEndian.Uint64(out[16*i:]))
 		bucket = append(bucket, binary.LittleEndian.Uint64(out[16*i+8:]))
@@ -176,7 +134,7 @@ func TestFarmhashStrings(t *testing.T) {
 	if err := textir.Verify(ctx, top); err != nil {
 		t.Fatal(err)
 	}
-	hash, bucket := fhLaunch(t, top, "str", int64(len(strs)), buckets, buf, fhI64Bytes(spans))
+	hash, bucket := fhLaunch(t, top, "str", int64(len(strs)), buckets, buf, leBytes(spans))
 	for i, s := range strs {
 		want := farm.Fingerprint64(s)
 		if hash[i] != want || bucket[i] != want%buckets {
@@ -191,7 +149,7 @@ func TestFarmhashStrings(t *testing.T) {
 		}
 	}
 	tfBuf, tfSpans := fhStrings(r, [][]byte{[]byte("a"), []byte("b"), []byte("c"), []byte("d")})
-	_, b10 := fhLaunch(t, top, "str", 4, 10, tfBuf, fhI64Bytes(tfSpans))
+	_, b10 := fhLaunch(t, top, "str", 4, 10, tfBuf, leBytes(tfSpans))
 	for i, w := range []uint64{9, 2, 2, 5} {
 		if b10[i] != w {
 			t.Errorf("bucket of %q in 10: %d, TensorFlow says %d", "abcd"[i:i+1], b10[i], w)
@@ -212,7 +170,7 @@ func TestFarmhashInts(t *testing.T) {
 	ctx := all.NewContext()
 	top := fhModule(ctx)
 	const buckets = 97
-	hash, bucket := fhLaunch(t, top, "num", int64(len(vals)), buckets, fhI64Bytes(vals))
+	hash, bucket := fhLaunch(t, top, "num", int64(len(vals)), buckets, leBytes(vals))
 	for i, v := range vals {
 		want := farm.Fingerprint64([]byte(strconv.FormatInt(v, 10)))
 		if hash[i] != want || bucket[i] != want%buckets {
@@ -225,32 +183,18 @@ func TestFarmhashInts(t *testing.T) {
 // backend/nvptx emits them for llc-19 (needed under CI=true).
 func TestFarmhashIR(t *testing.T) {
 	ctx := all.NewContext()
-	top := fhModule(ctx)
-	if err := textir.Verify(ctx, top); err != nil {
-		t.Fatal(err)
-	}
-	text := textir.OpString(top, textir.PrintOptions{})
-	back, err := textir.Parse(all.NewContext(), "farmhash.mlir", []byte(text))
-	if err != nil {
-		t.Fatalf("parse back: %v", err)
-	}
-	if err := textir.Verify(ctx, back); err != nil {
-		t.Fatalf("verify the parsed module: %v", err)
-	}
-	if again := textir.OpString(back, textir.PrintOptions{}); again != text {
-		t.Fatalf("print/parse/print differs:\n%s\n----\n%s", text, again)
-	}
+	back := roundTrip(t, ctx, fhModule(ctx), "farmhash.mlir")
 	// The parsed kernels compute what the built ones do.
 	r := rand.New(rand.NewPCG(5, 6))
 	strs := [][]byte{nil, []byte("a"), []byte("hello"), []byte(strings.Repeat("farmhash", 20))}
 	buf, spans := fhStrings(r, strs)
-	hash, _ := fhLaunch(t, back, "str", int64(len(strs)), 7, buf, fhI64Bytes(spans))
+	hash, _ := fhLaunch(t, back, "str", int64(len(strs)), 7, buf, leBytes(spans))
 	for i, s := range strs {
 		if w := farm.Fingerprint64(s); hash[i] != w {
 			t.Errorf("parsed @str, %q: %#x, want %#x", s, hash[i], w)
 		}
 	}
-	hash, _ = fhLaunch(t, back, "num", 2, 7, fhI64Bytes([]int64{-12345678901234567, 42}))
+	hash, _ = fhLaunch(t, back, "num", 2, 7, leBytes([]int64{-12345678901234567, 42}))
 	for i, v := range []string{"-12345678901234567", "42"} {
 		if w := farm.Fingerprint64([]byte(v)); hash[i] != w {
 			t.Errorf("parsed @num, %s: %#x, want %#x", v, hash[i], w)

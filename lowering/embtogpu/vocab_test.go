@@ -34,21 +34,6 @@ const (
 
 func vcPtr(t textir.Type) textir.Type { return gpu.PtrType(t, gpu.Global) }
 
-// vcKernel builds kernel @name whose threads g < count (the last argument)
-// run body.
-func vcKernel(ctx *textir.Context, name string, inputs []textir.Type, body func(k *kb, a []*textir.Value, g *textir.Value)) *textir.Operation {
-	fn := gpu.NewFunc(ctx, vcLoc, name, &textir.FunctionType{Inputs: inputs}, true)
-	fn.SetAttr("max_threads", textir.I64Attr(vcBlock))
-	blk := fn.Region(0).Front()
-	b := textir.NewBuilder(ctx)
-	b.SetInsertionPointToEnd(blk)
-	k := &kb{kernelir.Builder{B: b, Loc: vcLoc}}
-	g := k.Add(k.Mul(k.Dim(gpu.BlockIdOp), k.Dim(gpu.BlockDimOp)), k.Dim(gpu.ThreadIdOp))
-	k.IfThen(k.Cmp(arith.SLT, g, blk.Arg(len(inputs)-1)), func() { body(k, blk.Args(), g) })
-	k.Op(gpu.ReturnOp, nil, nil)
-	return fn
-}
-
 // The kernels of the tests, in one gpu.module @vc:
 //
 //	@int(%words: !gpu.ptr<i32>, %keys: !gpu.ptr<i64>, %out: !gpu.ptr<i64>, %base: i64, %count: i64)
@@ -62,6 +47,10 @@ func vcModule(ctx *textir.Context) *textir.Operation {
 	gm := gpu.NewModule(ctx, vcLoc, "vc")
 	builtin.Body(top).Append(gm)
 	body := gm.Region(0).Front()
+	// Threads g < count, the last argument, run each kernel's body.
+	vcKernel := func(ctx *textir.Context, name string, inputs []textir.Type, f func(k *kb, a []*textir.Value, g *textir.Value)) *textir.Operation {
+		return testKernel(ctx, vcLoc, name, vcBlock, inputs, len(inputs)-1, f)
+	}
 	found := func(k *kb, out, g, idx, ok *textir.Value) {
 		k.Store([]*textir.Value{idx, k.Cast(arith.ExtUIOp, ok, i64)}, out, k.mulc(g, 2))
 	}
@@ -108,71 +97,13 @@ var vcBucketizeKinds = []vcKind{
 func vcParsed(t *testing.T) *textir.Operation {
 	t.Helper()
 	ctx := all.NewContext()
-	top := vcModule(ctx)
-	if err := textir.Verify(ctx, top); err != nil {
-		t.Fatal(err)
-	}
-	text := textir.OpString(top, textir.PrintOptions{})
-	back, err := textir.Parse(ctx, "vocab.mlir", []byte(text))
-	if err != nil {
-		t.Fatalf("parse back: %v", err)
-	}
-	if err := textir.Verify(ctx, back); err != nil {
-		t.Fatalf("verify the parsed module: %v", err)
-	}
-	if again := textir.OpString(back, textir.PrintOptions{}); again != text {
-		t.Fatalf("print/parse/print differs:\n%s\n----\n%s", text, again)
-	}
-	return back
-}
-
-func vcFunc(t *testing.T, top *textir.Operation, name string) *textir.Operation {
-	t.Helper()
-	var fn *textir.Operation
-	top.Walk(func(op *textir.Operation) bool {
-		if n, ok := textir.SymbolName(op); ok && n == name && op.Name() == gpu.FuncOp {
-			fn = op
-		}
-		return true
-	})
-	if fn == nil {
-		t.Fatalf("no gpu.func @%s", name)
-	}
-	return fn
+	return roundTrip(t, ctx, vcModule(ctx), "vocab.mlir")
 }
 
 // vcRun launches @name over count threads with args (then count).
 func vcRun(t *testing.T, top *textir.Operation, name string, count int64, args ...any) {
 	t.Helper()
-	k, err := gpu.Compile(vcFunc(t, top, name))
-	if err != nil {
-		t.Fatalf("compile @%s: %v", name, err)
-	}
-	if err := k.Launch((count+vcBlock-1)/vcBlock, vcBlock, append(args, count), nil); err != nil {
-		t.Fatalf("launch @%s: %v", name, err)
-	}
-}
-
-func vcBytes[T uint32 | int32 | int64 | float32 | float64](v []T) []byte {
-	var b []byte
-	for _, x := range v {
-		var u uint64
-		n := 4
-		switch x := any(x).(type) {
-		case uint32:
-			u = uint64(x)
-		case int32:
-			u = uint64(uint32(x))
-		case int64:
-			u, n = uint64(x), 8
-		case float32:
-			u = uint64(math.Float32bits(x))
-		case float64:
-			u, n = math.Float64bits(x), 8
-		}
-		b = binary.LittleEndian.AppendUint64(b, u)[:len(b)+n]
-	}
-	return b
+	launch(t, top, name, vcBlock, count, append(args, count)...)
 }
 
 func vcPoison(n int) []byte { return slices.Repeat([]byte{0xa5}, n) }
@@ -181,7 +112,7 @@ func vcPoison(n int) []byte { return slices.Repeat([]byte{0xa5}, n) }
 // table, which ends the buffer (a read past it fails in the simulator).
 func vcTable(v *fused.GPUVocab) []byte {
 	w := slices.Repeat([]uint32{0xdeadbeef}, vcBase)
-	return vcBytes(append(w, v.Words...))
+	return leBytes(append(w, v.Words...))
 }
 
 // vcResults reads the (index, found) pairs of count queries.
@@ -354,7 +285,7 @@ func TestVocabIntKernel(t *testing.T) {
 			}
 			qs = append(qs, math.MinInt64, math.MaxInt64, 0, -1)
 			out := vcPoison(16 * len(qs))
-			vcRun(t, top, "int", int64(len(qs)), gpu.Buf{Data: vcTable(v)}, gpu.Buf{Data: vcBytes(qs)}, gpu.Buf{Data: out}, int64(vcBase))
+			vcRun(t, top, "int", int64(len(qs)), gpu.Buf{Data: vcTable(v)}, gpu.Buf{Data: leBytes(qs)}, gpu.Buf{Data: out}, int64(vcBase))
 			idx, found := vcResults(t, out, len(qs))
 			for i, q := range qs {
 				w, ok := want[q]
@@ -477,7 +408,7 @@ func TestVocabStringKernel(t *testing.T) {
 			buf = append(buf, q.s...)
 		}
 		out := vcPoison(16 * len(qs))
-		vcRun(t, top, "str", int64(len(qs)), gpu.Buf{Data: vcTable(v)}, gpu.Buf{Data: append(buf, 0)}, gpu.Buf{Data: vcBytes(meta)},
+		vcRun(t, top, "str", int64(len(qs)), gpu.Buf{Data: vcTable(v)}, gpu.Buf{Data: append(buf, 0)}, gpu.Buf{Data: leBytes(meta)},
 			gpu.Buf{Data: out}, int64(vcBase))
 		idx, found := vcResults(t, out, len(qs))
 		for i, q := range qs {
@@ -546,9 +477,9 @@ func TestBucketizeKernel(t *testing.T) {
 				for i, f := range xs {
 					v[i] = float32(f)
 				}
-				x, xb = interp.Vector(v...), vcBytes(v)
+				x, xb = interp.Vector(v...), leBytes(v)
 			case textir.F64():
-				x, xb = interp.Vector(xs...), vcBytes(xs)
+				x, xb = interp.Vector(xs...), leBytes(xs)
 			case textir.I32():
 				v := make([]int32, 0, len(xs))
 				for _, f := range xs {
@@ -557,7 +488,7 @@ func TestBucketizeKernel(t *testing.T) {
 					}
 				}
 				v = append(v, math.MinInt32, math.MaxInt32, math.MaxInt32-64, 1<<24+1)
-				x, xb = interp.Vector(v...), vcBytes(v)
+				x, xb = interp.Vector(v...), leBytes(v)
 			case textir.I64():
 				v := make([]int64, 0, len(xs))
 				for _, f := range xs {
@@ -566,7 +497,7 @@ func TestBucketizeKernel(t *testing.T) {
 					}
 				}
 				v = append(v, math.MinInt64, math.MaxInt64, 1<<62+1<<38+1, 1<<62+1<<38, -(1<<62 + 1<<38 + 1), 1<<53+1)
-				x, xb = interp.Vector(v...), vcBytes(v)
+				x, xb = interp.Vector(v...), leBytes(v)
 			}
 			want, err := tfops.Bucketize(x, bs)
 			if err != nil {
@@ -579,9 +510,9 @@ func TestBucketizeKernel(t *testing.T) {
 				for _, b := range bs {
 					w = append(w, float64(b))
 				}
-				bf = vcBytes(w)
+				bf = leBytes(w)
 			} else {
-				bf = vcBytes(append(slices.Repeat([]float32{float32(math.NaN())}, off), bs...))
+				bf = leBytes(append(slices.Repeat([]float32{float32(math.NaN())}, off), bs...))
 			}
 			out := vcPoison(8 * x.Len())
 			vcRun(t, top, kind.name(), int64(x.Len()), gpu.Buf{Data: bf}, gpu.Buf{Data: xb}, gpu.Buf{Data: out}, int64(off), int64(len(bs)))
@@ -615,7 +546,7 @@ func TestBucketizeF32ToF64(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := vcPoison(8 * len(xs))
-		vcRun(t, top, kind.name(), int64(len(xs)), gpu.Buf{Data: vcBytes([]float32{b})}, gpu.Buf{Data: vcBytes(xs)}, gpu.Buf{Data: out}, int64(0), int64(1))
+		vcRun(t, top, kind.name(), int64(len(xs)), gpu.Buf{Data: leBytes([]float32{b})}, gpu.Buf{Data: leBytes(xs)}, gpu.Buf{Data: out}, int64(0), int64(1))
 		for i, w := range want.Int32s() {
 			if got := int64(binary.LittleEndian.Uint64(out[8*i:])); got != int64(w) {
 				t.Fatalf("boundary %v (%#x): x = %v: bucket %d, want %d", b, math.Float32bits(b), xs[i], got, w)
