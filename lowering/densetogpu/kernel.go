@@ -288,8 +288,19 @@ func (g *gen) build() {
 // the workspace, ws[(slice·B + row)·N + col].
 func (g *gen) storePartials(accs []*textir.Value) {
 	d := g.d
-	v := min(vec(d.N), d.ThreadN)
 	base := g.Mul(g.slice, g.batch)
+	g.eachOutput(nil, func(i, j, v int64, row, col *textir.Value) {
+		q := i*d.ThreadN + j
+		g.storeN(accs[q:q+v], g.ws, g.Add(g.mulc(g.Add(base, row), d.N), col))
+	})
+}
+
+// eachOutput emits, for each vector of v columns of the thread's tile
+// (at j, col) inside N, colInit(col, v) and then, for each of its rows
+// (at i, row) inside B, at(i, j, v, row, col).
+func (g *gen) eachOutput(colInit func(col *textir.Value, v int64), at func(i, j, v int64, row, col *textir.Value)) {
+	d := g.d
+	v := min(vec(d.N), d.ThreadN)
 	for j := int64(0); j < d.ThreadN; j += v {
 		col := g.AddC(g.colBase, j)
 		var in *textir.Value
@@ -297,12 +308,12 @@ func (g *gen) storePartials(accs []*textir.Value) {
 			in = g.Cmp(arith.SLT, col, g.C64(d.N))
 		}
 		g.ifElse(in, nil, func() []*textir.Value {
+			if colInit != nil {
+				colInit(col, v)
+			}
 			for i := int64(0); i < d.ThreadM; i++ {
 				row := g.AddC(g.rowBase, i)
-				g.IfThen(g.Cmp(arith.SLT, row, g.batch), func() {
-					q := i*d.ThreadN + j
-					g.storeN(accs[q:q+v], g.ws, g.Add(g.mulc(g.Add(base, row), d.N), col))
-				})
+				g.IfThen(g.Cmp(arith.SLT, row, g.batch), func() { at(i, j, v, row, col) })
 			}
 			return nil
 		}, nil)
@@ -451,31 +462,19 @@ func (g *gen) mma(accs []*textir.Value) []*textir.Value {
 // activation and stores the thread's outputs that fall inside B×N.
 func (g *gen) epilogue(accs []*textir.Value) {
 	d := g.d
-	v := min(vec(d.N), d.ThreadN)
-	for j := int64(0); j < d.ThreadN; j += v {
-		col := g.AddC(g.colBase, j)
-		var in *textir.Value
-		if d.N%d.BlockN != 0 {
-			in = g.Cmp(arith.SLT, col, g.C64(d.N))
+	var bias []*textir.Value
+	colInit := func(col *textir.Value, v int64) {
+		if d.Bias {
+			bias = g.Load(g.bias, col, v, true)
 		}
-		g.ifElse(in, nil, func() []*textir.Value {
-			var bias []*textir.Value
-			if d.Bias {
-				bias = g.Load(g.bias, col, v, true)
-			}
-			for i := int64(0); i < d.ThreadM; i++ {
-				row := g.AddC(g.rowBase, i)
-				g.IfThen(g.Cmp(arith.SLT, row, g.batch), func() {
-					vals := make([]*textir.Value, v)
-					for q := range vals {
-						vals[q] = g.finish(accs[i*d.ThreadN+j+int64(q)], bias, q)
-					}
-					g.Store(vals, g.y, g.Add(g.mulc(row, d.N), col))
-				})
-			}
-			return nil
-		}, nil)
 	}
+	g.eachOutput(colInit, func(i, j, v int64, row, col *textir.Value) {
+		vals := make([]*textir.Value, v)
+		for q := range vals {
+			vals[q] = g.finish(accs[i*d.ThreadN+j+int64(q)], bias, q)
+		}
+		g.Store(vals, g.y, g.Add(g.mulc(row, d.N), col))
+	})
 }
 
 // finish rounds the sum s to float32, adds bias[q] (when there is a bias)
