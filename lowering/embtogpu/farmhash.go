@@ -224,12 +224,20 @@ type fpPending struct {
 func (k *kb) fpStart(p, off, n *textir.Value) *fpPending {
 	g := k.fhNew()
 	g.words = k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+	return g.begin(off, n, func(lastW *textir.Value) *textir.Value { return g.fetch(off, lastW) })
+}
+
+// begin starts the hash of the n bytes at byte off of g.words: the word of
+// the last byte, and the hash of a string under 8 bytes from first(lastW),
+// the string's first 8 bytes little-endian.
+func (g *fhGen) begin(off, n *textir.Value, first func(lastW *textir.Value) *textir.Value) *fpPending {
+	k := g.k
 	lastW := g.shrc(k.Bin(arith.MaxSIOp, g.add(off, g.sub(n, g.c(1))), g.c(0)), 2)
 	// The bytes at and above n are garbage: short ignores them. It runs
 	// on n clamped to [1, 7] (its shifts stay below 64); h0 is used for
 	// n < 8 only.
 	ns := k.Bin(arith.MinSIOp, k.Bin(arith.MaxSIOp, n, g.c(1)), g.c(7))
-	h0 := k.Sel(g.cmpc(arith.EQ, n, 0), g.c(fhK2), g.short(ns, g.fetch(off, lastW)))
+	h0 := k.Sel(g.cmpc(arith.EQ, n, 0), g.c(fhK2), g.short(ns, first(lastW)))
 	return &fpPending{g: g, off: off, n: n, lastW: lastW, h0: h0}
 }
 
@@ -243,10 +251,7 @@ func (k *kb) fpStartSlot(p, x, base *textir.Value) *fpPending {
 	tag := g.shrc(x, 56)
 	n := k.Sel(g.cmpc(arith.EQ, tag, 0xff), g.andc(g.shrc(x, 32), 0xffffff), tag)
 	off := g.add(base, g.andc(x, 0xffffffff))
-	lastW := g.shrc(k.Bin(arith.MaxSIOp, g.add(off, g.sub(n, g.c(1))), g.c(0)), 2)
-	ns := k.Bin(arith.MinSIOp, k.Bin(arith.MaxSIOp, n, g.c(1)), g.c(7))
-	h0 := k.Sel(g.cmpc(arith.EQ, n, 0), g.c(fhK2), g.short(ns, x))
-	return &fpPending{g: g, off: off, n: n, lastW: lastW, h0: h0}
+	return g.begin(off, n, func(*textir.Value) *textir.Value { return x })
 }
 
 // finish emits the strings of 8 bytes and more (branches) and returns the
