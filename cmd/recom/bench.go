@@ -17,11 +17,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/fusedrt"
 )
@@ -92,14 +92,14 @@ type benchStats struct {
 	outBytes    int64
 }
 
-func layerStats(l *fused.Layer, r *fusedrt.Run) benchStats {
+func layerStats(l *abi.Layer, r *fusedrt.Run) benchStats {
 	var s benchStats
 	tableBytes := 4 * l.TableFloats
 	inL2 := tableBytes <= 50<<20 // H200: 60 MiB of L2, some of it for the inputs and output
 	for i := range l.Columns {
 		c := &l.Columns[i]
 		n := int64(r.Cols[i].Len())
-		if c.Source == fused.SourceSplit && r.Cols[i].Values != nil {
+		if c.Source == abi.SourceSplit && r.Cols[i].Values != nil {
 			n = 0 // tokens, not strings
 			for _, str := range r.Cols[i].Values.Strings() {
 				n += int64(strings.Count(str, c.Sep)) + 1
@@ -378,7 +378,7 @@ func dumpInputs(dir string, rt *fusedrt.Runtime, l *fusedrt.Layer) error {
 			if err != nil {
 				return err
 			}
-			if l.Layer.Columns[i].Kind == fused.KindLookup {
+			if l.Layer.Columns[i].Kind == abi.KindLookup {
 				for _, x := range csplits {
 					splits = append(splits, base+x)
 				}

@@ -7,10 +7,10 @@ import (
 	"github.com/recom-compiler/recom/dialects/builtin"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/funcd"
+	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 

@@ -293,7 +293,7 @@ func bucketizeKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) 
 }
 
 // Vocab is an emb.vocab_lookup's table (built once per program by the
-// interpreter; package fused uses it for the ids it hands benchmarks).
+// interpreter; package abi (dialects/fused/abi) uses it for the ids it hands benchmarks).
 type Vocab struct {
 	str map[string]int64
 	num map[int64]int64

@@ -4,8 +4,8 @@ import (
 	"math/bits"
 
 	"github.com/recom-compiler/recom/dialects/arith"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/kernelir"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -73,8 +73,8 @@ func (k *kb) ifElse(c *textir.Value, types []textir.Type, then, els func() []*te
 func log2(n int64) int64 { return int64(bits.TrailingZeros64(uint64(n))) }
 
 // accType is d's accumulator type.
-func accType(d *fused.Dense) textir.Type {
-	if d.Accumulate == fused.AccF32 {
+func accType(d *abi.Dense) textir.Type {
+	if d.Accumulate == abi.AccF32 {
 		return f32
 	}
 	return f64
@@ -82,7 +82,7 @@ func accType(d *fused.Dense) textir.Type {
 
 // KernelType is the kernel's signature: (x0, ..., x_{n-1}, w, [bias,] y, B),
 // or with split-K (x0, ..., x_{n-1}, w, [bias,] y, ws, B, S).
-func KernelType(d *fused.Dense) *textir.FunctionType {
+func KernelType(d *abi.Dense) *textir.FunctionType {
 	p := gpu.PtrType(f32, gpu.Global)
 	var in []textir.Type
 	for range d.NumOperands() + 1 {
@@ -95,7 +95,7 @@ func KernelType(d *fused.Dense) *textir.FunctionType {
 }
 
 // ReduceKernelType is the reduce kernel's signature: (ws, [bias,] y, B, S).
-func ReduceKernelType(d *fused.Dense) *textir.FunctionType {
+func ReduceKernelType(d *abi.Dense) *textir.FunctionType {
 	p := gpu.PtrType(f32, gpu.Global)
 	in := []textir.Type{gpu.PtrType(accType(d), gpu.Global)}
 	if d.Bias {
@@ -107,7 +107,7 @@ func ReduceKernelType(d *fused.Dense) *textir.FunctionType {
 // BuildKernel returns the gpu.func computing the layer d, named name: a
 // tiled product (see package doc) with the bias and activation in its
 // epilogue.
-func BuildKernel(ctx *textir.Context, loc textir.Location, name string, d *fused.Dense) *textir.Operation {
+func BuildKernel(ctx *textir.Context, loc textir.Location, name string, d *abi.Dense) *textir.Operation {
 	fn := gpu.NewFunc(ctx, loc, name, KernelType(d), true)
 	fn.SetAttr("max_threads", textir.I64Attr(d.Threads()))
 	fn.SetAttr("min_blocks", textir.I64Attr(1))
@@ -136,12 +136,12 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, d *fused
 }
 
 // BuildReduceKernel returns the gpu.func that finishes a split-K launch of
-// d (see fused.Dense): a thread sums ReduceVec consecutive outputs' S
+// d (see abi.Dense): a thread sums ReduceVec consecutive outputs' S
 // partials in slice order in the accumulator type, rounds to float32 once,
 // adds the bias and applies the activation.
-func BuildReduceKernel(ctx *textir.Context, loc textir.Location, name string, d *fused.Dense) *textir.Operation {
+func BuildReduceKernel(ctx *textir.Context, loc textir.Location, name string, d *abi.Dense) *textir.Operation {
 	fn := gpu.NewFunc(ctx, loc, name, ReduceKernelType(d), true)
-	fn.SetAttr("max_threads", textir.I64Attr(fused.ReduceThreads))
+	fn.SetAttr("max_threads", textir.I64Attr(abi.ReduceThreads))
 	body := fn.Region(0).Front()
 	b := textir.NewBuilder(ctx)
 	b.SetInsertionPointToEnd(body)
@@ -154,7 +154,7 @@ func BuildReduceKernel(ctx *textir.Context, loc textir.Location, name string, d 
 	g.y, g.batch, g.splits = body.Arg(n-3), body.Arg(n-2), body.Arg(n-1)
 	v := d.ReduceVec()
 	tid, bid := g.Dim(gpu.ThreadIdOp), g.Dim(gpu.BlockIdOp)
-	idx := g.mulc(g.Add(g.mulc(bid, fused.ReduceThreads), tid), v)
+	idx := g.mulc(g.Add(g.mulc(bid, abi.ReduceThreads), tid), v)
 	total := g.mulc(g.batch, d.N)
 	g.IfThen(g.Cmp(arith.SLT, idx, total), func() {
 		zero := g.CF(0, g.acc)
@@ -188,7 +188,7 @@ func BuildReduceKernel(ctx *textir.Context, loc textir.Location, name string, d 
 // gen generates one dense kernel.
 type gen struct {
 	kb
-	d                *fused.Dense
+	d                *abi.Dense
 	acc              textir.Type // accumulator type
 	x                []*textir.Value
 	w, bias, y       *textir.Value
@@ -493,14 +493,14 @@ func (g *gen) finish(s *textir.Value, bias []*textir.Value, q int) *textir.Value
 // does: relu exactly, sigmoid and tanh in float64, rounded once.
 func (g *gen) activate(v *textir.Value) *textir.Value {
 	switch g.d.Activation {
-	case fused.ActRelu:
+	case abi.ActRelu:
 		return g.Sel(g.CmpF(arith.FUGT, v, g.CF(0, f32)), v, g.CF(0, f32)) // NaN stays NaN
-	case fused.ActSigmoid:
+	case abi.ActSigmoid:
 		x := g.Cast(arith.ExtFOp, v, f64)
 		e := g.expm1(g.Op(arith.NegFOp, []*textir.Value{x}, []textir.Type{f64}).Result(0))
 		r := g.Bin(arith.DivFOp, g.CF(1, f64), g.Bin(arith.AddFOp, g.CF(2, f64), e)) // 1 / (1 + exp(-x))
 		return g.Cast(arith.TruncFOp, r, f32)
-	case fused.ActTanh:
+	case abi.ActTanh:
 		x := g.Cast(arith.ExtFOp, v, f64)
 		a := g.Op(gpu.FabsOp, []*textir.Value{x}, []textir.Type{f64}).Result(0)
 		e := g.expm1(g.Bin(arith.MulFOp, a, g.CF(-2, f64)))                                            // exp(-2|x|) - 1, in (-1, 0]

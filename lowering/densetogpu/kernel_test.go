@@ -9,21 +9,21 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/builtin"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfops"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
 // kernelModule builds a module holding gpu.module @dense with d's kernel
 // (and its reduce kernel when d splits K).
-func kernelModule(t testing.TB, ctx *textir.Context, d *fused.Dense) (*textir.Operation, *textir.Operation) {
+func kernelModule(t testing.TB, ctx *textir.Context, d *abi.Dense) (*textir.Operation, *textir.Operation) {
 	m, fn, _ := kernelModule2(t, ctx, d)
 	return m, fn
 }
 
-func kernelModule2(t testing.TB, ctx *textir.Context, d *fused.Dense) (m, fn, reduce *textir.Operation) {
+func kernelModule2(t testing.TB, ctx *textir.Context, d *abi.Dense) (m, fn, reduce *textir.Operation) {
 	t.Helper()
 	m = builtin.NewModule(ctx, textir.UnknownLoc{})
 	gm := gpu.NewModule(ctx, textir.UnknownLoc{}, ModuleName)
@@ -41,7 +41,7 @@ func kernelModule2(t testing.TB, ctx *textir.Context, d *fused.Dense) (m, fn, re
 }
 
 // compileLayer compiles d's kernels for the simulator.
-func compileLayer(t testing.TB, d *fused.Dense) (k, r *gpu.Kernel) {
+func compileLayer(t testing.TB, d *abi.Dense) (k, r *gpu.Kernel) {
 	t.Helper()
 	_, fn, rfn := kernelModule2(t, all.NewContext(), d)
 	k, err := gpu.Compile(fn)
@@ -68,7 +68,7 @@ func randFloats(r *rand.Rand, n int64) []float32 {
 }
 
 // reference computes the layer with the interpreter's ops.
-func reference(t testing.TB, d *fused.Dense, in *fused.DenseInputs) []float32 {
+func reference(t testing.TB, d *abi.Dense, in *abi.DenseInputs) []float32 {
 	t.Helper()
 	var parts []*interp.Tensor
 	for i, x := range in.X {
@@ -99,11 +99,11 @@ func reference(t testing.TB, d *fused.Dense, in *fused.DenseInputs) []float32 {
 		}
 	}
 	switch d.Activation {
-	case fused.ActRelu:
+	case abi.ActRelu:
 		y, err = tfops.Relu(y)
-	case fused.ActSigmoid:
+	case abi.ActSigmoid:
 		y, err = tfops.Sigmoid(y)
-	case fused.ActTanh:
+	case abi.ActTanh:
 		y, err = tfops.Tanh(y)
 	}
 	if err != nil {
@@ -133,36 +133,36 @@ func (c kcase) String() string {
 func TestKernelMatchesInterpreter(t *testing.T) {
 	b := []int64{1, 7, 64, 65}
 	cases := []kcase{
-		{ks: []int64{32}, n: 32, bias: true, act: fused.ActRelu, batch: b},
-		{ks: []int64{32, 32}, n: 96, bias: true, act: fused.ActRelu, batch: b},
-		{ks: []int64{13}, n: 7, bias: true, act: fused.ActNone, batch: b},
-		{ks: []int64{24, 13, 1}, n: 64, bias: true, act: fused.ActTanh, batch: []int64{1, 9}},
-		{ks: []int64{128}, n: 1, bias: true, act: fused.ActSigmoid, batch: []int64{1, 7, 300}},
-		{ks: []int64{40}, n: 2, act: fused.ActSigmoid, batch: []int64{3}},
-		{ks: []int64{33}, n: 70, ta: true, bias: true, act: fused.ActRelu, batch: []int64{1, 5, 70}},
-		{ks: []int64{36}, n: 20, tb: true, act: fused.ActNone, batch: []int64{1, 17}},
-		{ks: []int64{17}, n: 9, ta: true, tb: true, bias: true, act: fused.ActTanh, batch: []int64{4}},
-		{ks: []int64{64}, n: 128, bias: true, act: fused.ActRelu, acc: fused.AccF32, batch: []int64{1, 64}},
-		{ks: []int64{20, 44}, n: 48, bias: true, act: fused.ActRelu, batch: []int64{50},
+		{ks: []int64{32}, n: 32, bias: true, act: abi.ActRelu, batch: b},
+		{ks: []int64{32, 32}, n: 96, bias: true, act: abi.ActRelu, batch: b},
+		{ks: []int64{13}, n: 7, bias: true, act: abi.ActNone, batch: b},
+		{ks: []int64{24, 13, 1}, n: 64, bias: true, act: abi.ActTanh, batch: []int64{1, 9}},
+		{ks: []int64{128}, n: 1, bias: true, act: abi.ActSigmoid, batch: []int64{1, 7, 300}},
+		{ks: []int64{40}, n: 2, act: abi.ActSigmoid, batch: []int64{3}},
+		{ks: []int64{33}, n: 70, ta: true, bias: true, act: abi.ActRelu, batch: []int64{1, 5, 70}},
+		{ks: []int64{36}, n: 20, tb: true, act: abi.ActNone, batch: []int64{1, 17}},
+		{ks: []int64{17}, n: 9, ta: true, tb: true, bias: true, act: abi.ActTanh, batch: []int64{4}},
+		{ks: []int64{64}, n: 128, bias: true, act: abi.ActRelu, acc: abi.AccF32, batch: []int64{1, 64}},
+		{ks: []int64{20, 44}, n: 48, bias: true, act: abi.ActRelu, batch: []int64{50},
 			opts: Options{BlockM: 32, BlockN: 16, BlockK: 8, ThreadM: 2, ThreadN: 2}},
-		{ks: []int64{64}, n: 64, bias: true, act: fused.ActRelu, batch: []int64{64, 100},
+		{ks: []int64{64}, n: 64, bias: true, act: abi.ActRelu, batch: []int64{64, 100},
 			opts: Options{BlockM: 128, BlockN: 64, BlockK: 32, ThreadM: 8, ThreadN: 8}},
 		// Split-K: fixed slice counts (uneven slices, slices across the
 		// inputs of a concatenation, a ragged last step), and auto.
-		{ks: []int64{40, 24, 7}, n: 36, bias: true, act: fused.ActRelu, batch: []int64{1, 13, 64, 70}, opts: Options{SplitK: "3"}},
-		{ks: []int64{100}, n: 70, tb: true, bias: true, act: fused.ActTanh, batch: []int64{5}, opts: Options{SplitK: "5"}},
-		{ks: []int64{64}, n: 3, ta: true, act: fused.ActSigmoid, batch: []int64{9}, opts: Options{SplitK: "4", BlockK: 8}},
-		{ks: []int64{300, 20}, n: 128, bias: true, act: fused.ActRelu, acc: fused.AccF32, batch: []int64{2, 40}},
-		{ks: []int64{500, 13}, n: 64, bias: true, act: fused.ActRelu, batch: []int64{1, 33}},
+		{ks: []int64{40, 24, 7}, n: 36, bias: true, act: abi.ActRelu, batch: []int64{1, 13, 64, 70}, opts: Options{SplitK: "3"}},
+		{ks: []int64{100}, n: 70, tb: true, bias: true, act: abi.ActTanh, batch: []int64{5}, opts: Options{SplitK: "5"}},
+		{ks: []int64{64}, n: 3, ta: true, act: abi.ActSigmoid, batch: []int64{9}, opts: Options{SplitK: "4", BlockK: 8}},
+		{ks: []int64{300, 20}, n: 128, bias: true, act: abi.ActRelu, acc: abi.AccF32, batch: []int64{2, 40}},
+		{ks: []int64{500, 13}, n: 64, bias: true, act: abi.ActRelu, batch: []int64{1, 33}},
 		{ks: []int64{0}, n: 4, batch: nil},                                // rejected
 		{ks: []int64{8}, n: 4, batch: nil, opts: Options{SplitK: "many"}}, // rejected
 	}
 	r0 := rand.New(rand.NewPCG(1, 2))
 	for _, c := range cases {
 		t.Run(c.String(), func(t *testing.T) {
-			d := &fused.Dense{Ks: c.ks, N: c.n, TransposeA: c.ta, TransposeB: c.tb, Bias: c.bias, Activation: c.act}
+			d := &abi.Dense{Ks: c.ks, N: c.n, TransposeA: c.ta, TransposeB: c.tb, Bias: c.bias, Activation: c.act}
 			if d.Activation == "" {
-				d.Activation = fused.ActNone
+				d.Activation = abi.ActNone
 			}
 			o := c.opts
 			o.Accumulate = c.acc
@@ -177,7 +177,7 @@ func TestKernelMatchesInterpreter(t *testing.T) {
 			}
 			k, r := compileLayer(t, d)
 			for _, batch := range c.batch {
-				in := &fused.DenseInputs{B: batch}
+				in := &abi.DenseInputs{B: batch}
 				for _, ki := range d.Ks {
 					in.X = append(in.X, randFloats(r0, batch*ki))
 				}
@@ -205,16 +205,16 @@ func TestKernelMatchesInterpreter(t *testing.T) {
 // checkLayer compares got with the interpreter's want: bit for bit with
 // float64 accumulation in one slice (sigmoid and tanh within 1 ulp), 1 ulp
 // with float64 over several slices, rtol 1e-5 with float32.
-func checkLayer(t *testing.T, d *fused.Dense, what string, want, got []float32, split bool) {
+func checkLayer(t *testing.T, d *abi.Dense, what string, want, got []float32, split bool) {
 	t.Helper()
 	for i := range want {
 		x, y := float64(want[i]), float64(got[i])
-		exact := !split && d.Accumulate == fused.AccF64 && (d.Activation == fused.ActNone || d.Activation == fused.ActRelu)
+		exact := !split && d.Accumulate == abi.AccF64 && (d.Activation == abi.ActNone || d.Activation == abi.ActRelu)
 		var bad bool
 		switch {
 		case exact:
 			bad = math.Float32bits(want[i]) != math.Float32bits(got[i]) && !(x == 0 && y == 0)
-		case d.Accumulate == fused.AccF64:
+		case d.Accumulate == abi.AccF64:
 			bad = math.Abs(x-y) > 1.2e-7*math.Abs(x)+1e-30 // 1 ulp
 		default:
 			bad = math.Abs(x-y) > 1e-5*math.Abs(x)+1e-5
@@ -228,7 +228,7 @@ func checkLayer(t *testing.T, d *fused.Dense, what string, want, got []float32, 
 // The kernel prints and parses back to the same text.
 func TestKernelRoundTrip(t *testing.T) {
 	ctx := all.NewContext()
-	d := &fused.Dense{Ks: []int64{32, 8}, N: 64, Bias: true, Activation: fused.ActSigmoid}
+	d := &abi.Dense{Ks: []int64{32, 8}, N: 64, Bias: true, Activation: abi.ActSigmoid}
 	if err := Plan(d, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -256,8 +256,8 @@ func TestKernelRoundTrip(t *testing.T) {
 // Activations on special values: NaN stays NaN, huge inputs saturate.
 func TestActivationsSpecialValues(t *testing.T) {
 	xs := []float32{0, -0.0, 1e-30, -1e-7, 3e-5, 0.5, -2, 9, -17, 40, -90, 104, -200, 1e30, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
-	for _, act := range []string{fused.ActRelu, fused.ActSigmoid, fused.ActTanh} {
-		d := &fused.Dense{Ks: []int64{1}, N: 1, Activation: act}
+	for _, act := range []string{abi.ActRelu, abi.ActSigmoid, abi.ActTanh} {
+		d := &abi.Dense{Ks: []int64{1}, N: 1, Activation: act}
 		if err := Plan(d, Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestActivationsSpecialValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := &fused.DenseInputs{B: int64(len(xs)), X: [][]float32{xs}, W: []float32{1}}
+		in := &abi.DenseInputs{B: int64(len(xs)), X: [][]float32{xs}, W: []float32{1}}
 		got, err := d.Run(k, nil, in)
 		if err != nil {
 			t.Fatal(err)

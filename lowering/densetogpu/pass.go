@@ -4,7 +4,7 @@
 // It finds each dense chain of tfg ops — a MatMul of a constant or
 // variable weight (transpose_a / transpose_b honoured), then optionally a
 // BiasAdd (or Add) of a bias vector, then optionally Relu, Sigmoid or
-// Tanh — and replaces it with one fused.dense op (see package fused) whose
+// Tanh — and replaces it with one fused.dense op (see dialects/fused and its abi package) whose
 // kernel, a gpu.func in gpu.module @dense, computes Y = act(X·W + b) with
 // the bias and the activation in the product's epilogue. When the MatMul's
 // input is a ConcatV2 on axis 1 used by nothing else (the join of the
@@ -30,9 +30,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -83,7 +84,7 @@ const (
 // leaves most of the GPU idle. With split-k=auto (the default) a layer of
 // at least MinAutoSteps steps of block_k gets a kernel that may cut K
 // into up to min(MaxAutoSplit, steps/MinSliceSteps) slices, and each launch
-// takes the fewest that give fused.TargetBlocks blocks (fused.Dense.Splits:
+// takes the fewest that give abi.TargetBlocks blocks (abi.Dense.Splits:
 // one slice, no second kernel, once the batch fills the GPU). Each block
 // sums its slice in k order; the reduce kernel adds the slices' partial
 // sums in slice order (deterministic), then the bias and the activation.
@@ -98,7 +99,7 @@ type Pass struct {
 // New returns a --fuse-dense pass with default options.
 func New() *Pass {
 	p := &Pass{}
-	p.acc = p.opts.String("accumulate", "Accumulator precision: f64 (exact, the interpreter's sums) or f32", fused.AccF64)
+	p.acc = p.opts.String("accumulate", "Accumulator precision: f64 (exact, the interpreter's sums) or f32", abi.AccF64)
 	p.blockM = p.opts.Int("block-m", "Rows of a block's output tile (0: chosen per layer)", 0)
 	p.blockN = p.opts.Int("block-n", "Columns of a block's output tile (0: chosen per layer)", 0)
 	p.blockK = p.opts.Int("block-k", "K step staged in shared memory (0: 16)", 0)
@@ -132,10 +133,10 @@ func pow2ceil(n int64) int64 {
 }
 
 // Plan fills the tiling of d (Ks, N and the flags set) from the options.
-func Plan(d *fused.Dense, o Options) error {
+func Plan(d *abi.Dense, o Options) error {
 	d.Accumulate = o.Accumulate
 	if d.Accumulate == "" {
-		d.Accumulate = fused.AccF64
+		d.Accumulate = abi.AccF64
 	}
 	d.BlockN = o.BlockN
 	if d.BlockN == 0 {
@@ -171,8 +172,8 @@ func Plan(d *fused.Dense, o Options) error {
 		}
 	default:
 		n, err := strconv.ParseInt(o.SplitK, 10, 64)
-		if err != nil || n < 1 || n > fused.MaxSplitK {
-			return fmt.Errorf("split-k must be auto or a number in [1, %d], got %q", fused.MaxSplitK, o.SplitK)
+		if err != nil || n < 1 || n > abi.MaxSplitK {
+			return fmt.Errorf("split-k must be auto or a number in [1, %d], got %q", abi.MaxSplitK, o.SplitK)
 		}
 		d.SplitK = min(n, d.Steps())
 	}
@@ -186,7 +187,7 @@ type chain struct {
 	concatAxis        *textir.Operation // its axis constant
 	inputs            []*textir.Value
 	w, b              *textir.Value
-	d                 fused.Dense
+	d                 abi.Dense
 }
 
 // last returns the chain's last op (whose result the fused op replaces).
@@ -202,7 +203,7 @@ func (c *chain) last() *textir.Operation {
 
 func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	o := p.options()
-	if o.Accumulate != fused.AccF64 && o.Accumulate != fused.AccF32 {
+	if o.Accumulate != abi.AccF64 && o.Accumulate != abi.AccF32 {
 		return fmt.Errorf("--%s: accumulate must be f64 or f32, got %q", Flag, o.Accumulate)
 	}
 	layers := st.Stat("layers", "Dense layers fused into one kernel")
@@ -421,17 +422,17 @@ func match(mm *textir.Operation, o Options, st *pass.State) (*chain, bool) {
 		}
 	}
 	// The activation.
-	c.d.Activation = fused.ActNone
+	c.d.Activation = abi.ActNone
 	if next != nil && noControl(next) && isF32(next) && len(tfg.DataOperands(next)) == 1 {
 		switch next.Name() {
 		case "tfg.Relu":
-			c.d.Activation = fused.ActRelu
+			c.d.Activation = abi.ActRelu
 		case "tfg.Sigmoid":
-			c.d.Activation = fused.ActSigmoid
+			c.d.Activation = abi.ActSigmoid
 		case "tfg.Tanh":
-			c.d.Activation = fused.ActTanh
+			c.d.Activation = abi.ActTanh
 		}
-		if c.d.Activation != fused.ActNone {
+		if c.d.Activation != abi.ActNone {
 			c.act = next
 		}
 	}

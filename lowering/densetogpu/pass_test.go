@@ -9,6 +9,7 @@ import (
 
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
@@ -16,7 +17,6 @@ import (
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
 	"github.com/recom-compiler/recom/lowering/densetogpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 

@@ -3,7 +3,7 @@ package densetogpu
 import (
 	"testing"
 
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 )
 
 // The split-K plan of model E's top MLP (input 8088 embedding columns and
@@ -30,7 +30,7 @@ func TestSplitPlan(t *testing.T) {
 		{[]int64{100}, 8, "100", 7, false, []launch{{1, 7, 7, 1}}},
 		{[]int64{1024}, 128, "48", 48, false, []launch{{1, 32, 64, 2}}},
 	} {
-		d := &fused.Dense{Ks: c.ks, N: c.n, Bias: true, Activation: fused.ActRelu}
+		d := &abi.Dense{Ks: c.ks, N: c.n, Bias: true, Activation: abi.ActRelu}
 		if err := Plan(d, Options{SplitK: c.splitK}); err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -17,7 +17,7 @@ import (
 type idChain struct {
 	values     *textir.Value // the fused op's operand: raw values (or the hoisted filter's)
 	source     string
-	transforms []fused.Transform
+	transforms []abi.Transform
 	idBytes    float64
 	sep        string // source "split"
 }
@@ -48,7 +48,7 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 	if lk.Name() != emb.GatherOp && filter == nil {
 		splits = lk.Operand(2)
 	}
-	var ts []fused.Transform
+	var ts []abi.Transform
 	for {
 		def := v.DefiningOp()
 		if def == nil || v.Index() != 0 {
@@ -58,7 +58,7 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 		if !ok || slices.Contains(host, strings.TrimPrefix(def.Name(), "emb.")) {
 			break
 		}
-		ts = append([]fused.Transform{t}, ts...)
+		ts = append([]abi.Transform{t}, ts...)
 		v = def.Operand(0)
 	}
 	if len(ts) == 0 {
@@ -69,26 +69,26 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 	// kernel splits each row's string itself (source "split").
 	if def := v.DefiningOp(); def != nil && def.Name() == emb.SplitStringsOp && v.Index() == 0 &&
 		filter == nil && lk.Name() == emb.LookupOp && lk.NumOperands() == 3 && lk.Operand(2) == def.Result(1) &&
-		len(ts) == 1 && ts[0].Op == fused.TransformHash && !slices.Contains(host, "split_strings") {
+		len(ts) == 1 && ts[0].Op == abi.TransformHash && !slices.Contains(host, "split_strings") {
 		if sep, ok := def.LookupAttr(emb.AttrSep).(textir.StringAttr); ok && len(sep.Value) == 1 {
-			c.values, c.source, c.sep, c.idBytes = def.Operand(0), fused.SourceSplit, sep.Value, 16
+			c.values, c.source, c.sep, c.idBytes = def.Operand(0), abi.SourceSplit, sep.Value, 16
 			return c
 		}
 	}
 	el := textir.ElementType(v.Type())
 	switch {
 	case el == textir.F32():
-		c.source, c.idBytes = fused.SourceF32, 4
+		c.source, c.idBytes = abi.SourceF32, 4
 	case el == textir.F64():
-		c.source, c.idBytes = fused.SourceF64, 8
+		c.source, c.idBytes = abi.SourceF64, 8
 	case isInt(el):
-		c.source, c.idBytes = fused.SourceI64, 8
+		c.source, c.idBytes = abi.SourceI64, 8
 	case tfg.IsString(el):
-		c.source, c.idBytes = fused.SourceStr, 16
+		c.source, c.idBytes = abi.SourceStr, 16
 	default:
 		return nil
 	}
-	col := fused.Column{Source: c.source, Transforms: ts}
+	col := abi.Column{Source: c.source, Transforms: ts}
 	if err := col.CheckChain(); err != nil {
 		return nil
 	}
@@ -108,7 +108,7 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 // transformOf describes def as a kernel transform applied before the
 // transforms after (already found), or reports false. splits are the
 // lookup's row splits (nil when positions in a bag are not the lookup's).
-func transformOf(def *textir.Operation, after []fused.Transform, splits *textir.Value) (fused.Transform, bool) {
+func transformOf(def *textir.Operation, after []abi.Transform, splits *textir.Value) (abi.Transform, bool) {
 	intAttr := func(name string) (int64, bool) {
 		a, ok := def.LookupAttr(name).(textir.IntegerAttr)
 		return a.Value, ok
@@ -116,40 +116,40 @@ func transformOf(def *textir.Operation, after []fused.Transform, splits *textir.
 	switch def.Name() {
 	case emb.HashOp:
 		n, ok := intAttr(emb.AttrNumBuckets)
-		return fused.Transform{Op: fused.TransformHash, NumBuckets: n}, ok && n > 0
+		return abi.Transform{Op: abi.TransformHash, NumBuckets: n}, ok && n > 0
 	case emb.AsStringOp:
 		// Only hashing reads the decimal string without materialising it.
-		return fused.Transform{Op: fused.TransformAsString}, len(after) > 0 && after[0].Op == fused.TransformHash
+		return abi.Transform{Op: abi.TransformAsString}, len(after) > 0 && after[0].Op == abi.TransformHash
 	case emb.BucketizeOp:
 		bs, ok := emb.Boundaries(def)
-		return fused.Transform{Op: fused.TransformBucketize, Boundaries: bs}, ok
+		return abi.Transform{Op: abi.TransformBucketize, Boundaries: bs}, ok
 	case emb.VocabLookupOp:
 		keys := emb.VocabKeys(def)
 		if keys == nil {
-			return fused.Transform{}, false
+			return abi.Transform{}, false
 		}
 		oov, _ := intAttr(emb.AttrNumOOVBuckets)
 		d, ok := intAttr(emb.AttrDefault)
 		if !ok {
 			d = -1
 		}
-		if _, err := fused.BuildVocab(keys); err != nil {
-			return fused.Transform{}, false
+		if _, err := abi.BuildVocab(keys); err != nil {
+			return abi.Transform{}, false
 		}
-		return fused.Transform{Op: fused.TransformVocab, Keys: keys, NumBuckets: oov, Default: d}, true
+		return abi.Transform{Op: abi.TransformVocab, Keys: keys, NumBuckets: oov, Default: d}, true
 	case emb.CheckRangeOp:
 		n, ok1 := intAttr(emb.AttrNumBuckets)
 		d, ok2 := intAttr(emb.AttrDefault)
-		return fused.Transform{Op: fused.TransformCheckRange, NumBuckets: n, Default: d}, ok1 && ok2
+		return abi.Transform{Op: abi.TransformCheckRange, NumBuckets: n, Default: d}, ok1 && ok2
 	case emb.CastOp:
 		bits := int64(textir.BitWidth(textir.ElementType(def.Result(0).Type())))
 		ok := bits == 8 || bits == 16 || bits == 32 || bits == 64
-		return fused.Transform{Op: fused.TransformCast, Bits: bits}, ok
+		return abi.Transform{Op: abi.TransformCast, Bits: bits}, ok
 	case emb.AddOffsetOp:
 		s, ok := intAttr(emb.AttrStride)
-		return fused.Transform{Op: fused.TransformAddOffset, Stride: s}, ok && splits != nil && def.Operand(1) == splits
+		return abi.Transform{Op: abi.TransformAddOffset, Stride: s}, ok && splits != nil && def.Operand(1) == splits
 	}
-	return fused.Transform{}, false
+	return abi.Transform{}, false
 }
 
 func isInt(t textir.Type) bool {

@@ -242,7 +242,7 @@ func (g *fhGen) begin(off, n *textir.Value, first func(lastW *textir.Value) *tex
 }
 
 // fpStartSlot is fpStart for a string packed in an 8-byte slot x
-// (fused.Column.StrSlots): under 8 bytes the string is x itself (its
+// (abi.Column.StrSlots): under 8 bytes the string is x itself (its
 // length in the top byte), so the short hash needs no load; a longer one
 // is at byte base + the slot's offset of p.
 func (k *kb) fpStartSlot(p, x, base *textir.Value) *fpPending {

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 
@@ -48,7 +49,7 @@ func run(m *textir.Operation, feeds map[string]*interp.Tensor, outputs []string,
 // closeTo compares float outputs within rtol 1e-5 (atol 1e-5: the kernel
 // sums in float32, the interpreter in float64); it names the layer column
 // of the first difference.
-func closeTo(a, b *interp.Tensor, cols []fused.Column) error {
+func closeTo(a, b *interp.Tensor, cols []abi.Column) error {
 	if interp.ShapeString(a.Shape()) != interp.ShapeString(b.Shape()) {
 		return fmt.Errorf("got shape %s, want %s", interp.ShapeString(b.Shape()), interp.ShapeString(a.Shape()))
 	}
@@ -73,13 +74,13 @@ func closeTo(a, b *interp.Tensor, cols []fused.Column) error {
 	return nil
 }
 
-func layerOf(t *testing.T, m *textir.Operation) *fused.Layer {
+func layerOf(t *testing.T, m *textir.Operation) *abi.Layer {
 	t.Helper()
-	var l *fused.Layer
+	var l *abi.Layer
 	m.Walk(func(op *textir.Operation) bool {
 		if op.Name() == fused.EmbeddingLayerOp {
 			var err error
-			if l, err = fused.LayerOf(op); err != nil {
+			if l, err = abi.LayerOf(op); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 
 	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
@@ -81,12 +82,12 @@ func benchHostPath(b *testing.B, preset string, batch int, opts string) {
 		}
 		return true
 	})
-	var layer *fused.Layer
+	var layer *abi.Layer
 	var packed int64
 	var out *interp.Tensor
 	stub := func(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
 		if layer == nil {
-			if layer, err = fused.LayerOf(op); err != nil {
+			if layer, err = abi.LayerOf(op); err != nil {
 				return nil, err
 			}
 		}

@@ -2,15 +2,15 @@ package embtogpu
 
 import (
 	"github.com/recom-compiler/recom/dialects/arith"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
 // The id computation in the kernel: each id position's raw value (an
 // integer, a float or a string of the packed inputs) goes through the
-// column's transforms (fused.Transform) to the row index. The code is per
-// class (columns with the same fused.Column.Signature); the per-column
+// column's transforms (abi.Transform) to the row index. The code is per
+// class (columns with the same abi.Column.Signature); the per-column
 // numbers (bucket counts, defaults, where the boundaries and vocabularies
 // are) are the column's parameter block in the static arena, read once per
 // task by loadParams.
@@ -44,16 +44,16 @@ func (k *kb) view(a *kernelArgs, p *textir.Value, elem textir.Type) *textir.Valu
 
 // loadParams reads c's parameter block (one slice of i64 values per
 // transform) at the start of a class's code; a word with the same value
-// in every column of the class (a.classParams, fused.ClassParams) is that
+// in every column of the class (a.classParams, abi.ClassParams) is that
 // constant instead: no load, and e.g. a hash's bucket count a constant
 // divisor.
-func (k *kb) loadParams(c *fused.Column, a *kernelArgs) {
+func (k *kb) loadParams(c *abi.Column, a *kernelArgs) {
 	a.params = nil
 	if len(c.Transforms) == 0 {
 		return
 	}
 	t64 := k.view(a, a.tables, i64)
-	base := k.mulc(a.paramsW, fused.TableAlign/2)
+	base := k.mulc(a.paramsW, abi.TableAlign/2)
 	idx := int64(0)
 	for i := range c.Transforms {
 		var ps []*textir.Value
@@ -80,14 +80,14 @@ type idValue struct {
 // columnID emits the row index of id position j of column c (bag starting
 // at position a.bagLo); after the id pass (a.prepassed), j is the id's
 // word in the scratch (the position, or for "split" columns splitBag's).
-func (k *kb) columnID(c *fused.Column, a *kernelArgs, j *textir.Value) *textir.Value {
+func (k *kb) columnID(c *abi.Column, a *kernelArgs, j *textir.Value) *textir.Value {
 	return k.columnIDs(c, a, []*textir.Value{j})[0]
 }
 
 // columnIDs emits the row indices of positions js: every position's
 // loads first (rawValue), then the transforms of each, so that the
 // positions' round trips to memory overlap.
-func (k *kb) columnIDs(c *fused.Column, a *kernelArgs, js []*textir.Value) []*textir.Value {
+func (k *kb) columnIDs(c *abi.Column, a *kernelArgs, js []*textir.Value) []*textir.Value {
 	ids := make([]*textir.Value, len(js))
 	vs := make([]idValue, len(js))
 	for r, j := range js {
@@ -104,7 +104,7 @@ func (k *kb) columnIDs(c *fused.Column, a *kernelArgs, js []*textir.Value) []*te
 // rawValue emits the loads of position j's value: the id itself when it
 // needs no transform (after the id pass, or source "ids"), else the raw
 // value, with a string's hash started when the first transform hashes it.
-func (k *kb) rawValue(c *fused.Column, a *kernelArgs, j *textir.Value) (*textir.Value, idValue) {
+func (k *kb) rawValue(c *abi.Column, a *kernelArgs, j *textir.Value) (*textir.Value, idValue) {
 	if a.prepassed {
 		// Written by this warp's id pass: a plain (coherent) load.
 		return k.Cast(arith.ExtSIOp, k.Load(a.in, k.Add(a.scratchW, j), 1, false)[0], i64), idValue{}
@@ -112,16 +112,16 @@ func (k *kb) rawValue(c *fused.Column, a *kernelArgs, j *textir.Value) (*textir.
 	pos := k.Add(a.valuesOff, j)
 	var v idValue
 	switch c.Source {
-	case fused.SourceIDs:
+	case abi.SourceIDs:
 		return k.word(a.in, pos), idValue{}
-	case fused.SourceI64:
+	case abi.SourceI64:
 		// valuesOff is a multiple of 4 words: 16-byte aligned.
 		v = idValue{kind: "int", x: k.Load(k.view(a, a.in, i64), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]}
-	case fused.SourceF32:
+	case abi.SourceF32:
 		v = idValue{kind: "float", x: k.Load(a.inF, pos, 1, true)[0]}
-	case fused.SourceF64:
+	case abi.SourceF64:
 		v = idValue{kind: "float", x: k.Load(k.view(a, a.in, textir.F64()), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]}
-	case fused.SourceStr:
+	case abi.SourceStr:
 		if c.StrSlots() {
 			// valuesOff is a multiple of 4 words: the slots are 8-byte aligned.
 			x := k.Load(k.view(a, a.in, i64), k.Add(k.Bin(arith.ShRUIOp, a.valuesOff, k.C64(1)), j), 1, true)[0]
@@ -131,7 +131,7 @@ func (k *kb) rawValue(c *fused.Column, a *kernelArgs, j *textir.Value) (*textir.
 		s := k.word(a.in, pos)
 		e := k.word(a.in, k.AddC(pos, 1))
 		v = idValue{kind: "str", p: k.view(a, a.in, textir.I8()), off: k.Add(k.mulc(a.bytesW, 4), s), n: k.Bin(arith.SubIOp, e, s)}
-		if len(c.Transforms) > 0 && (c.Transforms[0].Op == fused.TransformHash || c.Transforms[0].Op == fused.TransformVocab) {
+		if len(c.Transforms) > 0 && (c.Transforms[0].Op == abi.TransformHash || c.Transforms[0].Op == abi.TransformVocab) {
 			v.pre = k.fpStart(v.p, v.off, v.n)
 		}
 	}
@@ -147,12 +147,12 @@ func (k *kb) fingerprint(v idValue) *textir.Value {
 }
 
 // transformID emits the column's transforms of position j's raw value v.
-func (k *kb) transformID(c *fused.Column, a *kernelArgs, j *textir.Value, v idValue) *textir.Value {
+func (k *kb) transformID(c *abi.Column, a *kernelArgs, j *textir.Value, v idValue) *textir.Value {
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
 		P := a.params[i]
 		switch t.Op {
-		case fused.TransformHash:
+		case abi.TransformHash:
 			var h *textir.Value
 			if v.kind == "str" {
 				h = k.fingerprint(v)
@@ -160,23 +160,23 @@ func (k *kb) transformID(c *fused.Column, a *kernelArgs, j *textir.Value, v idVa
 				h = k.fingerprint64Int(v.x)
 			}
 			v = idValue{kind: "int", x: k.hashBucket(h, P[0])}
-		case fused.TransformAsString:
+		case abi.TransformAsString:
 			v.kind = "intstr"
-		case fused.TransformBucketize:
+		case abi.TransformBucketize:
 			// Boundaries are f32 in the arena, f64 for f64 values
-			// (fused.Column.writeStatic): one comparison per step.
+			// (abi.Column.writeStatic): one comparison per step.
 			bf, off := k.view(a, a.tables, f32), P[1]
 			if v.x.Type() == textir.F64() {
 				bf, off = k.view(a, a.tables, textir.F64()), k.Bin(arith.ShRUIOp, P[1], k.C64(1))
 			}
-			steps := fused.BucketizeSteps(int64(len(t.Boundaries)))
+			steps := abi.BucketizeSteps(int64(len(t.Boundaries)))
 			if _, _, ok := t.Uniform(); ok {
 				// b0 and 1/step: at a static offset from the parameter
 				// block when the class allows (their loads then go
 				// with the parameters'), else before the boundaries.
 				guess := k.AddC(P[1], -4) // floats
 				if d, ok := c.DataOffset(i); ok {
-					guess = k.AddC(k.mulc(a.paramsW, fused.TableAlign), d)
+					guess = k.AddC(k.mulc(a.paramsW, abi.TableAlign), d)
 				}
 				if v.x.Type() == textir.F64() {
 					guess = k.Bin(arith.ShRUIOp, guess, k.C64(1))
@@ -185,16 +185,16 @@ func (k *kb) transformID(c *fused.Column, a *kernelArgs, j *textir.Value, v idVa
 			} else {
 				v = idValue{kind: "int", x: k.bucketize(bf, off, P[0], v.x, steps)}
 			}
-		case fused.TransformVocab:
+		case abi.TransformVocab:
 			v = idValue{kind: "int", x: k.vocabID(a, t, P, v)}
-		case fused.TransformCheckRange:
+		case abi.TransformCheckRange:
 			in := k.Bin(arith.AndIOp, k.Cmp(arith.SGE, v.x, k.C64(0)), k.Cmp(arith.SLT, v.x, P[0]))
 			v.x = k.Sel(in, v.x, P[1])
-		case fused.TransformCast:
+		case abi.TransformCast:
 			if sh := 64 - t.Bits; sh > 0 {
 				v.x = k.Bin(arith.ShRSIOp, k.Bin(arith.ShLIOp, v.x, k.C64(sh)), k.C64(sh))
 			}
-		case fused.TransformAddOffset:
+		case abi.TransformAddOffset:
 			v.x = k.Add(v.x, k.Mul(P[0], k.Bin(arith.SubIOp, j, a.bagLo)))
 		}
 	}
@@ -203,7 +203,7 @@ func (k *kb) transformID(c *fused.Column, a *kernelArgs, j *textir.Value, v idVa
 
 // vocabID emits a vocabulary lookup: the key's index, else size + its
 // hash bucket among num_oov_buckets, else the default.
-func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idValue) *textir.Value {
+func (k *kb) vocabID(a *kernelArgs, t *abi.Transform, P []*textir.Value, v idValue) *textir.Value {
 	words := k.view(a, a.tables, i32)
 	var idx, found *textir.Value
 	var fp *textir.Value
@@ -226,7 +226,7 @@ func (k *kb) vocabID(a *kernelArgs, t *fused.Transform, P []*textir.Value, v idV
 }
 
 // bucketizeUniform emits Bucketize for boundaries close to evenly spaced
-// (fused.Transform.Uniform): the guess g = trunc(max((x - b0) / step + 1, 0))
+// (abi.Transform.Uniform): the guess g = trunc(max((x - b0) / step + 1, 0))
 // clamped to [0, n] is checked against the boundaries around it (two
 // independent loads instead of a chain of log2(n)); a wrong guess (x next
 // to a boundary, NaN) takes the binary search. b0 and 1/step are the
@@ -259,21 +259,21 @@ func (k *kb) bucketizeUniform(bf, off, guess, n, x *textir.Value, steps int64) *
 		func() []*textir.Value { return []*textir.Value{k.bucketize(bf, off, n, x, steps)} })[0]
 }
 
-// idPass emits the tuned schedule's id pass (fused.Layer.Prepass): the
+// idPass emits the tuned schedule's id pass (abi.Layer.Prepass): the
 // lanes of the task's warp compute the ids of the positions of bags
 // [taskLo, taskLo+bpt) (clipped to the batch), lane-strided, into the
 // scratch (a "split" column's lanes split a bag each: idPassSplit); a
 // warp barrier orders those stores before the lookups' loads.
-func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Value) {
+func (k *kb) idPass(c *abi.Column, a *kernelArgs, taskLo, bpt, lane *textir.Value) {
 	taskHi := k.Bin(arith.MinSIOp, k.Add(taskLo, bpt), a.batch)
-	if c.Source == fused.SourceSplit {
+	if c.Source == abi.SourceSplit {
 		k.idPassSplit(c, a, taskLo, taskHi, lane)
 		k.Op(gpu.WarpSyncOp, nil, nil)
 		a.prepassed = true
 		return
 	}
 	pLo, pHi := taskLo, taskHi
-	if c.Kind != fused.KindGather {
+	if c.Kind != abi.KindGather {
 		pLo = k.word(a.in, k.Add(a.splitsOff, taskLo))
 		pHi = k.word(a.in, k.Add(a.splitsOff, taskHi))
 	}
@@ -308,9 +308,9 @@ func (k *kb) idPass(c *fused.Column, a *kernelArgs, taskLo, bpt, lane *textir.Va
 // idUnroll is the positions each lane of an id pass takes per trip: two
 // when a task is expected to have more positions than a warp has lanes
 // (the planner's pooling times bags per task), else one.
-func idUnroll(c *fused.Column) int64 {
+func idUnroll(c *abi.Column) int64 {
 	n := float64(c.BagsPerTask)
-	if c.Kind != fused.KindGather {
+	if c.Kind != abi.KindGather {
 		n *= max(c.Pooling, 1)
 	}
 	if n > gpu.WarpSize {
@@ -322,10 +322,10 @@ func idUnroll(c *fused.Column) int64 {
 // idPassSplit is the id pass of a "split" column: lane r splits the
 // strings of bags taskLo+r, taskLo+r+32, ... < taskHi, one scan of each
 // string's bytes (StringSplitV2: a token ends at every separator and at
-// the end, empty ones kept), and writes the scratch as fused.Layer.Pack
+// the end, empty ones kept), and writes the scratch as abi.Layer.Pack
 // lays it out: bag b's token count at word b, its token k's id at word
 // B + lo_b + b + k (lo_b: the string's first byte). splitBag reads them.
-func (k *kb) idPassSplit(c *fused.Column, a *kernelArgs, taskLo, taskHi, lane *textir.Value) {
+func (k *kb) idPassSplit(c *abi.Column, a *kernelArgs, taskLo, taskHi, lane *textir.Value) {
 	p8 := k.view(a, a.in, textir.I8())
 	base := k.mulc(a.bytesW, 4)
 	sep := k.C64(int64(c.Sep[0]))
@@ -369,7 +369,7 @@ func (k *kb) splitBag(a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
 // count(sep)+1 tokens, empty ones kept), each token hashed (the column's
 // one hash transform) and its row added as it ends; the token count
 // scales mean and sqrtn. One pass over the bytes, no row splits.
-func (k *kb) poolSplit(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats int64) []*textir.Value {
+func (k *kb) poolSplit(c *abi.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats int64) []*textir.Value {
 	n := int(floats)
 	p8 := k.view(a, a.in, textir.I8())
 	base := k.mulc(a.bytesW, 4)

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	iexec "github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -146,10 +146,10 @@ func TestIDTransforms(t *testing.T) {
 // HostIDs (what benchmarks hand to the peers) agrees with the kernel's
 // transforms on the same values: checked through the fused op's inputs.
 func TestHostIDs(t *testing.T) {
-	c := fused.Column{Name: "c", Source: fused.SourceI64, Transforms: []fused.Transform{
-		{Op: fused.TransformCheckRange, NumBuckets: 10, Default: 2}, {Op: fused.TransformCast, Bits: 8},
-		{Op: fused.TransformAddOffset, Stride: 5}}}
-	x := &fused.ColumnInput{Values: interp.Vector[int64](-1, 3, 11, 9), Splits: []int64{0, 2, 4}}
+	c := abi.Column{Name: "c", Source: abi.SourceI64, Transforms: []abi.Transform{
+		{Op: abi.TransformCheckRange, NumBuckets: 10, Default: 2}, {Op: abi.TransformCast, Bits: 8},
+		{Op: abi.TransformAddOffset, Stride: 5}}}
+	x := &abi.ColumnInput{Values: interp.Vector[int64](-1, 3, 11, 9), Splits: []int64{0, 2, 4}}
 	got, err := c.HostIDs(x)
 	if err != nil {
 		t.Fatal(err)
@@ -162,8 +162,8 @@ func TestHostIDs(t *testing.T) {
 	}
 	// A vocabulary without out-of-vocabulary buckets: the index, else the default.
 	keys := textir.DenseStrings(textir.TensorOf([]int64{2}, tfg.String()), []string{"a", "b"})
-	v := fused.Column{Name: "v", Source: fused.SourceStr, Transforms: []fused.Transform{{Op: fused.TransformVocab, Keys: keys, Default: -1}}}
-	got, err = v.HostIDs(&fused.ColumnInput{Values: interp.Vector("b", "z", "a")})
+	v := abi.Column{Name: "v", Source: abi.SourceStr, Transforms: []abi.Transform{{Op: abi.TransformVocab, Keys: keys, Default: -1}}}
+	got, err = v.HostIDs(&abi.ColumnInput{Values: interp.Vector("b", "z", "a")})
 	if err != nil {
 		t.Fatal(err)
 	}

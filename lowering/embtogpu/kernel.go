@@ -4,8 +4,8 @@ import (
 	"math/bits"
 
 	"github.com/recom-compiler/recom/dialects/arith"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/kernelir"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -51,10 +51,10 @@ type kernelArgs struct {
 	// the pointer views made at entry.
 	paramsW, bytesW *textir.Value
 	bpt             *textir.Value // bags per task of this launch (tuned)
-	scratchW        *textir.Value // descriptor word 8: the computed ids (fused.Layer.Prepass)
+	scratchW        *textir.Value // descriptor word 8: the computed ids (abi.Layer.Prepass)
 	prepassed       bool          // the current class reads its ids from the scratch
 	params          [][]*textir.Value
-	classParams     [][]*int64 // the current class's constant parameter words (fused.ClassParams)
+	classParams     [][]*int64 // the current class's constant parameter words (abi.ClassParams)
 	bagLo           *textir.Value
 	entry           *textir.Operation
 	views           map[any]*textir.Value
@@ -67,7 +67,7 @@ func KernelType() *textir.FunctionType {
 }
 
 // BuildKernel returns the gpu.func of the layer, named name.
-func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused.Layer) *textir.Operation {
+func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *abi.Layer) *textir.Operation {
 	fn := gpu.NewFunc(ctx, loc, name, KernelType(), true)
 	fn.SetAttr("max_threads", textir.I64Attr(l.Block))
 	fn.SetAttr("min_blocks", textir.I64Attr(1))
@@ -84,7 +84,7 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 	// The column of this task and the task's index within the column.
 	var col, chunk *textir.Value
 	inTask := func(body func()) {
-		if l.Schedule == fused.ScheduleRecom {
+		if l.Schedule == abi.ScheduleRecom {
 			col = bid
 			k.IfThen(k.Cmp(arith.SLT, bid, a.ntasks), body)
 			return
@@ -107,13 +107,13 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 		})
 	}
 	inTask(func() {
-		d := k.AddC(k.mulc(col, fused.DescWords), C+1)
+		d := k.AddC(k.mulc(col, abi.DescWords), C+1)
 		a.splitsOff = k.word(a.in, d)
 		a.valuesOff = k.word(a.in, k.AddC(d, 1))
 		a.weightsOff = k.word(a.in, k.AddC(d, 2))
-		a.tableBase = k.mulc(k.word(a.in, k.AddC(d, 3)), fused.TableAlign)
+		a.tableBase = k.mulc(k.word(a.in, k.AddC(d, 3)), abi.TableAlign)
 		a.outOff = k.word(a.in, k.AddC(d, 4))
-		if l.Schedule == fused.ScheduleTuned {
+		if l.Schedule == abi.ScheduleTuned {
 			a.bpt = k.word(a.in, k.AddC(d, 7))
 		}
 		for i := range l.Columns {
@@ -143,9 +143,9 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 					cond = k.Bin(arith.AndIOp, cond, h)
 				}
 			}
-			a.classParams = fused.ClassParams(l.Columns[lo:hi])
+			a.classParams = abi.ClassParams(l.Columns[lo:hi])
 			gen := func() {
-				if l.Schedule == fused.ScheduleRecom {
+				if l.Schedule == abi.ScheduleRecom {
 					k.recomClass(l, c, a, tid)
 				} else {
 					k.tunedClass(l, c, a, tid, chunk)
@@ -165,14 +165,14 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *fused
 
 // bag returns the first and end id positions of bag b (after the id
 // pass, of its ids in the scratch).
-func (k *kb) bag(c *fused.Column, a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
-	if c.Kind == fused.KindGather {
+func (k *kb) bag(c *abi.Column, a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
+	if c.Kind == abi.KindGather {
 		return b, k.AddC(b, 1)
 	}
-	if c.Source == fused.SourceSplit && a.prepassed {
+	if c.Source == abi.SourceSplit && a.prepassed {
 		return k.splitBag(a, b)
 	}
-	if c.Source == fused.SourceSplit {
+	if c.Source == abi.SourceSplit {
 		// The bag is one string: its byte range (poolSplit).
 		p := k.Add(a.valuesOff, b)
 		return k.word(a.in, p), k.word(a.in, k.AddC(p, 1))
@@ -223,7 +223,7 @@ func (k *kb) zeros(n int, weighted bool) accum {
 // end-1 (in the bag, so every load stays valid) and its values are
 // replaced by zeros, so that a bag's last, partial group of rows costs
 // one round trip to memory like the others.
-func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, end *textir.Value, e int64, eDyn *textir.Value, floats int64, xs []accum) []accum {
+func (k *kb) addRows(c *abi.Column, a *kernelArgs, js []*textir.Value, end *textir.Value, e int64, eDyn *textir.Value, floats int64, xs []accum) []accum {
 	type fetched struct {
 		rows  []*textir.Value
 		w     *textir.Value
@@ -285,15 +285,15 @@ func (k *kb) addRows(c *fused.Column, a *kernelArgs, js []*textir.Value, end *te
 
 // pool walks the ids [lo, hi) of a bag with rif independent accumulators
 // and returns the pooled, scaled floats.
-func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats, rif int64) []*textir.Value {
-	if c.Source == fused.SourceSplit && !a.prepassed {
+func (k *kb) pool(c *abi.Column, a *kernelArgs, lo, hi *textir.Value, e int64, eDyn *textir.Value, floats, rif int64) []*textir.Value {
+	if c.Source == abi.SourceSplit && !a.prepassed {
 		return k.poolSplit(c, a, lo, hi, e, eDyn, floats)
 	}
 	n := int(floats)
 	one := k.C64(1)
 	a.bagLo = lo
 	var total accum
-	if c.Kind == fused.KindGather {
+	if c.Kind == abi.KindGather {
 		total = k.addRows(c, a, []*textir.Value{lo}, nil, e, eDyn, floats, []accum{k.zeros(n, false)})[0]
 		return total.v
 	}
@@ -354,7 +354,7 @@ func (k *kb) pool(c *fused.Column, a *kernelArgs, lo, hi *textir.Value, e int64,
 // combine scales a bag's pooled floats by its combiner (mean: the count
 // or the weights' sum; sqrtn: the square root of the count or of the
 // squared weights' sum); an empty bag (cnt 0) divides its zeros by 1.
-func (k *kb) combine(c *fused.Column, total accum, cnt *textir.Value) []*textir.Value {
+func (k *kb) combine(c *abi.Column, total accum, cnt *textir.Value) []*textir.Value {
 	var den *textir.Value
 	switch {
 	case c.Combiner == "mean" && !c.Weighted:
@@ -378,7 +378,7 @@ func (k *kb) combine(c *fused.Column, total accum, cnt *textir.Value) []*textir.
 }
 
 // write stores floats at element e (+ eDyn) of bag b's output slice.
-func (k *kb) write(l *fused.Layer, c *fused.Column, a *kernelArgs, b *textir.Value, e int64, eDyn *textir.Value, vals []*textir.Value) {
+func (k *kb) write(l *abi.Layer, c *abi.Column, a *kernelArgs, b *textir.Value, e int64, eDyn *textir.Value, vals []*textir.Value) {
 	idx := k.Add(k.mulc(b, l.Width), a.outOff)
 	if eDyn != nil {
 		idx = k.Add(idx, eDyn)
@@ -391,7 +391,7 @@ func (k *kb) write(l *fused.Layer, c *fused.Column, a *kernelArgs, b *textir.Val
 
 // tunedClass: Lanes threads per bag (one vector of the row each, looping
 // over Segments), 32/Lanes bags per warp pass, BagsPerTask bags per warp.
-func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chunk *textir.Value) {
+func (k *kb) tunedClass(l *abi.Layer, c *abi.Column, a *kernelArgs, tid, chunk *textir.Value) {
 	k.loadParams(c, a)
 	lane := k.Bin(arith.AndIOp, tid, k.C64(31))
 	g := k.Bin(arith.ShRUIOp, lane, k.C64(log2(c.Lanes)))
@@ -399,7 +399,7 @@ func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chu
 	groups := 32 / c.Lanes
 	passes := c.BagsPerTask / groups
 	// Bags per task of this launch (descriptor word 7: Pack may shrink
-	// the planned ones for a small batch, fused.Layer.MinTasks).
+	// the planned ones for a small batch, abi.Layer.MinTasks).
 	bpt := a.bpt
 	if passes == 1 {
 		bpt = k.C64(c.BagsPerTask)
@@ -441,7 +441,7 @@ func (k *kb) tunedClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid, chu
 // recomClass: RECom's design: the column's block of RecomBlock threads, a
 // thread per bag, RecomChunk floats of the row per pass over the bag's
 // ids, one id at a time.
-func (k *kb) recomClass(l *fused.Layer, c *fused.Column, a *kernelArgs, tid *textir.Value) {
+func (k *kb) recomClass(l *abi.Layer, c *abi.Column, a *kernelArgs, tid *textir.Value) {
 	k.loadParams(c, a)
 	k.For(tid, a.batch, k.C64(RecomBlock), nil, func(b *textir.Value, _ []*textir.Value) []*textir.Value {
 		lo, hi := k.bag(c, a, b)

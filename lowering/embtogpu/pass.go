@@ -43,10 +43,11 @@ import (
 	"strings"
 
 	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -191,7 +192,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 			}
 		}
 		fn := BuildKernel(ctx, loc, name, plan)
-		if opts.Schedule == fused.ScheduleTuned {
+		if opts.Schedule == abi.ScheduleTuned {
 			// The occupancy the register allocator must keep
 			// (maxntid x minctasm): the id code (hashes) must not
 			// take the registers the lookups need to hide latency.
@@ -239,18 +240,18 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 // columnInfo describes a lookup for the planner.
 func columnInfo(lk *textir.Operation) ColumnInfo {
 	tt := lk.Operand(0).Type().(*textir.TensorType)
-	ci := ColumnInfo{Name: columnName(lk), Kind: fused.KindLookup, Combiner: emb.Combiner(lk),
+	ci := ColumnInfo{Name: columnName(lk), Kind: abi.KindLookup, Combiner: emb.Combiner(lk),
 		Rows: tt.Shape[0], Width: tt.Shape[1], MaxBag: -1, Table: lk.Operand(0)}
 	switch lk.Name() {
 	case emb.GatherOp:
-		ci.Kind, ci.Combiner, ci.MaxBag = fused.KindGather, emb.CombinerSum, 1
+		ci.Kind, ci.Combiner, ci.MaxBag = abi.KindGather, emb.CombinerSum, 1
 	case emb.GatherScatterOp:
 		ci.MaxBag = 1
 	}
 	if lk.NumOperands() > 3 {
 		ci.Weighted = true
 	}
-	if ci.Kind == fused.KindLookup && ci.MaxBag < 0 {
+	if ci.Kind == abi.KindLookup && ci.MaxBag < 0 {
 		if _, hi, ok := emb.BagSize(lk.Operand(2)); ok {
 			ci.MaxBag = max(hi, 1)
 		}

@@ -6,13 +6,13 @@ import (
 	"math/bits"
 	"sort"
 
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 )
 
 // ColumnInfo is what the planner knows about one column.
 type ColumnInfo struct {
 	Name     string
-	Kind     string // fused.KindLookup or fused.KindGather
+	Kind     string // abi.KindLookup or abi.KindGather
 	Combiner string
 	Weighted bool
 	Rows     int64
@@ -24,9 +24,9 @@ type ColumnInfo struct {
 	// share one copy in the tables arena.
 	Table any
 	// Source and Transforms are the id computation the kernel does
-	// (fused.SourceIDs and none: the ids are computed before the layer).
+	// (abi.SourceIDs and none: the ids are computed before the layer).
 	Source     string
-	Transforms []fused.Transform
+	Transforms []abi.Transform
 	Sep        string // source "split"
 	// IDBytes is the expected bytes of input per id (4 for int32 ids).
 	IDBytes float64
@@ -34,14 +34,14 @@ type ColumnInfo struct {
 
 // Options tune the planner.
 type Options struct {
-	Schedule       string   // fused.ScheduleTuned or fused.ScheduleRecom
+	Schedule       string   // abi.ScheduleTuned or abi.ScheduleRecom
 	MaxThreads     int64    // threads per block of the tuned schedule
 	RowsInFlight   int64    // rows in flight per thread (the id loop's unroll)
 	DefaultPooling int64    // expected ids per bag when no bound is known
 	TaskBytes      int64    // target bytes moved by one task (a warp)
 	L2Bytes        int64    // tables up to this size are taken to stay in L2
 	InKernelIDs    bool     // move the id transforms into the kernel (the pass's job; Plan takes ColumnInfo as given)
-	MinTasks       int64    // tasks a launch should have at least (fused.Layer.MinTasks; 0: off)
+	MinTasks       int64    // tasks a launch should have at least (abi.Layer.MinTasks; 0: off)
 	HostIDs        []string // id transforms (emb op names without "emb.") the pass leaves before the layer
 	MinBlocks      int64    // blocks of MaxThreads per SM the tuned kernel must fit (its minctasm)
 	// IDPass picks the columns whose ids the tuned kernel computes in a
@@ -58,7 +58,7 @@ type Options struct {
 
 // DefaultOptions returns the planner's defaults (sized for an H200).
 func DefaultOptions() Options {
-	return Options{Schedule: fused.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
+	return Options{Schedule: abi.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
 		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "all"}
 }
 
@@ -78,7 +78,7 @@ const RecomChunk = 8
 
 func (o *Options) check() error {
 	switch {
-	case o.Schedule != fused.ScheduleTuned && o.Schedule != fused.ScheduleRecom:
+	case o.Schedule != abi.ScheduleTuned && o.Schedule != abi.ScheduleRecom:
 		return fmt.Errorf("schedule must be \"tuned\" or \"recom\", got %q", o.Schedule)
 	case o.MaxThreads < 32 || o.MaxThreads > 1024 || o.MaxThreads%32 != 0:
 		return fmt.Errorf("max-threads must be a multiple of 32 in [32, 1024], got %d", o.MaxThreads)
@@ -132,24 +132,24 @@ func vectorWidth(d int64) int64 {
 // slices) of the layer. cols are in output (concatenation) order; the
 // result's Columns are in kernel order: grouped by schedule class, and
 // order[k] is the index in cols of kernel column k.
-func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err error) {
+func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error) {
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
-	l = &fused.Layer{Schedule: opts.Schedule, Block: opts.MaxThreads, MinTasks: opts.MinTasks}
-	if opts.Schedule == fused.ScheduleRecom {
+	l = &abi.Layer{Schedule: opts.Schedule, Block: opts.MaxThreads, MinTasks: opts.MinTasks}
+	if opts.Schedule == abi.ScheduleRecom {
 		l.Block, l.MinTasks = RecomBlock, 0
 	}
 	for _, c := range cols {
 		l.Width += c.Width
 	}
 	var out int64
-	planned := make([]fused.Column, len(cols))
+	planned := make([]abi.Column, len(cols))
 	for i, ci := range cols {
-		c := fused.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted,
+		c := abi.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted,
 			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep}
 		if c.Source == "" {
-			c.Source = fused.SourceIDs
+			c.Source = abi.SourceIDs
 		}
 		if len(c.Transforms) > 0 {
 			switch opts.IDPass {
@@ -158,7 +158,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			case "hashes":
 				c.InlineIDs = !c.HashesStrings()
 			case "auto":
-				c.InlineIDs = c.Kind == fused.KindGather && !c.HashesStrings()
+				c.InlineIDs = c.Kind == abi.KindGather && !c.HashesStrings()
 			}
 		}
 		out += ci.Width
@@ -169,7 +169,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			c.StoreWidth /= 2
 		}
 		switch {
-		case ci.Kind == fused.KindGather || ci.MaxBag == 1:
+		case ci.Kind == abi.KindGather || ci.MaxBag == 1:
 			c.Pooling = 1
 		case ci.MaxBag > 0:
 			c.Pooling = float64(ci.MaxBag)
@@ -191,7 +191,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			idBytes += 4
 		}
 		c.Cost = c.Pooling*(rowBytes+idBytes) + float64(4*d) + 4
-		if opts.Schedule == fused.ScheduleRecom {
+		if opts.Schedule == abi.ScheduleRecom {
 			c.Lanes, c.RowsInFlight = 1, 1
 			c.Segments = (d + RecomChunk - 1) / RecomChunk
 			c.BagsPerTask = RecomBlock
@@ -199,7 +199,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			c.Lanes = min(nextPow2((d+c.Vector-1)/c.Vector), 32)
 			c.Segments = (d + c.Lanes*c.Vector - 1) / (c.Lanes * c.Vector)
 			switch {
-			case ci.Kind == fused.KindGather || c.Pooling <= 1:
+			case ci.Kind == abi.KindGather || c.Pooling <= 1:
 				c.RowsInFlight = 1
 			case c.Pooling >= 16:
 				// Long bags: the lanes of a bag walk many ids one after
@@ -221,7 +221,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 		weighted                          bool
 		d, vec, sw, lanes, segs, rif, bpt int64
 	}
-	keyOf := func(c *fused.Column) key {
+	keyOf := func(c *abi.Column) key {
 		return key{c.Kind, c.Combiner, c.Signature(), c.Weighted, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
 	}
 	classOf := map[key]int64{}
@@ -244,7 +244,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *fused.Layer, order []int, err err
 			c.TableOffset = off
 		} else {
 			c.TableOffset = l.TableFloats
-			l.TableFloats += (c.Rows*c.Width + fused.TableAlign - 1) / fused.TableAlign * fused.TableAlign
+			l.TableFloats += (c.Rows*c.Width + abi.TableAlign - 1) / abi.TableAlign * abi.TableAlign
 			if cols[i].Table != nil {
 				offsets[cols[i].Table] = c.TableOffset
 			}

@@ -2,8 +2,8 @@ package embtogpu
 
 import (
 	"github.com/recom-compiler/recom/dialects/arith"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -11,7 +11,7 @@ import (
 // base (i64, a multiple of 4) of words (a !gpu.ptr<i32, global>): the key's
 // index (i64, -1 when missing) and whether it was found (i1). The bound of
 // the probe loop and the hash parameters are read from the table's header
-// (fused.GPUVocab), so the code serves any table of integer keys.
+// (abi.GPUVocab), so the code serves any table of integer keys.
 func (k *kb) vocabFindInt(words, base, key *textir.Value) (idx, found *textir.Value) {
 	return k.vcFind(words, base, key, nil)
 }
@@ -34,17 +34,17 @@ func (k *kb) vcFind(words, base, key *textir.Value, q *vcQuery) (idx, found *tex
 	shift := k.Cast(arith.ExtSIOp, hdr[1], i64)
 	probes4 := k.Cast(arith.ExtSIOp, hdr[2], i64)
 	seed := k.Cast(arith.ExtSIOp, hdr[3], i64)
-	h := k.Bin(arith.ShRUIOp, k.Mul(k.Bin(arith.XOrIOp, key, seed), k.C64(fused.VocabMul-1<<64)), shift)
+	h := k.Bin(arith.ShRUIOp, k.Mul(k.Bin(arith.XOrIOp, key, seed), k.C64(abi.VocabMul-1<<64)), shift)
 	h4 := k.Bin(arith.ShLIOp, h, k.C64(2))
 	klo := k.Cast(arith.TruncIOp, key, i32)
 	khi := k.Cast(arith.TruncIOp, k.Bin(arith.ShRUIOp, key, k.C64(32)), i32)
-	slots := k.Op(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, fused.VocabHeaderWords)}, []textir.Type{words.Type()}).Result(0)
+	slots := k.Op(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, abi.VocabHeaderWords)}, []textir.Type{words.Type()}).Result(0)
 	var bytes *textir.Value
 	if q != nil {
 		bytes = k.Op(gpu.PtrCastOp, []*textir.Value{words}, []textir.Type{gpu.PtrType(textir.I8(), gpu.Global)}).Result(0)
 	}
 	none := k.vcC32(-1)
-	res := k.For(k.C64(0), probes4, k.C64(fused.VocabSlotWords), []*textir.Value{none, k.vcBool(false)},
+	res := k.For(k.C64(0), probes4, k.C64(abi.VocabSlotWords), []*textir.Value{none, k.vcBool(false)},
 		func(i *textir.Value, it []*textir.Value) []*textir.Value {
 			return k.If(it[1], []textir.Type{i32, i1}, func() []*textir.Value { return it }, func() []*textir.Value {
 				w := k.Load(slots, k.Bin(arith.AndIOp, k.Add(h4, i), mask4), 4, true)

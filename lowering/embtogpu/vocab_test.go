@@ -16,10 +16,10 @@ import (
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/builtin"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfops"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/lowering/kernelir"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -110,7 +110,7 @@ func vcPoison(n int) []byte { return slices.Repeat([]byte{0xa5}, n) }
 
 // vcTable is the words buffer of a test: vcBase words of filler, then the
 // table, which ends the buffer (a read past it fails in the simulator).
-func vcTable(v *fused.GPUVocab) []byte {
+func vcTable(v *abi.GPUVocab) []byte {
 	w := slices.Repeat([]uint32{0xdeadbeef}, vcBase)
 	return leBytes(append(w, v.Words...))
 }
@@ -131,12 +131,12 @@ func vcResults(t *testing.T, out []byte, count int) (idx []int64, found []bool) 
 
 // vcHostFind is the device's lookup in Go, on the words: the index, and
 // the slots inspected.
-func vcHostFind(v *fused.GPUVocab, key uint64) (idx int64, probes int64) {
+func vcHostFind(v *abi.GPUVocab, key uint64) (idx int64, probes int64) {
 	w := v.Words
 	mask4, shift, max4, seed := int64(w[0]), int64(w[1]), int64(w[2]), int32(w[3])
-	h4 := fused.VocabHome(int64(key), seed, shift) * 4
+	h4 := abi.VocabHome(int64(key), seed, shift) * 4
 	for i := int64(0); i < max4; i += 4 {
-		s := fused.VocabHeaderWords + (h4+i)&mask4
+		s := abi.VocabHeaderWords + (h4+i)&mask4
 		if uint64(w[s])|uint64(w[s+1])<<32 == key && int32(w[s+2]) >= 0 {
 			return int64(int32(w[s+2])), i/4 + 1
 		}
@@ -175,7 +175,7 @@ func TestBuildGPUVocab(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 7, 100, 5000} {
 		for shape := range 3 {
 			keys := vcIntKeys(r, n, shape)
-			v, err := fused.BuildGPUVocab(interp.Vector(keys...))
+			v, err := abi.BuildGPUVocab(interp.Vector(keys...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestBuildGPUVocab(t *testing.T) {
 				v.Capacity > max(2, 4*v.Size) {
 				t.Errorf("%s: size %d, capacity %d", name, v.Size, v.Capacity)
 			}
-			if want := fused.VocabHeaderWords + fused.VocabSlotWords*v.Capacity; int64(len(v.Words)) != want {
+			if want := abi.VocabHeaderWords + abi.VocabSlotWords*v.Capacity; int64(len(v.Words)) != want {
 				t.Errorf("%s: %d words, want %d", name, len(v.Words), want)
 			}
 			// Every key within MaxProbe; MaxProbe is tight.
@@ -208,7 +208,7 @@ func TestBuildGPUVocab(t *testing.T) {
 	}
 	// Duplicates: the last index, as the interpreter's map; Size counts
 	// distinct keys.
-	v, err := fused.BuildGPUVocab(interp.Vector[int64](5, 7, 5, 9, 7))
+	v, err := abi.BuildGPUVocab(interp.Vector[int64](5, 7, 5, 9, 7))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestBuildGPUVocab(t *testing.T) {
 			t.Errorf("duplicates: key %d: index %d (size %d), want %d (size 3)", key, idx, v.Size, want)
 		}
 	}
-	s, err := fused.BuildGPUVocab(interp.Vector("b", "a", "b", ""))
+	s, err := abi.BuildGPUVocab(interp.Vector("b", "a", "b", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,9 +231,9 @@ func TestBuildGPUVocab(t *testing.T) {
 	}
 	// The record of "b": length, then the bytes.
 	if idx, _ := vcHostFind(s, farm.Fingerprint64([]byte("b"))); idx == 2 {
-		h := fused.VocabHome(int64(farm.Fingerprint64([]byte("b"))), s.Seed, s.Shift)
+		h := abi.VocabHome(int64(farm.Fingerprint64([]byte("b"))), s.Seed, s.Shift)
 		for p := int64(0); p < s.MaxProbe; p++ {
-			at := fused.VocabHeaderWords + fused.VocabSlotWords*((h+p)&(s.Capacity-1))
+			at := abi.VocabHeaderWords + abi.VocabSlotWords*((h+p)&(s.Capacity-1))
 			if s.Words[at+2] == 2 {
 				rec := s.Words[at+3]
 				if s.Words[rec] != 1 || s.Words[rec+1] != 'b' {
@@ -243,8 +243,8 @@ func TestBuildGPUVocab(t *testing.T) {
 		}
 	}
 	for _, bad := range []*interp.Tensor{nil, interp.Vector[float32](1, 2), interp.Vector(true)} {
-		if _, err := fused.BuildGPUVocab(bad); err == nil {
-			t.Errorf("fused.BuildGPUVocab(%v): no error", bad)
+		if _, err := abi.BuildGPUVocab(bad); err == nil {
+			t.Errorf("abi.BuildGPUVocab(%v): no error", bad)
 		}
 	}
 }
@@ -264,7 +264,7 @@ func TestVocabIntKernel(t *testing.T) {
 			for i, k := range keys {
 				want[k] = int64(i)
 			}
-			v, err := fused.BuildGPUVocab(interp.Vector(keys...))
+			v, err := abi.BuildGPUVocab(interp.Vector(keys...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -352,7 +352,7 @@ func TestVocabStringKernel(t *testing.T) {
 		for i, k := range keys {
 			want[k] = int64(i)
 		}
-		v, err := fused.BuildGPUVocab(interp.Vector(keys...))
+		v, err := abi.BuildGPUVocab(interp.Vector(keys...))
 		if err != nil {
 			t.Fatal(err)
 		}

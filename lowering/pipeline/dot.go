@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -195,7 +196,7 @@ func markFused(cols []*Column, m *textir.Operation) {
 		if op.Name() != fused.EmbeddingLayerOp {
 			return true
 		}
-		l, err := fused.LayerOf(op)
+		l, err := abi.LayerOf(op)
 		if err != nil {
 			return true
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
@@ -16,7 +18,6 @@ import (
 	"github.com/recom-compiler/recom/internal/tfgfeeds"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -111,7 +112,7 @@ func TestRealGraphsEndToEnd(t *testing.T) {
 			fusedCols, layers := 0, 0
 			r.Module.Walk(func(op *textir.Operation) bool {
 				if op.Name() == fused.EmbeddingLayerOp {
-					l, err := fused.LayerOf(op)
+					l, err := abi.LayerOf(op)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -169,7 +170,7 @@ func (r *Result) Layers() []string {
 		if op.Name() != fused.EmbeddingLayerOp {
 			return true
 		}
-		l, err := fused.LayerOf(op)
+		l, err := abi.LayerOf(op)
 		if err != nil {
 			out = append(out, fmt.Sprintf("%s: %v", op.Name(), err))
 			return false

@@ -16,9 +16,9 @@ package fusedrt
 //     a layer reading it skips the upload. A copy is valid until its
 //     producer runs again.
 //
-// A layer whose kernel splits K (fused.Dense.Split) also keeps a
+// A layer whose kernel splits K (abi.Dense.Split) also keeps a
 // workspace (grown to the largest launch) and, when a launch uses several
-// slices (fused.Dense.Splits of the batch), launches the reduce kernel
+// slices (abi.Dense.Splits of the batch), launches the reduce kernel
 // after the product on the same stream; Capture records both.
 //
 // So a DLRM-style model costs one host-to-device copy per input that comes
@@ -33,9 +33,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -69,7 +70,7 @@ type devCopy struct {
 // DenseLayer is the device state of one fused.dense op.
 type DenseLayer struct {
 	Op    *textir.Operation
-	Dense *fused.Dense
+	Dense *abi.Dense
 	Fn    *cuda.Function
 	// Reduce is the split-K reduce kernel (nil when the layer does not
 	// split K).
@@ -155,7 +156,7 @@ func (d *Dense) embeddingKernel(op *textir.Operation, in []*interp.Tensor, st *e
 
 // layer returns the device state of op, uploading its weights on first
 // use.
-func (d *Dense) layer(op *textir.Operation, x *fused.DenseInputs, dn *fused.Dense) (*DenseLayer, error) {
+func (d *Dense) layer(op *textir.Operation, x *abi.DenseInputs, dn *abi.Dense) (*DenseLayer, error) {
 	if l, ok := d.layers[op]; ok {
 		return l, nil
 	}
@@ -232,11 +233,11 @@ func (d *Dense) needsHost(op *textir.Operation) bool {
 }
 
 func (d *Dense) kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-	m, err := st.Memo(func() (any, error) { return fused.DenseOf(op) })
+	m, err := st.Memo(func() (any, error) { return abi.DenseOf(op) })
 	if err != nil {
 		return nil, err
 	}
-	dn := m.(*fused.Dense)
+	dn := m.(*abi.Dense)
 	x, err := dn.Inputs(op, in)
 	if err != nil {
 		return nil, err
@@ -339,7 +340,7 @@ func (d *Dense) launch(l *DenseLayer) error {
 	if l.rargs == nil {
 		return nil
 	}
-	return l.Reduce.Launch(cuda.Dim(int(dn.ReduceGrid(l.batch))), cuda.Dim(fused.ReduceThreads), 0, d.r.stream, l.rargs...)
+	return l.Reduce.Launch(cuda.Dim(int(dn.ReduceGrid(l.batch))), cuda.Dim(abi.ReduceThreads), 0, d.r.stream, l.rargs...)
 }
 
 // Capture records the last run's launches of every dense layer, in the

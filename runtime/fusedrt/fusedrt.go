@@ -11,7 +11,7 @@
 // layer (id computation, the dense part) still runs in the interpreter on
 // the CPU, while each evaluation of the layer
 //
-//   - packs the inputs with fused.Layer.PackInputs (the runtime contract),
+//   - packs the inputs with abi.Layer.PackInputs (the runtime contract),
 //   - copies them in one host-to-device copy,
 //   - poisons the output arena (NaN, 0xff bytes),
 //   - launches the kernel once, and
@@ -25,9 +25,10 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/embtogpu/fused"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -50,7 +51,7 @@ type Runtime struct {
 // Layer is the device state of one fused.embedding_layer op.
 type Layer struct {
 	Op     *textir.Operation
-	Layer  *fused.Layer
+	Layer  *abi.Layer
 	Fn     *cuda.Function
 	Tables *cuda.DevicePtr // the tables arena (uploaded once)
 	inputs *cuda.DevicePtr // packed inputs (grown as needed)
@@ -64,9 +65,9 @@ type Layer struct {
 
 // Run is one recorded evaluation of a layer.
 type Run struct {
-	Packed *fused.Packed
-	Cols   []fused.ColumnInput // tables dropped (see Layer.Host)
-	Out    []float32           // the GPU's output, [Batch, Width]
+	Packed *abi.Packed
+	Cols   []abi.ColumnInput // tables dropped (see Layer.Host)
+	Out    []float32         // the GPU's output, [Batch, Width]
 }
 
 // New loads the PTX module on the context c. The Runtime uses c's
@@ -136,14 +137,14 @@ func KernelName(op *textir.Operation) (string, error) {
 }
 
 // layer returns the device state of op, uploading its tables on first use.
-func (r *Runtime) layer(op *textir.Operation, in []*interp.Tensor) (*Layer, []fused.ColumnInput, error) {
+func (r *Runtime) layer(op *textir.Operation, in []*interp.Tensor) (*Layer, []abi.ColumnInput, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if l, ok := r.layers[op]; ok {
 		cols, err := l.Layer.Inputs(op, in)
 		return l, cols, err
 	}
-	fl, err := fused.LayerOf(op)
+	fl, err := abi.LayerOf(op)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,7 +200,7 @@ func (r *Runtime) grow(p **cuda.DevicePtr, bytes int64) (*cuda.DevicePtr, error)
 
 // Launch launches l's kernel on the Runtime's stream over the packed
 // inputs already on the device at inputs, writing out.
-func (r *Runtime) Launch(l *Layer, p *fused.Packed, inputs, out *cuda.DevicePtr) error {
+func (r *Runtime) Launch(l *Layer, p *abi.Packed, inputs, out *cuda.DevicePtr) error {
 	if p.Grid == 0 {
 		return nil
 	}
@@ -208,7 +209,7 @@ func (r *Runtime) Launch(l *Layer, p *fused.Packed, inputs, out *cuda.DevicePtr)
 }
 
 // Capture records one launch of l over inputs into out as a CUDA graph.
-func (r *Runtime) Capture(l *Layer, p *fused.Packed, inputs, out *cuda.DevicePtr) (*cuda.Graph, error) {
+func (r *Runtime) Capture(l *Layer, p *abi.Packed, inputs, out *cuda.DevicePtr) (*cuda.Graph, error) {
 	if err := r.stream.BeginCapture(); err != nil {
 		return nil, err
 	}
@@ -263,9 +264,9 @@ func (r *Runtime) kernel(op *textir.Operation, in []*interp.Tensor, st *exec.Sta
 		return nil, op.Errorf("no tasks for a batch of %d", p.Batch)
 	}
 	if r.Record {
-		kept := make([]fused.ColumnInput, len(cols))
+		kept := make([]abi.ColumnInput, len(cols))
 		for i, c := range cols {
-			kept[i] = fused.ColumnInput{Ids: c.Ids, Values: c.Values, Splits: c.Splits, Weights: c.Weights}
+			kept[i] = abi.ColumnInput{Ids: c.Ids, Values: c.Values, Splits: c.Splits, Weights: c.Weights}
 		}
 		l.Runs = append(l.Runs, Run{Packed: p, Cols: kept, Out: res})
 	}

@@ -1,10 +1,17 @@
-// Package fused is the small dialect of --fuse's boundary op:
-// fused.embedding_layer, the tensor-level op that stands for a whole
+// Package abi is the host–device contract of the fused dialect's ops
+// (dialects/fused): what their attributes mean for the code and the data.
+// The lowerings that emit the kernels (lowering/embtogpu,
+// lowering/densetogpu), the GPU runtime (runtime/fusedrt) and the
+// dialect's interpreter semantics (which run the kernels in the gpu
+// dialect's simulator) all read it from here, so the layout is written
+// once: the op's attributes as Go values (Layer, Column, Transform, Dense:
+// LayerOf, DenseOf), the packed input buffer (Pack), the task order and
+// map, the id transforms' parameter blocks, the GPU vocabulary tables, and
+// the dense kernels' launch shapes.
+//
+// fused.embedding_layer is the tensor-level op that stands for a whole
 // embedding layer (every column's lookup, pooling, combiner scaling and
-// the concatenation) computed by one kernel of a gpu.module. It is the
-// boundary the GPU runtime implements: its interpreter semantics pack the
-// inputs exactly as the runtime will (Pack), run the kernel on the gpu
-// dialect's simulator, and unpack the output arena.
+// the concatenation) computed by one kernel of a gpu.module.
 //
 // # The op
 //
@@ -75,7 +82,7 @@
 // the column's first byte). Its count(sep)+1 <= hi_b-lo_b+1 tokens end at
 // word B + hi_b + b at the latest, before the first one of string b+1
 // (whose lo is hi_b).
-package fused
+package abi
 
 import (
 	"encoding/binary"
@@ -86,15 +93,8 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/interp"
-	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/textir"
 )
-
-// Name is the dialect namespace.
-const Name = "fused"
-
-// EmbeddingLayerOp is the boundary op.
-const EmbeddingLayerOp = "fused.embedding_layer"
 
 // Schedules.
 const (
@@ -388,62 +388,6 @@ func (c *Column) check(l *Layer) error {
 		}
 	}
 	return nil
-}
-
-// Dialect returns the fused dialect.
-func Dialect() *textir.Dialect {
-	d := &textir.Dialect{Name: Name, Summary: "the fused layers: the boundary between the program and its GPU kernels (fused.embedding_layer, fused.dense)"}
-	d.Ops = []*textir.OpDef{{
-		Name:     EmbeddingLayerOp,
-		Summary:  "every embedding lookup of a layer, pooled, scaled and concatenated by one kernel",
-		Operands: textir.AtLeast(2),
-		Results:  textir.Exactly(1),
-		Attrs: []textir.AttrSpec{
-			{Name: "kernel", Kind: textir.SymbolRefAttrKind},
-			{Name: "schedule", Kind: textir.StringAttrKind},
-			{Name: "width", Kind: textir.IntegerAttrKind},
-			{Name: "block", Kind: textir.IntegerAttrKind},
-			{Name: "min_tasks", Kind: textir.IntegerAttrKind, Optional: true},
-			{Name: "table_floats", Kind: textir.IntegerAttrKind},
-			{Name: "columns", Kind: textir.ArrayAttrKind},
-		},
-		Traits: textir.Pure,
-		Verify: verify,
-	}}
-	d.Ops = append(d.Ops, DenseOps()...)
-	return d
-}
-
-func verify(op *textir.Operation) error {
-	l, err := LayerOf(op)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for i := range l.Columns {
-		n += l.Columns[i].NumOperands()
-	}
-	if n != op.NumOperands() {
-		return op.Errorf("columns take %d operands, but the op has %d", n, op.NumOperands())
-	}
-	rt, ok := op.Result(0).Type().(*textir.TensorType)
-	if !ok || len(rt.Shape) != 2 || rt.Shape[1] != l.Width || rt.Elem != textir.F32() {
-		return op.Errorf("result must be tensor<?x%dxf32>, got %s", l.Width, op.Result(0).Type())
-	}
-	k := 0
-	for i := range l.Columns {
-		c := &l.Columns[i]
-		tt, ok := op.Operand(k).Type().(*textir.TensorType)
-		if !ok || len(tt.Shape) != 2 || tt.Shape[0] != c.Rows || tt.Shape[1] != c.Width || tt.Elem != textir.F32() {
-			return op.Errorf("column #%d: table must be tensor<%dx%dxf32>, got %s", i, c.Rows, c.Width, op.Operand(k).Type())
-		}
-		k += c.NumOperands()
-	}
-	return nil
-}
-
-func init() {
-	exec.Register(EmbeddingLayerOp, kernel)
 }
 
 // Packed is what the runtime hands to the device for one run.
@@ -884,63 +828,6 @@ func (l *Layer) Run(k *gpu.Kernel, in []ColumnInput) ([]float32, int64, error) {
 	return res, p.Batch, nil
 }
 
-type compiled struct {
-	layer *Layer
-	k     *gpu.Kernel
-}
-
-func ints(op *textir.Operation, what string, t *interp.Tensor) ([]int64, error) {
-	if t.Rank() != 1 {
-		return nil, op.Errorf("%s must be a vector, got shape %s", what, interp.ShapeString(t.Shape()))
-	}
-	out := make([]int64, t.Len())
-	for i := range out {
-		v, ok := t.Int64At(i)
-		if !ok {
-			return nil, op.Errorf("%s must be integers, got %v", what, t.DType())
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-func kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-	m, err := st.Memo(func() (any, error) {
-		l, err := LayerOf(op)
-		if err != nil {
-			return nil, err
-		}
-		ref := op.LookupAttr("kernel").(textir.SymbolRefAttr)
-		fn := textir.LookupSymbol(op, ref)
-		if fn == nil {
-			return nil, op.Errorf("kernel %s not found", ref)
-		}
-		k, err := gpu.Compile(fn)
-		if err != nil {
-			return nil, err
-		}
-		return &compiled{l, k}, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	c := m.(*compiled)
-	l := c.layer
-	cols, err := l.Inputs(op, in)
-	if err != nil {
-		return nil, err
-	}
-	out, batch, err := l.Run(c.k, cols)
-	if err != nil {
-		return nil, op.Errorf("%v", err)
-	}
-	t, err := interp.New([]int64{batch, l.Width}, out)
-	if err != nil {
-		return nil, err
-	}
-	return []*interp.Tensor{t}, nil
-}
-
 // Inputs reads the column inputs from the operand values of op, a
 // fused.embedding_layer described by l (the interpreter's and the GPU
 // runtime's kernels share it).
@@ -993,4 +880,19 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 		}
 	}
 	return cols, nil
+}
+
+func ints(op *textir.Operation, what string, t *interp.Tensor) ([]int64, error) {
+	if t.Rank() != 1 {
+		return nil, op.Errorf("%s must be a vector, got shape %s", what, interp.ShapeString(t.Shape()))
+	}
+	out := make([]int64, t.Len())
+	for i := range out {
+		v, ok := t.Int64At(i)
+		if !ok {
+			return nil, op.Errorf("%s must be integers, got %v", what, t.DType())
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package fused
+package abi
 
 // fused.dense: a dense layer of the model, Y = act(concat(X0, X1, ...)·W + b),
 // computed by one tiled matrix-product kernel of gpu.module @dense with the
@@ -55,12 +55,8 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/interp"
-	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/textir"
 )
-
-// DenseOp is the boundary op of a dense layer.
-const DenseOp = "fused.dense"
 
 // Activations of fused.dense.
 const (
@@ -354,86 +350,6 @@ func DenseOf(op *textir.Operation) (*Dense, error) {
 	return d, nil
 }
 
-// DenseOps returns the op definitions the dense layers add to the fused
-// dialect (Dialect includes them).
-func DenseOps() []*textir.OpDef {
-	return []*textir.OpDef{{
-		Name:     DenseOp,
-		Summary:  "a dense layer act(concat(inputs)·W + b) computed by one tiled GPU kernel",
-		Operands: textir.AtLeast(2),
-		Results:  textir.Exactly(1),
-		Attrs: []textir.AttrSpec{
-			{Name: "kernel", Kind: textir.SymbolRefAttrKind},
-			{Name: "ks", Kind: textir.ArrayAttrKind},
-			{Name: "n", Kind: textir.IntegerAttrKind},
-			{Name: "activation", Kind: textir.StringAttrKind},
-			{Name: "accumulate", Kind: textir.StringAttrKind},
-		},
-		Traits: textir.Pure,
-		Verify: verifyDense,
-	}}
-}
-
-// matrixLike reports whether t may hold an r×c float32 matrix (unranked
-// tensors and dynamic dimensions match anything).
-func matrixLike(t textir.Type, shape ...int64) bool {
-	if ut, ok := t.(*textir.UnrankedTensorType); ok {
-		return ut.Elem == textir.F32()
-	}
-	tt, ok := t.(*textir.TensorType)
-	if !ok || tt.Elem != textir.F32() {
-		return false
-	}
-	if len(tt.Shape) != len(shape) {
-		return false
-	}
-	for i, s := range shape {
-		if tt.Shape[i] >= 0 && s >= 0 && tt.Shape[i] != s {
-			return false
-		}
-	}
-	return true
-}
-
-func verifyDense(op *textir.Operation) error {
-	d, err := DenseOf(op)
-	if err != nil {
-		return err
-	}
-	if op.NumOperands() != d.NumOperands() {
-		return op.Errorf("takes %d operands (%d inputs, the weight%s), got %d", d.NumOperands(), len(d.Ks),
-			map[bool]string{true: ", the bias", false: ""}[d.Bias], op.NumOperands())
-	}
-	for i, k := range d.Ks {
-		want := []int64{textir.Dynamic, k}
-		if d.TransposeA {
-			want = []int64{k, textir.Dynamic}
-		}
-		if !matrixLike(op.Operand(i).Type(), want...) {
-			return op.Errorf("input #%d must be a float32 matrix of %d columns, got %s", i, k, op.Operand(i).Type())
-		}
-	}
-	w := []int64{d.K(), d.N}
-	if d.TransposeB {
-		w = []int64{d.N, d.K()}
-	}
-	if !matrixLike(op.Operand(len(d.Ks)).Type(), w...) {
-		return op.Errorf("weight must be a float32 %dx%d matrix, got %s", w[0], w[1], op.Operand(len(d.Ks)).Type())
-	}
-	if d.Bias && !matrixLike(op.Operand(len(d.Ks)+1).Type(), d.N) {
-		return op.Errorf("bias must be a float32 vector of %d, got %s", d.N, op.Operand(len(d.Ks)+1).Type())
-	}
-	rt, ok := op.Result(0).Type().(*textir.TensorType)
-	if !ok || len(rt.Shape) != 2 || rt.Shape[1] != d.N || rt.Elem != textir.F32() {
-		return op.Errorf("result must be tensor<?x%dxf32>, got %s", d.N, op.Result(0).Type())
-	}
-	return nil
-}
-
-func init() {
-	exec.Register(DenseOp, denseKernel)
-}
-
 // DenseInputs are the float32 operands of one evaluation.
 type DenseInputs struct {
 	X    [][]float32 // the inputs, row-major
@@ -544,55 +460,4 @@ func (d *Dense) RunSplit(k, r *gpu.Kernel, in *DenseInputs, s int64) ([]float32,
 		res[i] = math.Float32frombits(uint32(out[4*i]) | uint32(out[4*i+1])<<8 | uint32(out[4*i+2])<<16 | uint32(out[4*i+3])<<24)
 	}
 	return res, nil
-}
-
-type compiledDense struct {
-	d    *Dense
-	k, r *gpu.Kernel
-}
-
-// compileRef compiles the gpu.func named by op's attribute attr.
-func compileRef(op *textir.Operation, attr string) (*gpu.Kernel, error) {
-	ref := op.LookupAttr(attr).(textir.SymbolRefAttr)
-	fn := textir.LookupSymbol(op, ref)
-	if fn == nil {
-		return nil, op.Errorf("kernel %s not found", ref)
-	}
-	return gpu.Compile(fn)
-}
-
-func denseKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-	m, err := st.Memo(func() (any, error) {
-		d, err := DenseOf(op)
-		if err != nil {
-			return nil, err
-		}
-		c := &compiledDense{d: d}
-		if c.k, err = compileRef(op, "kernel"); err != nil {
-			return nil, err
-		}
-		if d.Split() {
-			if c.r, err = compileRef(op, "reduce_kernel"); err != nil {
-				return nil, err
-			}
-		}
-		return c, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	c := m.(*compiledDense)
-	x, err := c.d.Inputs(op, in)
-	if err != nil {
-		return nil, err
-	}
-	out, err := c.d.Run(c.k, c.r, x)
-	if err != nil {
-		return nil, op.Errorf("%v", err)
-	}
-	t, err := interp.New([]int64{x.B, c.d.N}, out)
-	if err != nil {
-		return nil, err
-	}
-	return []*interp.Tensor{t}, nil
 }

@@ -1,4 +1,4 @@
-package fused
+package abi
 
 import (
 	"runtime"
