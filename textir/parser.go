@@ -170,8 +170,6 @@ func (p *parser) resetTo(pos int) {
 
 func (p *parser) spell() string { return p.src[p.tok.start:p.tok.end] }
 
-func (p *parser) is(k tokKind) bool { return p.tok.kind == k }
-
 func (p *parser) isKeyword(kw string) bool { return p.tok.kind == tBare && p.spell() == kw }
 
 func (p *parser) consume(k tokKind) bool {

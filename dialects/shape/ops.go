@@ -103,10 +103,6 @@ var (
 		_, ok := t.(*textir.IndexType)
 		return ok
 	}}
-	rankedTensor = textir.TypeConstraint{Desc: "ranked tensor", Pred: func(t textir.Type) bool {
-		_, ok := t.(*textir.TensorType)
-		return ok
-	}}
 	anyTensor = textir.TypeConstraint{Desc: "tensor", Pred: func(t textir.Type) bool {
 		switch t.(type) {
 		case *textir.TensorType, *textir.UnrankedTensorType:

@@ -89,13 +89,6 @@ func attrBool(op *textir.Operation, name string, def bool) bool {
 	return def
 }
 
-func attrFloat(op *textir.Operation, name string, def float64) float64 {
-	if a, ok := op.Attr(name).(textir.FloatAttr); ok {
-		return a.Value
-	}
-	return def
-}
-
 func attrString(op *textir.Operation, name, def string) string {
 	if a, ok := op.Attr(name).(textir.StringAttr); ok {
 		return a.Value

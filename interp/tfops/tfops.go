@@ -226,12 +226,3 @@ func takeOrT[T interp.Elem](src, fill []T, idx []int) []T {
 	}
 	return out
 }
-
-// seq returns 0..n-1.
-func seq(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
-}

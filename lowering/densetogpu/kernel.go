@@ -14,7 +14,6 @@ import (
 type kb struct{ kernelir.Builder }
 
 var (
-	i1  = textir.I1()
 	i64 = textir.I64()
 	f32 = textir.F32()
 	f64 = textir.F64()

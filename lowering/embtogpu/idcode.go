@@ -77,16 +77,11 @@ type idValue struct {
 	pre       *fpPending    // str: its Fingerprint64 started (rawValue)
 }
 
-// columnID emits the row index of id position j of column c (bag starting
-// at position a.bagLo); after the id pass (a.prepassed), j is the id's
-// word in the scratch (the position, or for "split" columns splitBag's).
-func (k *kb) columnID(c *abi.Column, a *kernelArgs, j *textir.Value) *textir.Value {
-	return k.columnIDs(c, a, []*textir.Value{j})[0]
-}
-
-// columnIDs emits the row indices of positions js: every position's
-// loads first (rawValue), then the transforms of each, so that the
-// positions' round trips to memory overlap.
+// columnIDs emits the row indices of id positions js of column c (bag
+// starting at position a.bagLo; after the id pass, a.prepassed, each j is
+// the id's word in the scratch: the position, or for "split" columns
+// splitBag's): every position's loads first (rawValue), then the
+// transforms of each, so that the positions' round trips to memory overlap.
 func (k *kb) columnIDs(c *abi.Column, a *kernelArgs, js []*textir.Value) []*textir.Value {
 	ids := make([]*textir.Value, len(js))
 	vs := make([]idValue, len(js))
@@ -354,7 +349,7 @@ func (k *kb) idPassSplit(c *abi.Column, a *kernelArgs, taskLo, taskHi, lane *tex
 }
 
 // splitBag returns the scratch positions [lo, hi) (relative to the
-// scratch, as columnID reads them) of the token ids of a prepassed "split"
+// scratch, as columnIDs reads them) of the token ids of a prepassed "split"
 // column's bag b (idPassSplit's layout).
 func (k *kb) splitBag(a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
 	lo = k.Add(k.Add(a.batch, k.word(a.in, k.Add(a.valuesOff, b))), b)

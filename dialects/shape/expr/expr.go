@@ -250,11 +250,6 @@ func add64(a, b int64) (int64, bool) {
 	return s, (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0)
 }
 
-func sub64(a, b int64) (int64, bool) {
-	s := a - b
-	return s, (a >= 0) != (b >= 0) && (s >= 0) != (a >= 0)
-}
-
 func mul64(a, b int64) (int64, bool) {
 	if a == 0 || b == 0 {
 		return 0, false
