@@ -364,7 +364,7 @@ func TestExtractSmall(t *testing.T) {
 		}
 	}
 	// A single-output producer is replaced by a Placeholder of the same name.
-	x, err = Extract(g, []string{"sq"}, []string{"sum"})
+	_, err = Extract(g, []string{"sq"}, []string{"sum"})
 	if err == nil {
 		t.Errorf("cutting only sq still needs the iterator through c; got no error")
 	}

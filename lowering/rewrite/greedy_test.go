@@ -562,8 +562,7 @@ func TestConstantsStayInsideRoot(t *testing.T) {
 	x := newIRB(ctx)
 	m := x.Module()
 	x.Op("test.side", 0)
-	var scope *textir.Operation
-	scope = x.Region("tst.scope", nil, func([]*textir.Value) {
+	scope := x.Region("tst.scope", nil, func([]*textir.Value) {
 		x.Op("test.side", 0)
 		x.Op("test.use", 0, x.V("tst.add", x.c(2), x.c(3)))
 	})

@@ -319,10 +319,8 @@ func (a *Analysis) set(v *textir.Value, dims, content []expr.Expr) {
 			}
 		}
 	}
-	if dims != nil {
-		for i, d := range dims {
-			dims[i] = a.canon(d)
-		}
+	for i, d := range dims {
+		dims[i] = a.canon(d)
 	}
 	if content != nil {
 		n, ok := numelConst(dims)

@@ -133,9 +133,7 @@ func (lw *lowering) emit(p *plan) {
 	lk := lw.create(emb.LookupOp, loc, operands, []textir.Type{rt},
 		[]textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}})
 	lw.lookups = append(lw.lookups, lk)
-	for _, op := range lw.createdChecks(vals) {
-		lw.created = append(lw.created, op)
-	}
+	lw.created = append(lw.created, lw.createdChecks(vals)...)
 	old := p.outDef
 	lw.rw.ReplaceAllUsesWith(p.out, lk.Result(0))
 	lw.eraseDead(old)
