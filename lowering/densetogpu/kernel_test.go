@@ -253,10 +253,11 @@ func TestKernelRoundTrip(t *testing.T) {
 	}
 }
 
-// Activations on special values: NaN stays NaN, huge inputs saturate.
+// Activations on special values: NaN stays NaN, huge inputs saturate, and
+// zeros keep the interpreter's sign (a -0 input sums to +0, as TensorFlow's).
 func TestActivationsSpecialValues(t *testing.T) {
-	xs := []float32{0, -0.0, 1e-30, -1e-7, 3e-5, 0.5, -2, 9, -17, 40, -90, 104, -200, 1e30, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
-	for _, act := range []string{abi.ActRelu, abi.ActSigmoid, abi.ActTanh} {
+	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-30, -1e-7, 3e-5, 0.5, -2, 9, -17, 40, -90, 104, -200, 1e30, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+	for _, act := range []string{abi.ActNone, abi.ActRelu, abi.ActSigmoid, abi.ActTanh} {
 		d := &abi.Dense{Ks: []int64{1}, N: 1, Activation: act}
 		if err := Plan(d, Options{}); err != nil {
 			t.Fatal(err)
@@ -275,7 +276,7 @@ func TestActivationsSpecialValues(t *testing.T) {
 		want := reference(t, d, in)
 		for i := range xs {
 			x, y := float64(want[i]), float64(got[i])
-			if math.IsNaN(x) != math.IsNaN(y) || math.Abs(x-y) > 1.2e-7*math.Abs(x)+1e-38 {
+			if math.IsNaN(x) != math.IsNaN(y) || math.Abs(x-y) > 1.2e-7*math.Abs(x)+1e-38 || (x == 0 && y == 0 && math.Signbit(x) != math.Signbit(y)) {
 				t.Errorf("%s(%v) = %v, want %v", act, xs[i], y, x)
 			}
 		}
