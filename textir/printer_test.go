@@ -772,7 +772,7 @@ func TestAttrAndLocString(t *testing.T) {
 // bits (checked with strconv, as any parser reads decimal floats).
 func TestFloatsReadBack(t *testing.T) {
 	vals64 := []float64{0, 1, -1, 0.1, 1.0 / 3, 2.0 / 3, 1e300, 5e-324, 2.2250738585072014e-308, math.MaxFloat64,
-		123456789, 1234567.0, 9007199254740993, 3.14159265358979, -0.0}
+		123456789, 1234567.0, 9007199254740993, 3.14159265358979, math.Copysign(0, -1)}
 	for _, v := range vals64 {
 		for _, ft := range []Type{F64(), F32(), F16(), BF16()} {
 			s := strings.TrimSuffix(AttrString(FloatAttr{v, ft}), " : "+ft.String())
@@ -787,6 +787,12 @@ func TestFloatsReadBack(t *testing.T) {
 			if err != nil {
 				t.Errorf("%v as %s: %q does not parse: %v", v, ft, s, err)
 				continue
+			}
+			var want, got [8]byte
+			PutFloat(want[:], ft.(*FloatType), v)
+			PutFloat(got[:], ft.(*FloatType), y)
+			if got != want {
+				t.Errorf("%v as %s: %q reads back as %v, other bits", v, ft, s, y)
 			}
 			if s2 := strings.TrimSuffix(AttrString(FloatAttr{y, ft}), " : "+ft.String()); s2 != s {
 				t.Errorf("%v as %s: %q reprints as %q", v, ft, s, s2)
