@@ -99,6 +99,7 @@ func WriteGraph(w io.Writer, gd *tfpb.GraphDef) error {
 		free <- r.buf
 	}
 	// Fields after node (1) in field order: the rest of the graph alone.
+	//lint:ignore SA1019 field 3 (version) is part of TensorFlow's wire format; the GraphDef is written whole
 	rest, err := det.Marshal(&tfpb.GraphDef{Library: gd.Library, Version: gd.Version, Versions: gd.Versions, DebugInfo: gd.DebugInfo})
 	if err != nil {
 		return err

@@ -284,6 +284,7 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	}
 
 	// Emit in g's order, placeholders where their producer was.
+	//lint:ignore SA1019 field 3 (version) is part of TensorFlow's wire format; the cut graph keeps it
 	res := &tfpb.GraphDef{Versions: proto.CloneOf(g.GetVersions()), Version: g.GetVersion()}
 	for _, orig := range g.GetNode() {
 		cs := cutsOf[orig.GetName()]

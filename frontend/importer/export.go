@@ -178,6 +178,7 @@ func graphAttrs(graph *textir.Operation, g *tfpb.GraphDef) error {
 		g.Versions = v
 	}
 	if v, ok := graph.Attr(GraphVersion).(textir.IntegerAttr); ok {
+		//lint:ignore SA1019 field 3 (version) is part of TensorFlow's wire format; export restores what import kept
 		g.Version = int32(v.Value)
 	}
 	if s, ok := graph.Attr(GraphLibrary).(textir.StringAttr); ok {

@@ -240,8 +240,9 @@ func setGraphAttrs(graph *textir.Operation, g *tfpb.GraphDef) error {
 		}
 		graph.SetAttr(GraphVersions, textir.NewDictAttr(es))
 	}
-	if g.Version != 0 {
-		graph.SetAttr(GraphVersion, textir.IntegerAttr{Value: int64(g.Version), Type: textir.I32()})
+	//lint:ignore SA1019 field 3 (version) is part of TensorFlow's wire format; import keeps it for export
+	if v := g.Version; v != 0 {
+		graph.SetAttr(GraphVersion, textir.IntegerAttr{Value: int64(v), Type: textir.I32()})
 	}
 	det := proto.MarshalOptions{Deterministic: true}
 	if g.Library != nil {
