@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Runs every test of the repository: go vet, go test, and the lit/FileCheck
-# tests under lit-tests/. This is the README's test command; .ci/run calls it.
+# Runs every test of the repository: go vet, staticcheck, go test, and the
+# lit/FileCheck tests under lit-tests/. This is the README's test command;
+# .ci/run calls it.
 #
 #   scripts/test.sh            # everything
 #   scripts/test.sh -v         # lit verbose (shows failing tests' output)
 #   LIT_FILTER=Driver scripts/test.sh   # only lit tests whose path matches
 #
 # Missing tools (llc-19, FileCheck, not, lit) are installed with apt-get
-# when possible. Under CI=true a tool still missing after that fails the run;
-# elsewhere the lit step is skipped with a warning.
+# when possible, staticcheck with go install into bin/tools. Under CI=true a
+# tool still missing after that fails the run; elsewhere its step is skipped
+# with a warning.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,6 +54,27 @@ if [ -n "$missing" ]; then
   run_lit=0
 fi
 
+# staticcheck, pinned; findings that stay are waived in the code with
+# //lint:ignore CHECK reason.
+STATICCHECK_VERSION=0.8.2
+staticcheck="$root/bin/tools/staticcheck"
+have_staticcheck() { [[ "$("$staticcheck" -version 2>/dev/null)" == *"($STATICCHECK_VERSION)"* ]]; }
+if ! have_staticcheck; then
+  say "installing staticcheck v$STATICCHECK_VERSION -> bin/tools/"
+  GOBIN="$root/bin/tools" go install "honnef.co/go/tools/cmd/staticcheck@v$STATICCHECK_VERSION" >/tmp/recom-staticcheck.log 2>&1 ||
+    say "go install failed (log: /tmp/recom-staticcheck.log)"
+fi
+run_staticcheck=1
+if ! have_staticcheck; then
+  if [ "${CI:-}" = "true" ]; then
+    say "FAIL: still missing after install: staticcheck v$STATICCHECK_VERSION"
+    failed+=("tools (staticcheck)")
+  else
+    say "WARNING: still missing: staticcheck v$STATICCHECK_VERSION; skipping it (under CI=true this fails)"
+  fi
+  run_staticcheck=0
+fi
+
 say "go build -> bin/"
 mkdir -p bin
 if ! go build -o bin/ ./cmd/...; then
@@ -61,6 +84,11 @@ fi
 
 say "go vet ./..."
 go vet ./... || failed+=("go vet")
+
+if [ "$run_staticcheck" = 1 ]; then
+  say "staticcheck ./..."
+  "$staticcheck" ./... || failed+=("staticcheck")
+fi
 
 say "go test ./..."
 # No fuzzing (-fuzz is never given) and no benchmarks (-bench is unset).
