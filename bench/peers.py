@@ -36,7 +36,13 @@ End to end (--spec, a recom gen spec with a "dense" part; the batches in
 [B, features] through the bottom MLP (MatMul, BiasAdd, Relu per layer),
 ConcatV2([embedding layer, bottom output], axis 1), the top MLP (Relu), a
 dense(1) and a Sigmoid. Systems e2e_eager, e2e_graph (the whole model as one
-CUDA graph), e2e_tbe (the TBE-like layer, then the MLP) and e2e_jax (one jit).
+CUDA graph), e2e_tbe (the TBE-like layer, then the MLP) and e2e_jax (one jit),
+all from inputs already on the device; and from host memory (kind "e2e_host",
+on a GPU only): e2e_host_tbe_PREC, the TBE-like layer and the MLP at each of
+--precisions (fp32, tf32, bf16) with the inputs copied from pinned host
+memory and the predictions copied back, timed on the wall clock per batch
+(median and p99), and, kind "e2e_host_tput", the same with --inflight K
+batches in flight on K streams (samples per second, p99 latency).
 The MLP weights are gen's initializers (truncated normal, std sqrt(2/(in+out));
 bias 0.01 N(0,1)) drawn here with numpy, or read from --weights (an .npz named
 by variable, e.g. "top_mlp/dense_1/kernel", as recom gen's side file); the
@@ -594,6 +600,8 @@ class Peers:
             ok, worst = self.check("e2e_tbe", [mlp(tbe(gl), x) for gl, x in zip(tbe_sets, dense_t)], refs, **tol)
             rec.add("e2e", B, "e2e_tbe", self.time_fn(lambda k: mlp(tbe(tbe_sets[k]), dense_t[k]), it * 2, ns), ok, worst)
 
+        self.e2e_host(meta, sets, dsets, tbe_sets, bottom, top, ws, dense_np, refs)
+
         if not self.want(args.jax_e2e_batches, B):
             return
         jax = self.jax_mod()
@@ -629,6 +637,147 @@ class Peers:
         except Exception as e:  # noqa: BLE001
             self.failures += 1
             log(f"  e2e_jax: failed: {type(e).__name__}: {e}")
+
+
+    # ------------------------------------------------------------ end to end from host memory
+
+    def e2e_host(self, meta, sets, dsets, tbe_sets, bottom, top, ws, dense_np, refs):
+        """The whole model from features in host memory to predictions in host
+        memory, as a serving system sees it: per batch, the TBE-like layer's
+        inputs (ids, offsets, weights per width group) and the dense features
+        are numpy arrays; they are copied into pinned staging buffers, sent
+        with non-blocking host-to-device copies, the layer (one embedding_bag
+        per width group) and the MLP (cuBLAS) run, and the predictions come
+        back into pinned memory; the clock stops when they are there. One
+        record per precision in --precisions (fp32: no TF32, TensorFlow's
+        arithmetic; tf32; bf16: the MLP's weights and activations in bf16
+        with fp32 accumulation): latency (median, p99 over the batches) with
+        one batch in flight, and throughput (samples/s) with --inflight K
+        batches in flight on K streams, each with its own buffers."""
+        if not self.cuda:
+            return
+        args, dev, rec = self.args, self.dev, self.rec
+        B = meta["batch"]
+        ns = len(sets)
+        # Host arrays per set and group, and device buffers sized for the largest set.
+        host = []
+        for gl, x in zip(tbe_sets, dense_np):
+            host.append(([(i.cpu().numpy(), off.cpu().numpy(), w.cpu().numpy()) for (_, _, i, off, w, _, _) in gl], x))
+        shapes = [(max(h[0][g][0].size for h in host), max(h[0][g][1].size for h in host)) for g in range(len(tbe_sets[0]))]
+        static = [(D, n, mode, idx) for (D, n, _, _, _, mode, idx) in tbe_sets[0]]
+        contiguous = len(static) == 1
+        arena_views = {D: self.tables.view(-1, D) for (D, _, _, _) in static}
+        W = meta["width"]
+
+        def weights_for(prec):
+            dt = torch.bfloat16 if prec == "bf16" else torch.float32
+            return {k: (torch.from_numpy(a).to(dev, dt), torch.from_numpy(b).to(dev, dt)) for k, (a, b) in ws.items()}, dt
+
+        class Slot:
+            pass
+
+        def make_slot():
+            sl = Slot()
+            sl.stream = torch.cuda.Stream()
+            sl.pin = [(torch.empty(L, dtype=torch.int64).pin_memory(), torch.empty(O, dtype=torch.int64).pin_memory(),
+                       torch.empty(L, dtype=torch.float32).pin_memory()) for (L, O) in shapes]
+            sl.dev = [(torch.empty(L, dtype=torch.int64, device=dev), torch.empty(O, dtype=torch.int64, device=dev),
+                       torch.empty(L, dtype=torch.float32, device=dev)) for (L, O) in shapes]
+            sl.xpin = torch.empty(dense_np[0].shape, dtype=torch.float32).pin_memory()
+            sl.xdev = torch.empty(dense_np[0].shape, dtype=torch.float32, device=dev)
+            sl.ypin = torch.empty((B, 1), dtype=torch.float32).pin_memory()
+            sl.done = torch.cuda.Event()
+            return sl
+
+        def submit(sl, k, tw, dt):
+            gh, x = host[k]
+            sizes = []
+            for (pi, po, pw), (hi, ho, hw) in zip(sl.pin, gh):  # host packing: into pinned memory
+                pi.numpy()[:hi.size] = hi
+                po.numpy()[:ho.size] = ho
+                pw.numpy()[:hw.size] = hw
+                sizes.append((hi.size, ho.size))
+            sl.xpin.numpy()[...] = x
+            with torch.cuda.stream(sl.stream):
+                for (pi, po, pw), (di, do, dw), (L, O) in zip(sl.pin, sl.dev, sizes):
+                    di[:L].copy_(pi[:L], non_blocking=True)
+                    do[:O].copy_(po[:O], non_blocking=True)
+                    dw[:L].copy_(pw[:L], non_blocking=True)
+                sl.xdev.copy_(sl.xpin, non_blocking=True)
+                if contiguous:
+                    D, n, mode, _ = static[0]
+                    (di, do, dw), (L, O) = sl.dev[0], sizes[0]
+                    o = F.embedding_bag(di[:L], arena_views[D], do[:O], mode=mode or "sum",
+                                        per_sample_weights=None if mode else dw[:L], include_last_offset=True)
+                    emb = o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D)
+                else:
+                    emb = torch.empty(B, W, device=dev)
+                    for (D, n, mode, idx), (di, do, dw), (L, O) in zip(static, sl.dev, sizes):
+                        o = F.embedding_bag(di[:L], arena_views[D], do[:O], mode=mode or "sum",
+                                            per_sample_weights=None if mode else dw[:L], include_last_offset=True)
+                        emb.index_copy_(1, idx, o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D))
+                h = sl.xdev.to(dt)
+                for sc, _, _, relu in bottom:
+                    kk, bb = tw[sc]
+                    h = torch.addmm(bb, h, kk)
+                    h = torch.relu(h) if relu else h
+                h = torch.cat([emb.to(dt), h], 1)
+                for sc, _, _, relu in top:
+                    kk, bb = tw[sc]
+                    h = torch.addmm(bb, h, kk)
+                    h = torch.relu(h) if relu else h
+                sl.ypin.copy_(torch.sigmoid(h.float()), non_blocking=True)
+                sl.done.record(sl.stream)
+
+        it = max(args.iters * 4, 200)
+        for prec in args.precisions:
+            tw, dt = weights_for(prec)
+            old = torch.backends.cuda.matmul.allow_tf32
+            torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+            try:
+                name = f"e2e_host_tbe_{prec}"
+                sl = make_slot()
+                outs = []
+                for k in range(ns):
+                    submit(sl, k, tw, dt)
+                    sl.done.synchronize()
+                    outs.append(sl.ypin.numpy().copy())
+                tol = dict(rtol=1e-3, atol=1e-5) if prec == "fp32" else dict(rtol=3e-2, atol=3e-3)
+                with self.gate:
+                    ok, worst = self.check(name, outs, refs, **tol)
+                    for k in range(3):
+                        submit(sl, k % ns, tw, dt)
+                        sl.done.synchronize()
+                    ts = []
+                    for k in range(it):
+                        t = time.perf_counter()
+                        submit(sl, k % ns, tw, dt)
+                        sl.done.synchronize()
+                        ts.append((time.perf_counter() - t) * 1e6)
+                rec.add("e2e_host", B, name, ts, ok, worst, p99_us=round(float(np.percentile(ts, 99)), 3),
+                        precision=prec, clock="wall", inflight=1)
+                for K in args.inflight:
+                    slots = [make_slot() for _ in range(K)]
+                    with self.gate:
+                        t0 = time.perf_counter()
+                        lat, start = [], {}
+                        for k in range(it):
+                            s_ = slots[k % K]
+                            if k >= K:
+                                s_.done.synchronize()
+                                lat.append((time.perf_counter() - start[k - K]) * 1e6)
+                            start[k] = time.perf_counter()
+                            submit(s_, k % ns, tw, dt)
+                        for k in range(max(0, it - K), it):
+                            slots[k % K].done.synchronize()
+                            lat.append((time.perf_counter() - start[k]) * 1e6)
+                        wall = time.perf_counter() - t0
+                    sps = it * B / wall
+                    log(f"PEER {name}_x{K} samples_per_s={sps:.0f} p99_us={np.percentile(lat, 99):.1f}")
+                    rec.add("e2e_host_tput", B, f"{name}_x{K}", lat, None, None, samples_per_s=round(sps),
+                            p99_us=round(float(np.percentile(lat, 99)), 3), precision=prec, clock="wall", inflight=K)
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = old
 
 
 # ---------------------------------------------------------------- dry run
@@ -721,6 +870,8 @@ def main(argv=None):
     ap.add_argument("--jax-e2e-batches", help="batches of the JAX end-to-end peer (default: all)")
     ap.add_argument("--weights", help="MLP weights, an .npz named by variable (default: drawn here)")
     ap.add_argument("--tf32", action="store_true", help="allow TF32 matrix products")
+    ap.add_argument("--precisions", default="fp32,tf32,bf16", help="precisions of the end-to-end peers from host memory (fp32, tf32, bf16)")
+    ap.add_argument("--inflight", default="2,4", help="batches in flight for the host end-to-end throughput peers")
     ap.add_argument("--gate", action="store_true", help="ask bench/sweep.sh for the GPU around timed sections")
     ap.add_argument("--deadline", type=float, default=0, help="UNIX time after which no new batch starts")
     ap.add_argument("--jax-margin", type=float, default=60, help="no JAX compilation closer than this to --deadline (s)")
@@ -729,6 +880,11 @@ def main(argv=None):
     args.jax_batches = int_list(args.jax_batches)
     args.e2e_batches = int_list(args.e2e_batches)
     args.jax_e2e_batches = int_list(args.jax_e2e_batches)
+    args.precisions = [p for p in args.precisions.split(",") if p]
+    for p in args.precisions:
+        if p not in ("fp32", "tf32", "bf16"):
+            ap.error(f"--precisions: unknown precision {p!r} (fp32, tf32, bf16)")
+    args.inflight = int_list(args.inflight) or []
 
     spec = None
     if args.dry_run:
