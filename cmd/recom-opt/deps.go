@@ -4,18 +4,20 @@ import (
 	"io"
 
 	"github.com/recom-compiler/recom/dialects/all"
+	allpasses "github.com/recom-compiler/recom/lowering/all"
+	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
-
-	// The generic passes register their flags.
-	_ "github.com/recom-compiler/recom/lowering/densetogpu"
-	_ "github.com/recom-compiler/recom/lowering/embtogpu"
-	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
-	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"
-	_ "github.com/recom-compiler/recom/lowering/transforms"
 )
 
 // newContext returns a context with every dialect of the project.
 func newContext() *textir.Context { return all.NewContext() }
+
+// passes registers every pass of the project and returns them, sorted by
+// flag: each is a flag of its own.
+func passes() []*pass.Decl {
+	allpasses.Register()
+	return pass.Registered()
+}
 
 // parseSource parses one chunk of input (a variable so that a test can make
 // it panic).

@@ -119,7 +119,7 @@ absent), verifies it, runs the passes given as flags in command-line order
 	f.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after each pass (--verify-each=false to skip)")
 
 	passFlags := pflag.NewFlagSet("passes", pflag.ContinueOnError)
-	o.passes.Define(passFlags, pass.Registered())
+	o.passes.Define(passFlags, passes())
 
 	cmd.Flags().AddFlagSet(general)
 	cmd.Flags().AddFlagSet(passFlags)
@@ -337,9 +337,9 @@ func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassMan
 	var pe *pass.PassError
 	if errors.As(err, &pe) {
 		// The pass and the op it ran on, after the pass's own diagnostic.
-		what := fmt.Sprintf("while running pass '%s' on '%s' op", pe.Pass.Flag(), pe.Op.Name())
+		what := fmt.Sprintf("while running pass '%s' on '%s' op", pe.Pass.Decl().Flag, pe.Op.Name())
 		if pe.Verify {
-			what = fmt.Sprintf("the IR failed to verify after pass '%s'", pe.Pass.Flag())
+			what = fmt.Sprintf("the IR failed to verify after pass '%s'", pe.Pass.Decl().Flag)
 		}
 		fmt.Fprintf(stderr, "%s: note: %s\n", textir.LocPrefix(pe.Op.DiagLoc()), what)
 	}

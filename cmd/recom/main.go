@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -37,6 +38,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			status = 2
 		}
 	}()
+	allpasses.Register()
 	root := &cobra.Command{
 		Use:           "recom",
 		Short:         "recom compiles the embedding layers of recommendation models into one GPU kernel",

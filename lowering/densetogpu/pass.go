@@ -44,12 +44,31 @@ const Flag = "fuse-dense"
 // ModuleName is the gpu.module the kernels go into.
 const ModuleName = "dense"
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    Flag,
-		Summary: "Fuse each dense layer (MatMul, bias, activation; a ConcatV2 before it) into one GPU kernel",
-		New:     func() pass.Pass { return New() },
-	})
+// Decl declares the --fuse-dense pass. Its option values fill the typed
+// Options (optionsFrom); DefaultOptions are its defaults.
+var Decl = pass.Decl{
+	Flag:    Flag,
+	Name:    "FuseDense",
+	Summary: "Fuse each dense layer (MatMul, bias, activation; a ConcatV2 before it) into one GPU kernel",
+	Anchor:  "builtin.module",
+	Options: []pass.OptDecl{
+		{Name: "accumulate", Kind: pass.StringOption, Default: abi.AccF64,
+			Help: "Accumulator precision: f64 (exact, the interpreter's sums) or f32"},
+		{Name: "block-m", Kind: pass.IntOption, Help: "Rows of a block's output tile (0: chosen per layer)"},
+		{Name: "block-n", Kind: pass.IntOption, Help: "Columns of a block's output tile (0: chosen per layer)"},
+		{Name: "block-k", Kind: pass.IntOption, Help: "K step staged in shared memory (0: 16)"},
+		{Name: "thread-m", Kind: pass.IntOption, Help: "Rows of outputs per thread (0: chosen per layer)"},
+		{Name: "thread-n", Kind: pass.IntOption, Help: "Columns of outputs per thread (0: chosen per layer)"},
+		{Name: "split-k", Kind: pass.StringOption, Default: "auto",
+			Help: "K slices: auto (chosen per launch from the batch) or a number (1: never split)"},
+		{Name: "no-concat", Kind: pass.BoolOption,
+			Help: "Do not fuse a ConcatV2 before the product (it stays in the interpreter)"},
+	},
+	Statistics: []pass.StatDecl{
+		{Name: "layers", Help: "Dense layers fused into one kernel"},
+		{Name: "concats", Help: "ConcatV2 ops fused into a product"},
+	},
+	New: func(o *pass.Options) pass.Runner { return &Pass{opts: optionsFrom(o)} },
 }
 
 // Options are the pass's options; zero tile sizes are chosen per layer.
@@ -72,57 +91,34 @@ const (
 	MaxAutoSplit = 64
 )
 
-// Pass is the --fuse-dense pass. Options:
-//
-//	accumulate=f64|f32   accumulator precision (f64: the interpreter's bits)
-//	block-m, block-n, block-k, thread-m, thread-n   tile sizes (0: per layer)
-//	no-concat            leave a ConcatV2 before the product to the interpreter
-//	split-k=auto|N       split K into slices summed by a second kernel (see
-//	                     below); N: always N slices (1: never split)
+// Pass is the --fuse-dense pass; its options are declared in Decl.
 //
 // Split-K: a block walks K in order, so a small batch (few block rows)
 // leaves most of the GPU idle. With split-k=auto (the default) a layer of
 // at least MinAutoSteps steps of block_k gets a kernel that may cut K
 // into up to min(MaxAutoSplit, steps/MinSliceSteps) slices, and each launch
 // takes the fewest that give abi.TargetBlocks blocks (abi.Dense.Splits:
-// one slice, no second kernel, once the batch fills the GPU). Each block
-// sums its slice in k order; the reduce kernel adds the slices' partial
-// sums in slice order (deterministic), then the bias and the activation.
+// one slice, no second kernel, once the batch fills the GPU); split-k=N
+// always cuts N slices. Each block sums its slice in k order; the reduce
+// kernel adds the slices' partial sums in slice order (deterministic),
+// then the bias and the activation.
 type Pass struct {
-	opts                                     pass.Options
-	acc                                      *string
-	blockM, blockN, blockK, threadM, threadN *int
-	noConcat                                 *bool
-	splitK                                   *string
+	opts Options
 }
 
-// New returns a --fuse-dense pass with default options.
-func New() *Pass {
-	p := &Pass{}
-	p.acc = p.opts.String("accumulate", "Accumulator precision: f64 (exact, the interpreter's sums) or f32", abi.AccF64)
-	p.blockM = p.opts.Int("block-m", "Rows of a block's output tile (0: chosen per layer)", 0)
-	p.blockN = p.opts.Int("block-n", "Columns of a block's output tile (0: chosen per layer)", 0)
-	p.blockK = p.opts.Int("block-k", "K step staged in shared memory (0: 16)", 0)
-	p.threadM = p.opts.Int("thread-m", "Rows of outputs per thread (0: chosen per layer)", 0)
-	p.threadN = p.opts.Int("thread-n", "Columns of outputs per thread (0: chosen per layer)", 0)
-	p.splitK = p.opts.String("split-k", "K slices: auto (chosen per launch from the batch) or a number (1: never split)", "auto")
-	p.noConcat = p.opts.Bool("no-concat", "Do not fuse a ConcatV2 before the product (it stays in the interpreter)", false)
-	return p
+// optionsFrom returns the typed options given by the pass's option values
+// (accumulate and split-k are case-insensitive).
+func optionsFrom(o *pass.Options) Options {
+	return Options{Accumulate: strings.ToLower(o.String("accumulate")),
+		BlockM: int64(o.Int("block-m")), BlockN: int64(o.Int("block-n")), BlockK: int64(o.Int("block-k")),
+		ThreadM: int64(o.Int("thread-m")), ThreadN: int64(o.Int("thread-n")), NoConcat: o.Bool("no-concat"),
+		SplitK: strings.ToLower(o.String("split-k"))}
 }
 
-func (*Pass) Flag() string { return Flag }
-func (*Pass) Name() string { return "FuseDense" }
-func (*Pass) Summary() string {
-	return "Fuse each dense layer (MatMul, bias, activation; a ConcatV2 before it) into one GPU kernel"
-}
-func (*Pass) Anchor() string           { return "builtin.module" }
-func (p *Pass) Options() *pass.Options { return &p.opts }
+// DefaultOptions returns the defaults of the options declared in Decl.
+func DefaultOptions() Options { return optionsFrom(Decl.Defaults()) }
 
-func (p *Pass) options() Options {
-	return Options{Accumulate: strings.ToLower(*p.acc), BlockM: int64(*p.blockM), BlockN: int64(*p.blockN), BlockK: int64(*p.blockK),
-		ThreadM: int64(*p.threadM), ThreadN: int64(*p.threadN), NoConcat: *p.noConcat,
-		SplitK: strings.ToLower(*p.splitK)}
-}
+func (p *Pass) options() Options { return p.opts }
 
 func pow2ceil(n int64) int64 {
 	p := int64(1)

@@ -21,9 +21,6 @@ import (
 	"github.com/recom-compiler/recom/textir"
 
 	"github.com/recom-compiler/recom/backend/llc/llctest"
-	_ "github.com/recom-compiler/recom/lowering/embtogpu"
-	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
-	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"
 )
 
 const pipeline = "lower-emb,simplify-shapes,fuse,fuse-dense"

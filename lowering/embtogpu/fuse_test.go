@@ -16,9 +16,6 @@ import (
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
-
-	_ "github.com/recom-compiler/recom/lowering/embtogpu"
-	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"
 )
 
 // runPipeline runs a textual pipeline on a clone of m.

@@ -12,8 +12,6 @@ import (
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/textir"
-
-	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
 )
 
 // The host side of one run of the fused layer, as `recom run` does it

@@ -58,69 +58,63 @@ const Flag = "fuse"
 // ModuleName is the gpu.module the kernels go into.
 const ModuleName = "emb"
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    Flag,
-		Summary: "Fuse every embedding lookup of a layer into one GPU kernel (gpu dialect)",
-		New:     func() pass.Pass { return New() },
-	})
+// Decl declares the --fuse pass. The planner's typed Options are filled
+// from its option values (optionsFrom); DefaultOptions are its defaults.
+var Decl = pass.Decl{
+	Flag:    Flag,
+	Name:    "Fuse",
+	Summary: "Fuse every embedding lookup of a layer into one GPU kernel (gpu dialect)",
+	Anchor:  "builtin.module",
+	Options: []pass.OptDecl{
+		{Name: "schedule", Kind: pass.StringOption, Default: abi.ScheduleTuned,
+			Help: "Kernel design: tuned, or recom (one 64-thread block per column, for comparison)"},
+		{Name: "max-threads", Kind: pass.IntOption, Default: 256,
+			Help: "Threads per block of the tuned schedule"},
+		{Name: "rows-in-flight", Kind: pass.IntOption, Default: 4,
+			Help: "Rows in flight per thread (the id loop's unroll)"},
+		{Name: "default-pooling", Kind: pass.IntOption, Default: 8,
+			Help: "Expected ids per bag when no bound is known"},
+		{Name: "task-bytes", Kind: pass.IntOption, Default: 4096,
+			Help: "Bytes one task (a warp) should move"},
+		{Name: "l2-bytes", Kind: pass.IntOption, Default: 1 << 20,
+			Help: "Tables up to this many bytes are taken to stay in L2"},
+		{Name: "min-tasks", Kind: pass.IntOption, Default: DefaultMinTasks,
+			Help: "Tasks a launch should have at least: small batches get smaller tasks (0: off)"},
+		{Name: "host-ids", Kind: pass.StringListOption,
+			Help: "Id transforms left before the layer (ablations): any of hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset"},
+		{Name: "min-blocks", Kind: pass.IntOption, Default: 3,
+			Help: "Blocks per SM the tuned kernel must fit (caps its registers at 64K / (max-threads x min-blocks))"},
+		{Name: "id-pass", Kind: pass.StringOption, Default: "all",
+			Help: "Columns whose ids the tuned kernel computes in a pass of their own: all, auto (all but gather columns of cheap transforms), hashes (string and integer hashes only) or none"},
+		{Name: "ids-in-kernel", Kind: pass.BoolOption, Default: true,
+			Help: "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts) in the kernel"},
+	},
+	Statistics: []pass.StatDecl{
+		{Name: "layers", Help: "Embedding layers fused into one kernel"},
+		{Name: "columns", Help: "Columns fused"},
+		{Name: "classes", Help: "Schedule classes (code paths) in the kernels"},
+		{Name: "id-chains", Help: "Columns whose id transforms run in the kernel"},
+	},
+	New: func(o *pass.Options) pass.Runner { return &Pass{opts: optionsFrom(o)} },
 }
 
-// Pass is the --fuse pass. Options:
-//
-//	schedule=tuned|recom   the kernel design (default tuned; case-insensitive)
-//	max-threads=256        threads per block (tuned)
-//	rows-in-flight=4       independent rows per thread (tuned)
-//	default-pooling=8      expected ids per bag when no bound is known
-//	task-bytes=4096        bytes a task (a warp) should move
-//	l2-bytes=1048576       tables up to this size are taken to stay in L2
-//	ids-in-kernel=true     the id transforms run in the kernel (false: before it, on the host)
-//	min-blocks=3           blocks per SM the tuned kernel must fit (a register cap: 85 at 256 threads)
-//	id-pass=all            columns whose ids get a pass of their own per task: all, auto, hashes, none
-//	host-ids=hash,...      id transforms (emb op names without "emb.") left before the layer
-//	min-tasks=6336         small batches get smaller tasks, down to one warp pass, until a launch has this many (0: off)
+// Pass is the --fuse pass; its options are declared in Decl.
 type Pass struct {
-	opts                                 pass.Options
-	schedule                             *string
-	maxThreads, rif, pooling, task, l2sz *int
-	ids                                  *bool
-	minTasks                             *int
-	hostIDs                              *[]string
-	minBlocks                            *int
-	idPass                               *string
+	opts Options
 }
 
-// New returns a --fuse pass with default options.
-func New() *Pass {
-	p := &Pass{}
-	d := DefaultOptions()
-	p.schedule = p.opts.String("schedule", "Kernel design: tuned, or recom (one 64-thread block per column, for comparison)", d.Schedule)
-	p.maxThreads = p.opts.Int("max-threads", "Threads per block of the tuned schedule", int(d.MaxThreads))
-	p.rif = p.opts.Int("rows-in-flight", "Rows in flight per thread (the id loop's unroll)", int(d.RowsInFlight))
-	p.pooling = p.opts.Int("default-pooling", "Expected ids per bag when no bound is known", int(d.DefaultPooling))
-	p.task = p.opts.Int("task-bytes", "Bytes one task (a warp) should move", int(d.TaskBytes))
-	p.l2sz = p.opts.Int("l2-bytes", "Tables up to this many bytes are taken to stay in L2", int(d.L2Bytes))
-	p.minTasks = p.opts.Int("min-tasks", "Tasks a launch should have at least: small batches get smaller tasks (0: off)", int(d.MinTasks))
-	p.hostIDs = p.opts.StringList("host-ids", "Id transforms left before the layer (ablations): any of hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset", nil)
-	p.minBlocks = p.opts.Int("min-blocks", "Blocks per SM the tuned kernel must fit (caps its registers at 64K / (max-threads x min-blocks))", int(d.MinBlocks))
-	p.idPass = p.opts.String("id-pass", "Columns whose ids the tuned kernel computes in a pass of their own: all, auto (all but gather columns of cheap transforms), hashes (string and integer hashes only) or none", d.IDPass)
-	p.ids = p.opts.Bool("ids-in-kernel", "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts) in the kernel", d.InKernelIDs)
-	return p
+// optionsFrom returns the planner's options given by the pass's option
+// values. The schedule's name is case-insensitive ("RECom" reads as
+// "recom").
+func optionsFrom(o *pass.Options) Options {
+	return Options{Schedule: strings.ToLower(o.String("schedule")), MaxThreads: int64(o.Int("max-threads")),
+		RowsInFlight: int64(o.Int("rows-in-flight")), DefaultPooling: int64(o.Int("default-pooling")),
+		TaskBytes: int64(o.Int("task-bytes")), L2Bytes: int64(o.Int("l2-bytes")), InKernelIDs: o.Bool("ids-in-kernel"),
+		MinTasks: int64(o.Int("min-tasks")), HostIDs: o.StringList("host-ids"), MinBlocks: int64(o.Int("min-blocks")),
+		IDPass: o.String("id-pass")}
 }
 
-func (*Pass) Flag() string { return Flag }
-func (*Pass) Name() string { return "Fuse" }
-func (*Pass) Summary() string {
-	return "Fuse every embedding lookup of a layer into one GPU kernel (gpu dialect)"
-}
-func (*Pass) Anchor() string           { return "builtin.module" }
-func (p *Pass) Options() *pass.Options { return &p.opts }
-
-func (p *Pass) planOptions() Options {
-	// The schedule's name is case-insensitive ("RECom" reads as "recom").
-	return Options{Schedule: strings.ToLower(*p.schedule), MaxThreads: int64(*p.maxThreads), RowsInFlight: int64(*p.rif),
-		DefaultPooling: int64(*p.pooling), TaskBytes: int64(*p.task), L2Bytes: int64(*p.l2sz), InKernelIDs: *p.ids, MinTasks: int64(*p.minTasks), HostIDs: *p.hostIDs, MinBlocks: int64(*p.minBlocks), IDPass: *p.idPass}
-}
+func (p *Pass) planOptions() Options { return p.opts }
 
 // layer is one concatenation to fuse.
 type layer struct {

@@ -56,11 +56,9 @@ type Options struct {
 	IDPass string
 }
 
-// DefaultOptions returns the planner's defaults (sized for an H200).
-func DefaultOptions() Options {
-	return Options{Schedule: abi.ScheduleTuned, MaxThreads: 256, RowsInFlight: 4, DefaultPooling: 8,
-		TaskBytes: 4096, L2Bytes: 1 << 20, InKernelIDs: true, MinTasks: DefaultMinTasks, MinBlocks: 3, IDPass: "all"}
-}
+// DefaultOptions returns the planner's defaults (sized for an H200): the
+// defaults of the --fuse options declared in Decl.
+func DefaultOptions() Options { return optionsFrom(Decl.Defaults()) }
 
 // DefaultMinTasks is 48 warp-tasks per SM of an H200 (132 SMs): the E
 // model at batch 256 ran fastest with about this many tasks (bench/RESULTS.md,

@@ -4,8 +4,14 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/lowering/pass"
-	_ "github.com/recom-compiler/recom/lowering/transforms" // canonicalize, cse, symbol-dce
+	"github.com/recom-compiler/recom/lowering/transforms"
 )
+
+func init() {
+	for _, d := range []*pass.Decl{&transforms.CanonicalizeDecl, &transforms.CSEDecl, &transforms.SymbolDCEDecl} {
+		pass.Register(d)
+	}
+}
 
 // FuzzPipeline checks that ParsePipeline never panics, and that a pipeline
 // that parses prints (String) to text that parses to a pipeline printing the

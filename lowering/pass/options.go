@@ -2,7 +2,7 @@ package pass
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,46 +23,81 @@ func (k OptionKind) String() string {
 	return [...]string{"bool", "int", "string", "list<int>", "list<string>"}[k]
 }
 
-// Option is one declared pass option.
-type Option struct {
-	Name string
-	Desc string
-	Kind OptionKind
-
-	b    *bool
-	i    *int
-	s    *string
-	il   *[]int
-	sl   *[]string
-	dflt string // default value, as text
+// value is the current value of one option of a pass instance.
+type value struct {
+	decl OptDecl
+	b    bool
+	i    int
+	s    string
+	il   []int
+	sl   []string
+	read bool // New read it (Decl.instantiate checks)
 }
 
-// Value returns the option's current value in MLIR's option syntax.
-func (o *Option) Value() string {
-	switch o.Kind {
+// newValue returns a value at od's default, or an error when the default
+// does not have the option's kind.
+func newValue(od OptDecl) (*value, error) {
+	v := &value{decl: od}
+	if od.Default == nil {
+		return v, nil
+	}
+	ok := false
+	switch od.Kind {
 	case BoolOption:
-		return strconv.FormatBool(*o.b)
+		v.b, ok = od.Default.(bool)
 	case IntOption:
-		return strconv.Itoa(*o.i)
+		v.i, ok = od.Default.(int)
 	case StringOption:
-		return quoteOptionValue(*o.s)
+		v.s, ok = od.Default.(string)
 	case IntListOption:
-		parts := make([]string, len(*o.il))
-		for i, v := range *o.il {
-			parts[i] = strconv.Itoa(v)
+		var l []int
+		l, ok = od.Default.([]int)
+		v.il = append([]int(nil), l...)
+	case StringListOption:
+		var l []string
+		l, ok = od.Default.([]string)
+		v.sl = append([]string(nil), l...)
+	}
+	if !ok {
+		return nil, fmt.Errorf("default %#v (%T) does not have kind %s", od.Default, od.Default, od.Kind)
+	}
+	return v, nil
+}
+
+// text returns the value in MLIR's option syntax.
+func (v *value) text() string {
+	switch v.decl.Kind {
+	case BoolOption:
+		return strconv.FormatBool(v.b)
+	case IntOption:
+		return strconv.Itoa(v.i)
+	case StringOption:
+		return quoteOptionValue(v.s)
+	case IntListOption:
+		parts := make([]string, len(v.il))
+		for i, n := range v.il {
+			parts[i] = strconv.Itoa(n)
 		}
 		return strings.Join(parts, ",")
 	default:
-		parts := make([]string, len(*o.sl))
-		for i, v := range *o.sl {
-			parts[i] = quoteOptionValue(v)
+		parts := make([]string, len(v.sl))
+		for i, s := range v.sl {
+			parts[i] = quoteOptionValue(s)
 		}
 		return strings.Join(parts, ",")
 	}
 }
 
-// Default returns the option's default value as text.
-func (o *Option) Default() string { return o.dflt }
+// DefaultText returns the option's default in MLIR's option syntax, as
+// --help and the docs show it: "10", "true", `""`, "a,b", "" for an empty
+// list.
+func (o OptDecl) DefaultText() string {
+	v, err := newValue(o)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return v.text()
+}
 
 func quoteOptionValue(s string) string {
 	// Quote what the option parser would split at or trim away (any space,
@@ -74,36 +109,36 @@ func quoteOptionValue(s string) string {
 	return s
 }
 
-func (o *Option) set(v string, bare bool) error {
-	switch o.Kind {
+func (o *value) set(v string, bare bool) error {
+	switch o.decl.Kind {
 	case BoolOption:
 		if bare {
-			*o.b = true
+			o.b = true
 			return nil
 		}
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("invalid boolean value %q (want true or false)", v)
 		}
-		*o.b = b
+		o.b = b
 		return nil
 	}
 	if bare {
-		return fmt.Errorf("a value is required (%s=<%s>)", o.Name, o.Kind)
+		return fmt.Errorf("a value is required (%s=<%s>)", o.decl.Name, o.decl.Kind)
 	}
-	switch o.Kind {
+	switch o.decl.Kind {
 	case IntOption:
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return fmt.Errorf("invalid integer value %q", v)
 		}
-		*o.i = n
+		o.i = n
 	case StringOption:
-		*o.s = unquoteOptionValue(v)
+		o.s = unquoteOptionValue(v)
 	case IntListOption:
 		out := []int{}
 		if strings.TrimSpace(v) == "" {
-			*o.il = out
+			o.il = out
 			return nil
 		}
 		for _, p := range splitTopLevel(v, ',') {
@@ -114,17 +149,17 @@ func (o *Option) set(v string, bare bool) error {
 			}
 			out = append(out, n)
 		}
-		*o.il = out
+		o.il = out
 	case StringListOption:
 		out := []string{}
 		if strings.TrimSpace(v) == "" {
-			*o.sl = out
+			o.sl = out
 			return nil
 		}
 		for _, p := range splitTopLevel(v, ',') {
 			out = append(out, unquoteOptionValue(strings.TrimSpace(p)))
 		}
-		*o.sl = out
+		o.sl = out
 	}
 	return nil
 }
@@ -144,93 +179,65 @@ func unquoteOptionValue(v string) string {
 	return v
 }
 
-// Options is the set of options a pass declares. Declare options in the
-// pass's constructor, in the manner of the flag package:
-//
-//	p.maxIter = p.opts.Int("max-iterations", "Max. iterations between applying patterns", 10)
-//
-// The zero value is an empty set ready to use.
+// Options are the option values of one pass instance: the defaults of its
+// Decl, overridden by the option text of the pipeline. The pass's New reads
+// them with the typed getters (Bool, Int, String, IntList, StringList);
+// asking for an option the Decl does not declare, or as the wrong kind,
+// panics (a programming error that making the pass in any test shows).
 type Options struct {
-	list []*Option
+	pass string   // the pass's flag, for errors
+	list []*value // sorted by name
 }
 
-func (s *Options) add(o *Option) {
-	for _, x := range s.list {
-		if x.Name == o.Name {
-			panic("pass: option " + o.Name + " declared twice")
-		}
-	}
-	s.list = append(s.list, o)
-}
-
-// Bool declares a boolean option.
-func (s *Options) Bool(name, desc string, def bool) *bool {
-	v := def
-	s.add(&Option{Name: name, Desc: desc, Kind: BoolOption, b: &v, dflt: strconv.FormatBool(def)})
-	return &v
-}
-
-// Int declares an integer option.
-func (s *Options) Int(name, desc string, def int) *int {
-	v := def
-	s.add(&Option{Name: name, Desc: desc, Kind: IntOption, i: &v, dflt: strconv.Itoa(def)})
-	return &v
-}
-
-// String declares a string option.
-func (s *Options) String(name, desc string, def string) *string {
-	v := def
-	s.add(&Option{Name: name, Desc: desc, Kind: StringOption, s: &v, dflt: quoteOptionValue(def)})
-	return &v
-}
-
-// IntList declares a comma-separated list of integers (list=1,2,3).
-func (s *Options) IntList(name, desc string, def []int) *[]int {
-	v := append([]int(nil), def...)
-	o := &Option{Name: name, Desc: desc, Kind: IntListOption, il: &v}
-	o.dflt = o.Value()
-	s.add(o)
-	return &v
-}
-
-// StringList declares a comma-separated list of strings (names=a,b).
-func (s *Options) StringList(name, desc string, def []string) *[]string {
-	v := append([]string(nil), def...)
-	o := &Option{Name: name, Desc: desc, Kind: StringListOption, sl: &v}
-	o.dflt = o.Value()
-	s.add(o)
-	return &v
-}
-
-// List returns the declared options sorted by name.
-func (s *Options) List() []*Option {
-	if s == nil {
-		return nil
-	}
-	out := append([]*Option(nil), s.list...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// Lookup returns the option named name, or nil.
-func (s *Options) Lookup(name string) *Option {
-	if s == nil {
-		return nil
-	}
+// lookup returns the option named name, or nil.
+func (s *Options) lookup(name string) *value {
 	for _, o := range s.list {
-		if o.Name == name {
+		if o.decl.Name == name {
 			return o
 		}
 	}
 	return nil
 }
 
+// get returns the option named name, which must be of kind k, and marks it
+// read.
+func (s *Options) get(name string, k OptionKind) *value {
+	o := s.lookup(name)
+	if o == nil {
+		panic(fmt.Sprintf("pass '%s': option '%s' is not declared", s.pass, name))
+	}
+	if o.decl.Kind != k {
+		panic(fmt.Sprintf("pass '%s': option '%s' has kind %s, not %s", s.pass, name, o.decl.Kind, k))
+	}
+	o.read = true
+	return o
+}
+
+// Bool returns the value of the boolean option name.
+func (s *Options) Bool(name string) bool { return s.get(name, BoolOption).b }
+
+// Int returns the value of the integer option name.
+func (s *Options) Int(name string) int { return s.get(name, IntOption).i }
+
+// String returns the value of the string option name.
+func (s *Options) String(name string) string { return s.get(name, StringOption).s }
+
+// IntList returns (a copy of) the value of the integer-list option name.
+func (s *Options) IntList(name string) []int {
+	return slices.Clone(s.get(name, IntListOption).il)
+}
+
+// StringList returns (a copy of) the value of the string-list option name.
+func (s *Options) StringList(name string) []string {
+	return slices.Clone(s.get(name, StringListOption).sl)
+}
+
 // Format prints the options and their current values in MLIR's syntax,
 // sorted by name: "max-iterations=10 top-down=true".
 func (s *Options) Format() string {
 	var parts []string
-	for _, o := range s.List() {
-		parts = append(parts, o.Name+"="+o.Value())
+	for _, o := range s.list {
+		parts = append(parts, o.decl.Name+"="+o.text())
 	}
 	return strings.Join(parts, " ")
 }
@@ -250,36 +257,35 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("pass '%s': option '%s': %s", e.Pass, e.Option, e.Msg)
 }
 
-// Parse sets options from MLIR's option syntax: "name=value flag list=1,2"
+// parse sets options from MLIR's option syntax: "name=value flag list=1,2"
 // separated by spaces; a bare name sets a boolean option to true; values may
-// be quoted ("a b") or braced ({a b}). pass names the pass in errors.
-func (s *Options) Parse(pass, text string) error {
+// be quoted ("a b") or braced ({a b}).
+func (s *Options) parse(text string) error {
 	toks, err := splitOptions(text)
 	if err != nil {
-		return &OptionError{Pass: pass, Msg: err.Error()}
+		return &OptionError{Pass: s.pass, Msg: err.Error()}
 	}
 	for _, t := range toks {
 		name, val, hasVal := strings.Cut(t.text, "=")
 		name = strings.TrimSpace(name)
-		o := s.Lookup(name)
+		o := s.lookup(name)
 		if o == nil {
-			return &OptionError{Pass: pass, Option: name, Col: t.col, Msg: "unknown option" + s.validList()}
+			return &OptionError{Pass: s.pass, Option: name, Col: t.col, Msg: "unknown option" + s.validList()}
 		}
 		if err := o.set(val, !hasVal); err != nil {
-			return &OptionError{Pass: pass, Option: name, Col: t.col, Msg: err.Error()}
+			return &OptionError{Pass: s.pass, Option: name, Col: t.col, Msg: err.Error()}
 		}
 	}
 	return nil
 }
 
 func (s *Options) validList() string {
-	opts := s.List()
-	if len(opts) == 0 {
+	if len(s.list) == 0 {
 		return "; the pass has no options"
 	}
-	names := make([]string, len(opts))
-	for i, o := range opts {
-		names[i] = o.Name
+	names := make([]string, len(s.list))
+	for i, o := range s.list {
+		names[i] = o.decl.Name
 	}
 	return "; valid options: " + strings.Join(names, ", ")
 }

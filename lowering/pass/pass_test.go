@@ -27,23 +27,12 @@ func opLabel(op *textir.Operation) string {
 	return op.Name()
 }
 
+// testPass is the runner of the test passes: it logs its runs and calls run.
 type testPass struct {
-	flag, name, anchor string
-	opts               Options
-	run                func(p *testPass, op *textir.Operation, st *State) error
-	// options of test-module-pass
-	b     *bool
-	n     *int
-	s     *string
-	list  *[]int
-	names *[]string
+	flag string
+	run  func(p *testPass, op *textir.Operation, st *State) error
 }
 
-func (p *testPass) Flag() string      { return p.flag }
-func (p *testPass) Name() string      { return p.name }
-func (p *testPass) Summary() string   { return "test pass " + p.flag }
-func (p *testPass) Anchor() string    { return p.anchor }
-func (p *testPass) Options() *Options { return &p.opts }
 func (p *testPass) Run(op *textir.Operation, st *State) error {
 	runLog = append(runLog, p.flag+"@"+opLabel(op))
 	if p.run != nil {
@@ -52,29 +41,52 @@ func (p *testPass) Run(op *textir.Operation, st *State) error {
 	return nil
 }
 
+// testDecls are the test passes, registered by init.
+var testDecls = map[string]*Decl{}
+
 func init() {
-	reg := func(flag, name, anchor string, run func(p *testPass, op *textir.Operation, st *State) error, decl func(p *testPass)) {
-		Register(PassInfo{Flag: flag, Summary: "test pass " + flag, Anchor: anchor, New: func() Pass {
-			p := &testPass{flag: flag, name: name, anchor: anchor, run: run}
-			if decl != nil {
-				decl(p)
+	reg := func(flag, name, anchor string, run func(p *testPass, op *textir.Operation, st *State) error, decl func(d *Decl)) {
+		d := &Decl{Flag: flag, Name: name, Summary: "test pass " + flag, Anchor: anchor, New: func(o *Options) Runner {
+			// Read every option, as a pass's New must.
+			for _, od := range testDecls[flag].Options {
+				switch od.Kind {
+				case BoolOption:
+					o.Bool(od.Name)
+				case IntOption:
+					o.Int(od.Name)
+				case StringOption:
+					o.String(od.Name)
+				case IntListOption:
+					o.IntList(od.Name)
+				case StringListOption:
+					o.StringList(od.Name)
+				}
 			}
-			return p
-		}})
+			return &testPass{flag: flag, run: run}
+		}}
+		if decl != nil {
+			decl(d)
+		}
+		testDecls[flag] = d
+		Register(d)
 	}
-	reg("test-module-pass", "TestModulePass", "builtin.module", nil, func(p *testPass) {
-		p.b = p.opts.Bool("flag", "a boolean", false)
-		p.n = p.opts.Int("n", "an integer", 0)
-		p.s = p.opts.String("s", "a string", "")
-		p.list = p.opts.IntList("list", "integers", nil)
-		p.names = p.opts.StringList("names", "strings", nil)
+	reg("test-module-pass", "TestModulePass", "builtin.module", nil, func(d *Decl) {
+		d.Options = []OptDecl{
+			{Name: "flag", Kind: BoolOption, Default: false, Help: "a boolean"},
+			{Name: "n", Kind: IntOption, Help: "an integer"},
+			{Name: "s", Kind: StringOption, Help: "a string"},
+			{Name: "list", Kind: IntListOption, Help: "integers"},
+			{Name: "names", Kind: StringListOption, Help: "strings"},
+		}
 	})
 	reg("test-func-pass", "TestFuncPass", "func.func", func(p *testPass, op *textir.Operation, st *State) error {
-		st.Stat("num-funcs", "Number of functions visited").Inc()
+		st.Stat("num-funcs", "").Inc()
 		st.Stat("num-ops", "Number of ops seen").Add(int64(op.Region(0).Front().Len()))
 		st.MarkUnchanged()
 		return nil
-	}, nil)
+	}, func(d *Decl) {
+		d.Statistics = []StatDecl{{"num-funcs", "Number of functions visited"}, {"num-ops", "Number of ops seen"}}
+	})
 	reg("test-any-pass", "TestAnyPass", "", func(p *testPass, op *textir.Operation, st *State) error {
 		st.MarkUnchanged()
 		return nil
@@ -165,15 +177,15 @@ func TestRegistered(t *testing.T) {
 			t.Fatalf("Registered not sorted: %q before %q", infos[i-1].Flag, infos[i].Flag)
 		}
 	}
-	pi, ok := Lookup("test-func-pass")
-	if !ok || pi.Anchor != "func.func" || pi.Summary != "test pass test-func-pass" {
-		t.Fatalf("Lookup(test-func-pass) = %+v, %v", pi, ok)
+	d, ok := Lookup("test-func-pass")
+	if !ok || d.Anchor != "func.func" || d.Summary != "test pass test-func-pass" {
+		t.Fatalf("Lookup(test-func-pass) = %+v, %v", d, ok)
 	}
 	opts := func() []string {
-		pi, _ := Lookup("test-module-pass")
+		d, _ := Lookup("test-module-pass")
 		var names []string
-		for _, o := range pi.OptionList() {
-			names = append(names, o.Name+":"+o.Kind.String()+"="+o.Default())
+		for _, o := range d.OptionList() {
+			names = append(names, o.Name+":"+o.Kind.String()+"="+o.DefaultText())
 		}
 		return names
 	}()
@@ -204,7 +216,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 			t.Errorf("recover() = %v", r)
 		}
 	}()
-	Register(PassInfo{Flag: "test-any-pass", New: func() Pass { return nil }})
+	Register(&Decl{Flag: "test-any-pass", Summary: "again", New: func(*Options) Runner { return nil }})
 }
 
 func TestOptions(t *testing.T) {
@@ -403,7 +415,7 @@ func TestRunAnchorMismatch(t *testing.T) {
 func TestRunFailureStops(t *testing.T) {
 	_, _, err := runPipeline(t, "builtin.module(test-any-pass,func.func(test-fail),test-set-attr)", Config{})
 	var pe *PassError
-	if !errors.As(err, &pe) || pe.Pass.Flag() != "test-fail" || pe.Verify || opLabel(pe.Op) != "@f1" {
+	if !errors.As(err, &pe) || pe.Pass.Decl().Flag != "test-fail" || pe.Verify || opLabel(pe.Op) != "@f1" {
 		t.Fatalf("err = %#v", err)
 	}
 	var d *textir.Diagnostic
@@ -427,7 +439,7 @@ func TestRunFailureStops(t *testing.T) {
 func TestVerifyAfterEachPass(t *testing.T) {
 	_, _, err := runPipeline(t, "builtin.module(func.func(test-break),test-set-attr)", Config{})
 	var pe *PassError
-	if !errors.As(err, &pe) || !pe.Verify || pe.Pass.Flag() != "test-break" {
+	if !errors.As(err, &pe) || !pe.Verify || pe.Pass.Decl().Flag != "test-break" {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.HasSuffix(err.Error(), "note: the IR failed to verify after pass 'test-break' (TestBreak)") {

@@ -30,7 +30,7 @@ type PassManager struct {
 }
 
 type element struct {
-	pass   Pass
+	pass   *Pass
 	nested *PassManager
 	stats  statSet
 }
@@ -53,8 +53,8 @@ func (pm *PassManager) Size() int { return len(pm.elems) }
 
 // AddPass appends p, nesting it implicitly when its anchor is a different
 // op kind (see PassManager).
-func (pm *PassManager) AddPass(p Pass) {
-	a := p.Anchor()
+func (pm *PassManager) AddPass(p *Pass) {
+	a := p.decl.Anchor
 	if a == "" || a == pm.anchor || pm.anchor == "" {
 		pm.elems = append(pm.elems, &element{pass: p})
 		return
@@ -74,8 +74,8 @@ func (pm *PassManager) Nest(anchor string) *PassManager {
 }
 
 // Passes returns the passes of pm in pipeline order, nested ones included.
-func (pm *PassManager) Passes() []Pass {
-	var out []Pass
+func (pm *PassManager) Passes() []*Pass {
+	var out []*Pass
 	for _, e := range pm.elems {
 		if e.pass != nil {
 			out = append(out, e.pass)
@@ -113,8 +113,8 @@ func (pm *PassManager) print(b *strings.Builder) {
 			e.nested.print(b)
 			continue
 		}
-		b.WriteString(e.pass.Flag())
-		if s := e.pass.Options().Format(); s != "" {
+		b.WriteString(e.pass.decl.Flag)
+		if s := e.pass.opts.Format(); s != "" {
 			b.WriteString("{" + s + "}")
 		}
 	}
@@ -265,24 +265,26 @@ func (p *pipeParser) parseElem(pm *PassManager) error {
 		p.pos++
 		return nil
 	}
-	pi, ok := Lookup(name)
+	d, ok := Lookup(name)
 	if !ok {
 		return p.errf(start, "'%s' does not refer to a registered pass or pass pipeline", name)
 	}
-	pass := pi.New()
+	optText := ""
+	open := p.pos
 	if p.pos < len(p.text) && p.text[p.pos] == '{' {
-		open := p.pos
 		end, err := p.matchBrace(open)
 		if err != nil {
 			return err
 		}
 		p.pos = end + 1
-		if err := pass.Options().Parse(name, p.text[open+1:end]); err != nil {
-			if oe, ok := err.(*OptionError); ok && oe.Col > 0 {
-				return p.errf(open+oe.Col, "%s", oe.Error())
-			}
-			return p.errf(open, "%s", err.Error())
+		optText = p.text[open+1 : end]
+	}
+	pass, err := d.NewPass(optText)
+	if err != nil {
+		if oe, ok := err.(*OptionError); ok && oe.Col > 0 {
+			return p.errf(open+oe.Col, "%s", oe.Error())
 		}
+		return p.errf(open, "%s", err.Error())
 	}
 	pm.AddPass(pass)
 	return nil

@@ -160,7 +160,7 @@ func (pm *PassManager) writeStatsPipeline(b *strings.Builder, depth int) {
 			e.nested.writeStatsPipeline(b, depth+1)
 			continue
 		}
-		fmt.Fprintf(b, "%s%s\n", ind, DisplayName(e.pass))
+		fmt.Fprintf(b, "%s%s\n", ind, e.pass.decl.DisplayName())
 		writeStats(b, ind+"  ", e.stats.sorted())
 	}
 }
@@ -184,7 +184,7 @@ func (pm *PassManager) writeStatsList(b *strings.Builder) {
 				visit(e.nested)
 				continue
 			}
-			name := DisplayName(e.pass)
+			name := e.pass.decl.DisplayName()
 			m := merged[name]
 			if m == nil {
 				m = &statSet{}
@@ -218,10 +218,10 @@ func (pm *PassManager) Statistics() map[string]map[string]int64 {
 				visit(e.nested)
 				continue
 			}
-			m := out[e.pass.Flag()]
+			m := out[e.pass.decl.Flag]
 			if m == nil {
 				m = map[string]int64{}
-				out[e.pass.Flag()] = m
+				out[e.pass.decl.Flag] = m
 			}
 			for _, s := range e.stats.list {
 				m[s.Name] += s.Value

@@ -58,16 +58,17 @@ type Config struct {
 // it. It unwraps to the diagnostic (a *textir.Diagnostic), so a driver can
 // match it against expected-error annotations unchanged.
 type PassError struct {
-	Pass   Pass
+	Pass   *Pass
 	Op     *textir.Operation // the op the pass ran on
 	Verify bool              // the verifier failed after the pass (the pass itself succeeded)
 	Err    error
 }
 
 func (e *PassError) Error() string {
-	what := fmt.Sprintf("while running pass '%s' (%s) on '%s' op", e.Pass.Flag(), DisplayName(e.Pass), e.Op.Name())
+	d := e.Pass.decl
+	what := fmt.Sprintf("while running pass '%s' (%s) on '%s' op", d.Flag, d.DisplayName(), e.Op.Name())
 	if e.Verify {
-		what = fmt.Sprintf("the IR failed to verify after pass '%s' (%s)", e.Pass.Flag(), DisplayName(e.Pass))
+		what = fmt.Sprintf("the IR failed to verify after pass '%s' (%s)", d.Flag, d.DisplayName())
 	}
 	return e.Err.Error() + "\n" + textir.LocPrefix(e.Op.DiagLoc()) + ": note: " + what
 }
@@ -107,7 +108,7 @@ type runner struct {
 func (r *runner) runPM(pm *PassManager, op *textir.Operation, t *Timer) error {
 	for i, e := range pm.elems {
 		if e.pass != nil {
-			if err := r.runPass(e, op, t.child(i, DisplayName(e.pass))); err != nil {
+			if err := r.runPass(e, op, t.child(i, e.pass.decl.DisplayName())); err != nil {
 				return err
 			}
 			continue
@@ -137,11 +138,11 @@ func (r *runner) runPM(pm *PassManager, op *textir.Operation, t *Timer) error {
 
 func (r *runner) runPass(e *element, op *textir.Operation, t *Timer) error {
 	p := e.pass
-	if a := p.Anchor(); a != "" && a != op.Name() {
-		return &PassError{Pass: p, Op: op, Err: op.Errorf("pass '%s' runs on '%s' ops, not on '%s'", p.Flag(), a, op.Name())}
+	if a := p.decl.Anchor; a != "" && a != op.Name() {
+		return &PassError{Pass: p, Op: op, Err: op.Errorf("pass '%s' runs on '%s' ops, not on '%s'", p.decl.Flag, a, op.Name())}
 	}
 	cfg := r.cfg
-	flag := p.Flag()
+	flag := p.decl.Flag
 	if cfg.PrintBeforeAll || slices.Contains(cfg.PrintBefore, flag) {
 		r.dump("Before", p, op)
 	}
@@ -151,10 +152,13 @@ func (r *runner) runPass(e *element, op *textir.Operation, t *Timer) error {
 		before = r.printed(op)
 	}
 
-	st := &State{ctx: r.ctx, stats: &e.stats, warn: cfg.Diag}
+	st := &State{ctx: r.ctx, decl: p.decl, stats: &e.stats, warn: cfg.Diag}
 	start := time.Now()
-	err := p.Run(op, st)
+	err := p.run.Run(op, st)
 	t.add(time.Since(start))
+	if err == nil && st.misuse != "" {
+		err = op.Errorf("%s", st.misuse)
+	}
 	if err != nil {
 		if cfg.PrintAfterFailure {
 			r.dump("Failed", p, op)
@@ -207,12 +211,12 @@ func (r *runner) printed(op *textir.Operation) []byte {
 //	// -----// IR Dump After CSE (cse) //----- //
 //	<op>
 //	<blank line>
-func (r *runner) dump(when string, p Pass, op *textir.Operation) {
+func (r *runner) dump(when string, p *Pass, op *textir.Operation) {
 	var b bytes.Buffer
 	if when == "Failed" {
-		fmt.Fprintf(&b, "// -----// IR Dump After %s Failed (%s)", DisplayName(p), p.Flag())
+		fmt.Fprintf(&b, "// -----// IR Dump After %s Failed (%s)", p.decl.DisplayName(), p.decl.Flag)
 	} else {
-		fmt.Fprintf(&b, "// -----// IR Dump %s %s (%s)", when, DisplayName(p), p.Flag())
+		fmt.Fprintf(&b, "// -----// IR Dump %s %s (%s)", when, p.decl.DisplayName(), p.decl.Flag)
 	}
 	if r.cfg.PrintModuleScope {
 		fmt.Fprintf(&b, " ('%s' operation", op.Name())

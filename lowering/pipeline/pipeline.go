@@ -34,6 +34,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
+	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/lowering/densetogpu"
 	"github.com/recom-compiler/recom/lowering/embtogpu"
 	"github.com/recom-compiler/recom/lowering/pass"
@@ -282,6 +283,7 @@ func (e *StageError) Unwrap() error { return e.Err }
 // CheckOptions reports an unknown stage in StopAfter or an unknown pass
 // flag or bad option text in PassOptions, before anything runs.
 func (o *Options) CheckOptions() error {
+	allpasses.Register() // the pipeline's passes are found by flag
 	if o.StopAfter != "" && !slices.Contains(Stages, o.StopAfter) {
 		return fmt.Errorf("unknown stage %q (want one of %s)", o.StopAfter, strings.Join(Stages, ", "))
 	}

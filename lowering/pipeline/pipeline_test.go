@@ -288,7 +288,7 @@ func TestErrors(t *testing.T) {
 
 // A pass failure is a StageError wrapping the pass manager's PassError.
 func TestPassFailure(t *testing.T) {
-	pass.Register(pass.PassInfo{Flag: "test-pipeline-fail", New: func() pass.Pass { return failPass{} }})
+	pass.Register(&pass.Decl{Flag: "test-pipeline-fail", Summary: "fails", New: func(*pass.Options) pass.Runner { return failPass{} }})
 	old := passStages
 	passStages = []string{StageLowerEmb, "test-pipeline-fail", StageFuse}
 	defer func() { passStages = old }()
@@ -305,10 +305,6 @@ func TestPassFailure(t *testing.T) {
 
 type failPass struct{}
 
-func (failPass) Flag() string           { return "test-pipeline-fail" }
-func (failPass) Summary() string        { return "fails" }
-func (failPass) Anchor() string         { return "" }
-func (failPass) Options() *pass.Options { return nil }
 func (failPass) Run(op *textir.Operation, _ *pass.State) error {
 	return op.Errorf("the test pass fails")
 }

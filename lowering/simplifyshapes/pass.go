@@ -35,12 +35,8 @@
 // an op requires to be equal are equal, and a symbolic dim that is
 // broadcast against another is not 1.
 //
-// Options:
-//
-//	disable             leave the IR as it is
-//	no-reshape-removal  keep Reshapes whose input already has the target shape
-//	no-operand-rebuild  keep the TensorFlow shape chains
-//	no-assertions       attach no shape.assert_shape to the layer output, columns and lookups
+// The pass's flag, options (each turns one step off, for ablations) and
+// statistics are declared in Decl.
 package simplifyshapes
 
 import (
@@ -51,38 +47,46 @@ import (
 // Flag is the pass's command-line name.
 const Flag = "simplify-shapes"
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    Flag,
-		Summary: "Infer symbolic shapes; rebuild shape operands from symbols with shape ops, removing TensorFlow shape chains and no-op reshapes",
-		New:     func() pass.Pass { return New() },
-	})
+// Decl declares the --simplify-shapes pass.
+var Decl = pass.Decl{
+	Flag:    Flag,
+	Name:    "SimplifyShapes",
+	Summary: "Infer symbolic shapes; rebuild shape operands from symbols with shape ops, removing TensorFlow shape chains and no-op reshapes",
+	Options: []pass.OptDecl{
+		{Name: "disable", Kind: pass.BoolOption, Help: "Leave the IR as it is (ablation)"},
+		{Name: "no-reshape-removal", Kind: pass.BoolOption, Help: "Keep Reshapes whose input already has the target shape"},
+		{Name: "no-operand-rebuild", Kind: pass.BoolOption, Help: "Keep the TensorFlow shape chains that compute shape operands"},
+		{Name: "no-assertions", Kind: pass.BoolOption, Help: "Attach no shape.assert_shape to the layer output, the columns and the lookups"},
+	},
+	Statistics: []pass.StatDecl{
+		{Name: "symbols-created", Help: "Symbols created (input dims and data-dependent counts)"},
+		{Name: "classes-merged", Help: "Equalities that merged two symbol classes"},
+		{Name: "reshapes-removed", Help: "Reshapes removed: the input already had the target shape"},
+		{Name: "shape-ops-removed", Help: "tfg ops of dead shape chains removed"},
+		{Name: "operands-rebuilt", Help: "Shape operands rebuilt from symbols with shape ops"},
+		{Name: "assertions", Help: "shape.assert_shape ops giving output sizes"},
+		{Name: "shape-chain-ops-left", Help: "tfg Shape, StridedSlice, Pack, Prod and Slice ops left"},
+	},
+	New: func(o *pass.Options) pass.Runner { return newPass(o) },
 }
 
-// Pass is the --simplify-shapes pass.
+// Pass is the --simplify-shapes pass; its options are declared in Decl.
 type Pass struct {
-	opts         pass.Options
 	disable      *bool
 	noReshape    *bool
 	noRebuild    *bool
 	noAssertions *bool
 }
 
-// New returns a --simplify-shapes pass with default options.
-func New() *Pass {
-	p := &Pass{}
-	p.disable = p.opts.Bool("disable", "Leave the IR as it is (ablation)", false)
-	p.noReshape = p.opts.Bool("no-reshape-removal", "Keep Reshapes whose input already has the target shape", false)
-	p.noRebuild = p.opts.Bool("no-operand-rebuild", "Keep the TensorFlow shape chains that compute shape operands", false)
-	p.noAssertions = p.opts.Bool("no-assertions", "Attach no shape.assert_shape to the layer output, the columns and the lookups", false)
-	return p
+func newPass(o *pass.Options) *Pass {
+	flag := func(name string) *bool { v := o.Bool(name); return &v }
+	return &Pass{
+		disable:      flag("disable"),
+		noReshape:    flag("no-reshape-removal"),
+		noRebuild:    flag("no-operand-rebuild"),
+		noAssertions: flag("no-assertions"),
+	}
 }
-
-func (*Pass) Flag() string             { return Flag }
-func (*Pass) Name() string             { return "SimplifyShapes" }
-func (*Pass) Summary() string          { return "Symbolic shapes and shape computation simplification" }
-func (*Pass) Anchor() string           { return "" }
-func (p *Pass) Options() *pass.Options { return &p.opts }
 
 // stats are the pass's statistics.
 type stats struct {

@@ -17,8 +17,6 @@ import (
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/simplifyshapes"
 	"github.com/recom-compiler/recom/textir"
-
-	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"
 )
 
 // runPipeline runs a textual pipeline on a clone of m.

@@ -24,8 +24,6 @@ import (
 	"github.com/recom-compiler/recom/textir"
 
 	"github.com/recom-compiler/recom/backend/nvptx"
-	_ "github.com/recom-compiler/recom/lowering/embtogpu"
-	_ "github.com/recom-compiler/recom/lowering/simplifyshapes"
 )
 
 // fuzzBase is one generated model the fuzzer mutates, with its tables and

@@ -19,8 +19,6 @@ import (
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
-
-	_ "github.com/recom-compiler/recom/lowering/tfgtoemb"
 )
 
 // lower runs --lower-emb (with options) on a clone of m and returns the

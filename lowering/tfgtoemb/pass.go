@@ -39,24 +39,54 @@ const (
 var Kinds = []string{KindHashedString, KindHashedInt, KindSplitString, KindIdentity, KindVocabulary,
 	KindBucketized, KindWeighted, KindShared, KindSparse, KindUnmatched}
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    Flag,
-		Summary: "Lower TensorFlow embedding columns (tfg) to the emb dialect",
-		New:     func() pass.Pass { return New() },
-	})
+// Decl declares the --lower-emb pass: its options each switch one
+// simplification off, for ablation experiments.
+var Decl = pass.Decl{
+	Flag:    Flag,
+	Name:    "LowerEmb",
+	Summary: "Lower TensorFlow embedding columns (tfg) to the emb dialect",
+	Options: []pass.OptDecl{
+		{Name: "no-range-analysis", Kind: pass.BoolOption,
+			Help: "Keep id pruning that the value-range analysis proves can remove nothing"},
+		{Name: "no-lookup-rewrite", Kind: pass.BoolOption,
+			Help: "Keep general segment-reduction lookups where a gather or gather-scatter is provably enough"},
+		{Name: "no-unique-removal", Kind: pass.BoolOption,
+			Help: "Keep each column's Unique-based lookup chain as tfg ops (columns are still identified)"},
+		{Name: "no-identity-removal", Kind: pass.BoolOption,
+			Help: "Keep Identity and arithmetic identities (x+0, x*1, identity Transpose) in the tfg ops left inside columns"},
+		{Name: "no-layer-grouping", Kind: pass.BoolOption,
+			Help: "Leave lookups that meet other tensors in a ConcatV2 or AddN ungrouped (see group.go)"},
+	},
+	Statistics: append([]pass.StatDecl{
+		{Name: "columns", Help: "Embedding columns found"},
+		{Name: "columns-lowered", Help: "Columns replaced by emb ops"},
+		{Name: "columns-unmatched", Help: "Columns of kind unmatched: left as tfg ops (see the remarks)"},
+		{Name: "tfg-ops-before", Help: "tfg ops before the pass"},
+		{Name: "tfg-ops-after", Help: "tfg ops after the pass"},
+		{Name: "tfg-open-ops", Help: "Unregistered (open) tfg ops seen"},
+		{Name: "removed-by-lookup-lowering", Help: "tfg ops removed by replacing columns with emb ops"},
+		{Name: "removed-by-identity-removal", Help: "tfg identities removed inside columns"},
+		{Name: "removed-by-range-analysis", Help: "emb.filter and emb.check_range ops removed by the value-range analysis"},
+		{Name: "removed-unique", Help: "tfg.Unique ops removed"},
+		{Name: "lookups-to-gather", Help: "Lookups rewritten to emb.gather (exactly one id per row)"},
+		{Name: "lookups-to-gather-scatter", Help: "Lookups rewritten to emb.gather_scatter (at most one id per row)"},
+		{Name: "layers-grouped", Help: "ConcatV2 and AddN ops whose lookups were gathered into one emb.concat"},
+	}, kindStats()...),
+	New: func(o *pass.Options) pass.Runner { return newPass(o) },
 }
 
-// Pass is the --lower-emb pass. Options (each switches one simplification
-// off, for ablation experiments):
-//
-//	no-range-analysis    keep id pruning (emb.filter, emb.check_range) that the value-range analysis proves redundant
-//	no-lookup-rewrite    keep the general emb.lookup where emb.gather or emb.gather_scatter is provably enough
-//	no-unique-removal    keep the lookup chain with its Unique as tfg ops (columns are still found and counted)
-//	no-identity-removal  keep Identity and arithmetic identities in what stays tfg inside columns
-//	no-layer-grouping    leave lookups that meet other tensors (a mixed ConcatV2, an AddN) ungrouped
+// kindStats declares columns-<kind> for every kind but unmatched (which
+// columns-unmatched counts).
+func kindStats() []pass.StatDecl {
+	var out []pass.StatDecl
+	for _, k := range Kinds[:len(Kinds)-1] {
+		out = append(out, pass.StatDecl{Name: "columns-" + k, Help: "Columns of kind " + k})
+	}
+	return out
+}
+
+// Pass is the --lower-emb pass; its options are declared in Decl.
 type Pass struct {
-	opts       pass.Options
 	noRange    *bool
 	noLookup   *bool
 	noUnique   *bool
@@ -64,22 +94,16 @@ type Pass struct {
 	noGroup    *bool
 }
 
-// New returns a --lower-emb pass with default options.
-func New() *Pass {
-	p := &Pass{}
-	p.noRange = p.opts.Bool("no-range-analysis", "Keep id pruning that the value-range analysis proves can remove nothing", false)
-	p.noLookup = p.opts.Bool("no-lookup-rewrite", "Keep general segment-reduction lookups where a gather or gather-scatter is provably enough", false)
-	p.noUnique = p.opts.Bool("no-unique-removal", "Keep each column's Unique-based lookup chain as tfg ops (columns are still identified)", false)
-	p.noIdentity = p.opts.Bool("no-identity-removal", "Keep Identity and arithmetic identities (x+0, x*1, identity Transpose) in the tfg ops left inside columns", false)
-	p.noGroup = p.opts.Bool("no-layer-grouping", "Leave lookups that meet other tensors in a ConcatV2 or AddN ungrouped (see group.go)", false)
-	return p
+func newPass(o *pass.Options) *Pass {
+	flag := func(name string) *bool { v := o.Bool(name); return &v }
+	return &Pass{
+		noRange:    flag("no-range-analysis"),
+		noLookup:   flag("no-lookup-rewrite"),
+		noUnique:   flag("no-unique-removal"),
+		noIdentity: flag("no-identity-removal"),
+		noGroup:    flag("no-layer-grouping"),
+	}
 }
-
-func (*Pass) Flag() string             { return Flag }
-func (*Pass) Name() string             { return "LowerEmb" }
-func (*Pass) Summary() string          { return "Lower TensorFlow embedding columns (tfg) to the emb dialect" }
-func (*Pass) Anchor() string           { return "" }
-func (p *Pass) Options() *pass.Options { return &p.opts }
 
 // stats are the pass's statistics.
 type stats struct {

@@ -8,56 +8,62 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    "canonicalize",
-		Summary: "Canonicalize operations",
-		New:     func() pass.Pass { return NewCanonicalizer() },
-	})
+// CanonicalizeDecl declares --canonicalize (its options are MLIR's).
+var CanonicalizeDecl = pass.Decl{
+	Flag:    "canonicalize",
+	Name:    "Canonicalizer",
+	Summary: "Canonicalize operations",
+	Options: []pass.OptDecl{
+		{Name: "top-down", Kind: pass.BoolOption, Default: true,
+			Help: "Seed the worklist in general top-down order"},
+		{Name: "max-iterations", Kind: pass.IntOption, Default: 10,
+			Help: "Max. iterations between applying patterns / simplifying regions"},
+		{Name: "max-num-rewrites", Kind: pass.IntOption, Default: -1,
+			Help: "Max. number of pattern rewrites within an iteration"},
+		{Name: "test-convergence", Kind: pass.BoolOption, Default: false,
+			Help: "Test only: Fail pass on non-convergence to detect cyclic pattern"},
+		{Name: "disable-patterns", Kind: pass.StringListOption,
+			Help: "Labels of patterns that should be filtered out during application"},
+		{Name: "enable-patterns", Kind: pass.StringListOption,
+			Help: "Labels of patterns that should be used during application, all other patterns are filtered out"},
+	},
+	Statistics: []pass.StatDecl{
+		{Name: "num-rewrites", Help: "Number of pattern applications"},
+		{Name: "num-folds", Help: "Number of ops folded"},
+		{Name: "num-erased", Help: "Number of ops erased as dead or duplicate constants"},
+	},
+	New: func(o *pass.Options) pass.Runner { return newCanonicalizer(o) },
 }
 
 // Canonicalizer is MLIR's canonicalize pass: the greedy rewrite driver with
 // the canonicalization patterns of every registered op, folding and
 // dead-code removal, run to a fixed point on the ops nested in the op it is
-// given. Options (as MLIR's):
-//
-//	top-down=true          visit ops in pre-order (false: bottom-up)
-//	max-iterations=10      sweeps before giving up (-1: no bound)
-//	max-num-rewrites=-1    rewrites before giving up (-1: the driver's
-//	                       default safety bound of 10 per op + 100000)
-//	test-convergence=false fail when the fixed point was not reached
-//	disable-patterns=a,b   pattern names to leave out
-//	enable-patterns=a,b    only these patterns (when given)
+// given. Its options are declared in CanonicalizeDecl: max-iterations=-1
+// means no bound; max-num-rewrites=-1 the driver's default safety bound of
+// 10 per op + 100000; enable-patterns, when given, keeps only those
+// patterns.
 type Canonicalizer struct {
-	opts            pass.Options
-	topDown         *bool
-	maxIterations   *int
-	maxRewrites     *int
-	testConvergence *bool
-	disabled        *[]string
-	enabled         *[]string
+	topDown         bool
+	maxIterations   int
+	maxRewrites     int
+	testConvergence bool
+	disabled        []string
+	enabled         []string
 
 	ctx *textir.Context
 	ps  *rewrite.PatternSet
 }
 
-// NewCanonicalizer returns a canonicalize pass with default options.
-func NewCanonicalizer() *Canonicalizer {
-	c := &Canonicalizer{}
-	c.topDown = c.opts.Bool("top-down", "Seed the worklist in general top-down order", true)
-	c.maxIterations = c.opts.Int("max-iterations", "Max. iterations between applying patterns / simplifying regions", 10)
-	c.maxRewrites = c.opts.Int("max-num-rewrites", "Max. number of pattern rewrites within an iteration", -1)
-	c.testConvergence = c.opts.Bool("test-convergence", "Test only: Fail pass on non-convergence to detect cyclic pattern", false)
-	c.disabled = c.opts.StringList("disable-patterns", "Labels of patterns that should be filtered out during application", nil)
-	c.enabled = c.opts.StringList("enable-patterns", "Labels of patterns that should be used during application, all other patterns are filtered out", nil)
-	return c
+func newCanonicalizer(o *pass.Options) *Canonicalizer {
+	return &Canonicalizer{
+		topDown:         o.Bool("top-down"),
+		maxIterations:   o.Int("max-iterations"),
+		maxRewrites:     o.Int("max-num-rewrites"),
+		testConvergence: o.Bool("test-convergence"),
+		disabled:        o.StringList("disable-patterns"),
+		enabled:         o.StringList("enable-patterns"),
+	}
 }
-
-func (*Canonicalizer) Flag() string             { return "canonicalize" }
-func (*Canonicalizer) Name() string             { return "Canonicalizer" }
-func (*Canonicalizer) Summary() string          { return "Canonicalize operations" }
-func (*Canonicalizer) Anchor() string           { return "" }
-func (c *Canonicalizer) Options() *pass.Options { return &c.opts }
 
 func (c *Canonicalizer) patterns(ctx *textir.Context) *rewrite.PatternSet {
 	if c.ps != nil && c.ctx == ctx {
@@ -65,10 +71,10 @@ func (c *Canonicalizer) patterns(ctx *textir.Context) *rewrite.PatternSet {
 	}
 	var keep []textir.RewritePattern
 	for _, p := range rewrite.CanonicalizationPatterns(ctx) {
-		if slices.Contains(*c.disabled, p.Name()) {
+		if slices.Contains(c.disabled, p.Name()) {
 			continue
 		}
-		if len(*c.enabled) > 0 && !slices.Contains(*c.enabled, p.Name()) {
+		if len(c.enabled) > 0 && !slices.Contains(c.enabled, p.Name()) {
 			continue
 		}
 		keep = append(keep, p)
@@ -77,27 +83,28 @@ func (c *Canonicalizer) patterns(ctx *textir.Context) *rewrite.PatternSet {
 	return c.ps
 }
 
+// Run canonicalizes the ops nested in op.
 func (c *Canonicalizer) Run(op *textir.Operation, st *pass.State) error {
-	applied := st.Stat("num-rewrites", "Number of pattern applications")
-	folds := st.Stat("num-folds", "Number of ops folded")
-	erased := st.Stat("num-erased", "Number of ops erased as dead or duplicate constants")
+	applied := st.Stat("num-rewrites", "")
+	folds := st.Stat("num-folds", "")
+	erased := st.Stat("num-erased", "")
 
 	cfg := rewrite.DefaultGreedyConfig()
-	cfg.UseTopDownTraversal = *c.topDown
-	cfg.MaxIterations = *c.maxIterations
+	cfg.UseTopDownTraversal = c.topDown
+	cfg.MaxIterations = c.maxIterations
 	if cfg.MaxIterations == 0 {
 		// The driver reads 0 as "default"; 0 sweeps means do nothing.
 		st.MarkUnchanged()
 		return nil
 	}
-	if *c.maxRewrites >= 0 {
-		cfg.MaxRewrites = *c.maxRewrites
+	if c.maxRewrites >= 0 {
+		cfg.MaxRewrites = c.maxRewrites
 		if cfg.MaxRewrites == 0 {
 			st.MarkUnchanged()
 			return nil
 		}
 	}
-	cfg.Strict = *c.testConvergence
+	cfg.Strict = c.testConvergence
 	res, err := rewrite.ApplyPatternsGreedily(op, c.patterns(st.Context()), cfg)
 	for _, n := range res.Applied {
 		applied.Add(int64(n))

@@ -5,12 +5,16 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    "cse",
-		Summary: "Eliminate common sub-expressions",
-		New:     func() pass.Pass { return &CSE{} },
-	})
+// CSEDecl declares --cse.
+var CSEDecl = pass.Decl{
+	Flag:    "cse",
+	Name:    "CSE",
+	Summary: "Eliminate common sub-expressions",
+	Statistics: []pass.StatDecl{
+		{Name: "num-cse'd", Help: "Number of operations CSE'd"},
+		{Name: "num-dce'd", Help: "Number of operations DCE'd"},
+	},
+	New: func(*pass.Options) pass.Runner { return &CSE{} },
 }
 
 // CSE is MLIR's common sub-expression elimination. It walks each region
@@ -31,18 +35,14 @@ func init() {
 // scope per block.
 type CSE struct{}
 
-func (*CSE) Flag() string           { return "cse" }
-func (*CSE) Name() string           { return "CSE" }
-func (*CSE) Summary() string        { return "Eliminate common sub-expressions" }
-func (*CSE) Anchor() string         { return "" }
-func (*CSE) Options() *pass.Options { return nil }
+// Run eliminates the common sub-expressions in the regions of op.
 func (c *CSE) Run(op *textir.Operation, st *pass.State) error {
 	d := &cseDriver{
 		root:    op,
 		ids:     map[*textir.Value]uint64{},
 		visited: map[*textir.Operation]bool{},
-		numCSE:  st.Stat("num-cse'd", "Number of operations CSE'd"),
-		numDCE:  st.Stat("num-dce'd", "Number of operations DCE'd"),
+		numCSE:  st.Stat("num-cse'd", ""),
+		numDCE:  st.Stat("num-dce'd", ""),
 	}
 	for _, r := range op.Regions() {
 		d.simplifyRegion(nil, r)

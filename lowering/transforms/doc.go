@@ -1,5 +1,5 @@
 // Package transforms holds recom's generic passes, the counterparts of
 // MLIR's mlir/lib/Transforms: canonicalize, cse and symbol-dce. Each file
-// registers its pass with the pass registry in an init func, so importing
-// the package (for side effects) makes the flags available.
+// declares its pass once (CanonicalizeDecl, CSEDecl, SymbolDCEDecl: flag,
+// summary, options, statistics); lowering/all registers them.
 package transforms

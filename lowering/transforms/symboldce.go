@@ -5,12 +5,13 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-func init() {
-	pass.Register(pass.PassInfo{
-		Flag:    "symbol-dce",
-		Summary: "Eliminate dead symbols",
-		New:     func() pass.Pass { return &SymbolDCE{} },
-	})
+// SymbolDCEDecl declares --symbol-dce.
+var SymbolDCEDecl = pass.Decl{
+	Flag:       "symbol-dce",
+	Name:       "SymbolDCE",
+	Summary:    "Eliminate dead symbols",
+	Statistics: []pass.StatDecl{{Name: "num-dce'd", Help: "Number of symbols DCE'd"}},
+	New:        func(*pass.Options) pass.Runner { return &SymbolDCE{} },
 }
 
 // SymbolDCE is MLIR's symbol-dce. It runs on an op with the SymbolTable
@@ -29,14 +30,9 @@ func init() {
 // unreachable from every root, so one pass reaches the fixed point.
 type SymbolDCE struct{}
 
-func (*SymbolDCE) Flag() string           { return "symbol-dce" }
-func (*SymbolDCE) Name() string           { return "SymbolDCE" }
-func (*SymbolDCE) Summary() string        { return "Eliminate dead symbols" }
-func (*SymbolDCE) Anchor() string         { return "" }
-func (*SymbolDCE) Options() *pass.Options { return nil }
-
+// Run erases the dead symbols of the symbol table op.
 func (s *SymbolDCE) Run(op *textir.Operation, st *pass.State) error {
-	numDCE := st.Stat("num-dce'd", "Number of symbols DCE'd")
+	numDCE := st.Stat("num-dce'd", "")
 	if !op.HasTrait(textir.SymbolTable) {
 		return op.Errorf("was scheduled to run under SymbolDCE, but does not define a symbol table")
 	}

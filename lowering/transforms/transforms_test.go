@@ -8,6 +8,14 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+// The tests run the passes by flag (lowering/all, which registers every
+// pass, imports this package).
+func init() {
+	for _, d := range []*pass.Decl{&CanonicalizeDecl, &CSEDecl, &SymbolDCEDecl} {
+		pass.Register(d)
+	}
+}
+
 // testDialects declares just enough of builtin, func, arith and a test
 // dialect for the generic passes.
 func testContext() *textir.Context {
@@ -142,10 +150,10 @@ func runCases(t *testing.T, cases []passCase) {
 
 func TestRegisteredPasses(t *testing.T) {
 	var flags []string
-	for _, pi := range pass.Registered() {
-		flags = append(flags, pi.Flag)
-		if pi.Summary == "" {
-			t.Errorf("%s has no summary", pi.Flag)
+	for _, d := range pass.Registered() {
+		flags = append(flags, d.Flag)
+		if d.Summary == "" {
+			t.Errorf("%s has no summary", d.Flag)
 		}
 	}
 	if got := strings.Join(flags, " "); !strings.Contains(got, "canonicalize cse symbol-dce") {

@@ -20,7 +20,7 @@ type List struct {
 	// Specs are the pass flags in command-line order, ready for
 	// pass.FromSpecs.
 	Specs  []pass.PassSpec
-	passes []pass.PassInfo
+	passes []*pass.Decl
 }
 
 // bare is the value pflag passes for a flag given without "=": a string no
@@ -43,7 +43,7 @@ func (v *value) Set(s string) error {
 }
 
 // Define adds one flag per pass to fs; their occurrences append to l.Specs.
-func (l *List) Define(fs *pflag.FlagSet, passes []pass.PassInfo) {
+func (l *List) Define(fs *pflag.FlagSet, passes []*pass.Decl) {
 	for _, p := range passes {
 		fs.Var(&value{flag: p.Flag, list: l}, p.Flag, p.Summary)
 		fs.Lookup(p.Flag).NoOptDefVal = bare
@@ -51,8 +51,8 @@ func (l *List) Define(fs *pflag.FlagSet, passes []pass.PassInfo) {
 	}
 }
 
-// PrintHelp writes the "Passes:" section of --help: each pass flag with its
-// summary, and its options below it.
+// PrintHelp writes the "Passes:" section of --help from the passes'
+// declarations: each pass flag with its summary, and its options below it.
 func (l *List) PrintHelp(w io.Writer) {
 	if len(l.passes) == 0 {
 		return
@@ -66,10 +66,10 @@ func (l *List) PrintHelp(w io.Writer) {
 		fmt.Fprintf(w, "  --%-*s  %s\n", width, p.Flag, p.Summary)
 		for _, o := range p.OptionList() {
 			def := ""
-			if d := o.Default(); d != "" {
+			if d := o.DefaultText(); d != "" {
 				def = " (default " + d + ")"
 			}
-			fmt.Fprintf(w, "  %*s      %s=<%s>  %s%s\n", width, "", o.Name, o.Kind, o.Desc, def)
+			fmt.Fprintf(w, "  %*s      %s=<%s>  %s%s\n", width, "", o.Name, o.Kind, o.Help, def)
 		}
 	}
 }

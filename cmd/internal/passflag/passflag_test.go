@@ -11,26 +11,22 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-// fakePass is a pass for flag tests; it is never run.
-type fakePass struct {
-	flag string
-	opts *pass.Options
-}
+// fakePass is the runner of the passes of the flag tests; it never runs.
+type fakePass struct{}
 
-func (p *fakePass) Flag() string                             { return p.flag }
-func (p *fakePass) Summary() string                          { return "summary of " + p.flag }
-func (p *fakePass) Anchor() string                           { return "" }
-func (p *fakePass) Options() *pass.Options                   { return p.opts }
-func (p *fakePass) Run(*textir.Operation, *pass.State) error { return nil }
+func (fakePass) Run(*textir.Operation, *pass.State) error { return nil }
 
-func info(flag string) pass.PassInfo {
-	return pass.PassInfo{Flag: flag, Summary: "summary of " + flag, New: func() pass.Pass {
-		p := &fakePass{flag: flag, opts: &pass.Options{}}
+func info(flag string) *pass.Decl {
+	d := &pass.Decl{Flag: flag, Summary: "summary of " + flag, New: func(o *pass.Options) pass.Runner {
 		if flag == "canonicalize" {
-			p.opts.Int("max-iterations", "Rounds", 10)
+			o.Int("max-iterations")
 		}
-		return p
+		return fakePass{}
 	}}
+	if flag == "canonicalize" {
+		d.Options = []pass.OptDecl{{Name: "max-iterations", Kind: pass.IntOption, Default: 10, Help: "Rounds"}}
+	}
+	return d
 }
 
 func TestOrder(t *testing.T) {
@@ -49,7 +45,7 @@ func TestOrder(t *testing.T) {
 			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 			fs.Bool("verbose", false, "")
 			var l List
-			l.Define(fs, []pass.PassInfo{info("cse"), info("canonicalize"), info("lower-emb")})
+			l.Define(fs, []*pass.Decl{info("cse"), info("canonicalize"), info("lower-emb")})
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +61,7 @@ func TestOrder(t *testing.T) {
 
 func TestPrintHelp(t *testing.T) {
 	var l List
-	l.Define(pflag.NewFlagSet("t", pflag.ContinueOnError), []pass.PassInfo{info("cse"), info("canonicalize")})
+	l.Define(pflag.NewFlagSet("t", pflag.ContinueOnError), []*pass.Decl{info("cse"), info("canonicalize")})
 	var b strings.Builder
 	l.PrintHelp(&b)
 	for _, want := range []string{"Passes:\n", "  --cse           summary of cse\n", "max-iterations=<int>  Rounds (default 10)"} {
