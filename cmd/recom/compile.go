@@ -16,6 +16,7 @@ import (
 
 	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/pipeline"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -103,16 +104,11 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringSliceVar(&f.tags, "tags", nil, "SavedModel: the MetaGraph's `tags` (default serve)")
 	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to use (default serving_default if present)")
 	fl.StringVar(&f.stopAfter, "stop-after", "", "stop after this `stage`: "+strings.Join(pipeline.Stages, ", "))
-	for _, p := range []struct{ flag, what string }{
-		{pipeline.StageLowerEmb, "options of --lower-emb (no-range-analysis, no-lookup-rewrite, no-unique-removal, no-identity-removal)"},
-		{pipeline.StageSimplifyShapes, "options of --simplify-shapes (disable, no-reshape-removal, no-operand-rebuild, no-assertions)"},
-		{pipeline.StageFuse, "options of --fuse (schedule=tuned|recom, max-threads=N, rows-in-flight=N, ...)"},
-		{pipeline.StageFuseDense, "options of --fuse-dense (accumulate=f64|f32, block-m=N, block-n=N, ...)"},
-	} {
+	for _, flag := range []string{pipeline.StageLowerEmb, pipeline.StageSimplifyShapes, pipeline.StageFuse, pipeline.StageFuseDense} {
 		v := new(string)
-		f.passOpts[p.flag] = v
-		fl.Var((*passOptions)(v), p.flag, p.what)
-		fl.Lookup(p.flag).NoOptDefVal = "''"
+		f.passOpts[flag] = v
+		fl.Var((*passOptions)(v), flag, passOptionsHelp(flag))
+		fl.Lookup(flag).NoOptDefVal = "''"
 	}
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU (llc's -mcpu, ptxas's -arch)")
 	fl.IntVarP(&f.optLevel, "opt-level", "O", llc.DefaultOptLevel, "llc's optimisation level (1, 2 or 3)")
@@ -127,6 +123,20 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer) or cpu (left to the interpreter: an ablation)")
 	fl.StringVar(&f.dot, "dot", "", "write the column structure as a Graphviz `FILE` (one cluster per column; dot -Tsvg FILE)")
 	return cmd
+}
+
+// passOptionsHelp says what the flag of the pass flag takes: the options its
+// declaration lists (recom-opt --help and docs/PASSES.md say what they do).
+func passOptionsHelp(flag string) string {
+	d, ok := pass.Lookup(flag)
+	if !ok {
+		panic("recom compile: pass " + flag + " is not registered")
+	}
+	var names []string
+	for _, o := range d.OptionList() {
+		names = append(names, o.Name)
+	}
+	return fmt.Sprintf("options of --%s (%s; see recom-opt --help)", flag, strings.Join(names, ", "))
 }
 
 func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compileFlags, stdout, stderr io.Writer) error {
