@@ -3,7 +3,13 @@
 // from, as dialects/all is for dialects and MLIR's registerAllPasses is for
 // its passes. Each pass is declared once, as a pass.Decl in its own
 // package; this package lists them.
+//
+// The README's pass table and docs/PASSES.md are generated from the same
+// list: run `go generate ./lowering/all` after changing a declaration (a
+// test fails while they are out of date).
 package all
+
+//go:generate go run ./gen -root ../..
 
 import (
 	"sync"
