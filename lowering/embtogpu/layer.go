@@ -49,8 +49,10 @@ func isConcatInput(op *textir.Operation, i int) bool {
 	if op.Name() == emb.ConcatOp {
 		return true
 	}
-	ins, _, ok := concatV2Operands(op)
-	return ok && i < len(ins)
+	// The data operands come first and the axis is the last of them
+	// (without listing them: a layer has thousands).
+	n := op.NumOperands()
+	return !tfg.IsControl(op.Operand(i).Type()) && i+1 < n && !tfg.IsControl(op.Operand(i+1).Type())
 }
 
 // concatValues returns the tensors a concatenation joins, or why it is not
