@@ -146,6 +146,34 @@ func traceLookup(v *textir.Value) *textir.Operation {
 	return nil
 }
 
+// blockingReshape returns the first tfg.Reshape on the chain from v back to
+// lookup lk whose shape operand traceLookup does not know to keep the rows,
+// or nil when there is none or the chain does not reach lk.
+func blockingReshape(v *textir.Value, lk *textir.Operation) *textir.Operation {
+	var blocking *textir.Operation
+	for range maxChain + 1 {
+		def := v.DefiningOp()
+		if def == nil || v.Index() != 0 {
+			return nil
+		}
+		switch {
+		case def == lk:
+			return blocking
+		case def.Name() == "tfg.Identity":
+			v = identityInput(def)
+		case def.Name() == "tfg.Reshape":
+			src := reshapeTensor(def)
+			if d, ok := lastDim(src); blocking == nil && (!ok || !reshapeKeepsWidth(reshapeShape(def), d)) {
+				blocking = def
+			}
+			v = src
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
 // concatsReached returns the concatenations that v reaches as a
 // concatenated tensor, directly or through Reshape and Identity ops (the
 // chains traceLookup follows back), in use-list order.

@@ -104,6 +104,16 @@ func TestUnfusedRemarks(t *testing.T) {
 		remarks: []string{`t.mlir:4:3: remark: 'emb.lookup' op (node "c/lookup") not fused: it reaches 'tfg.ConcatV2' (node "rows"), which is not an input layer: it concatenates along axis 0, not 1`},
 		left:    1,
 	}, {
+		name: "reshape of an unknown shape",
+		src: `func.func @f(%a: tensor<?x4xi64>) -> tensor<?x8xf32> {` + lookupIR + `
+  %sh:2 = "tfg.Const"() {_mlir_name = "shape", dtype = i32, value = dense<[-1, 8]> : tensor<2xi32>} : () -> (tensor<2xi32>, !tfg.control)
+  %x:2 = "tfg.Reshape"(%l, %sh#0) {_mlir_name = "c/reshape", T = f32, Tshape = i32} : (tensor<?x8xf32>, tensor<2xi32>) -> (tensor<?x8xf32>, !tfg.control)
+  %r = emb.concat %x#0 : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  func.return %r : tensor<?x8xf32>
+}`,
+		remarks: []string{`t.mlir:4:3: remark: 'emb.lookup' op (node "c/lookup") not fused: it reaches 'emb.concat' through 'tfg.Reshape' (node "c/reshape"), whose shape operand is not one known to keep the rows`},
+		left:    1,
+	}, {
 		name: "fused lookup with another user",
 		src: `func.func @f(%a: tensor<?x4xi64>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {` + lookupIR + `
   %r = emb.concat %l : (tensor<?x8xf32>) -> tensor<?x8xf32>

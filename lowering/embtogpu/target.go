@@ -57,7 +57,13 @@ func (a *layers) whyNot(lk *textir.Operation) string {
 	case m.lookups == nil:
 		return fmt.Sprintf("it reaches %s, which is not an input layer: %s", describe(c), m.why.msg)
 	case j < 0:
-		return fmt.Sprintf("it reaches %s through a Reshape that may not keep its rows (or more than %d Reshape and Identity ops)", describe(c), maxChain)
+		ins, _ := concatValues(c)
+		for _, v := range ins {
+			if r := blockingReshape(v, lk); r != nil {
+				return fmt.Sprintf("it reaches %s through %s, whose shape operand is not one known to keep the rows", describe(c), describe(r))
+			}
+		}
+		return fmt.Sprintf("it reaches %s through more than %d Reshape and Identity ops", describe(c), maxChain)
 	case m.why.input == j:
 		return fmt.Sprintf("it looks up a table of %s (version 1 fuses f32 tables)", lookupTable(lk).Type())
 	}
