@@ -372,3 +372,31 @@ func TestTypeConverterOrder(t *testing.T) {
 		t.Error(CastOpName)
 	}
 }
+
+// Populate functions add to a PatternList; the list converts as a slice,
+// and among patterns of equal benefit the one added first applies.
+func TestPatternList(t *testing.T) {
+	populateFirst := func(l *PatternList) { l.Add(rename("a.x", "b.first", nil)) }
+	populateMore := func(l *PatternList) {
+		l.Add(rename("a.x", "b.second", nil), rename("a.y", "b.y", nil))
+	}
+	var list PatternList
+	populateFirst(&list)
+	populateMore(&list)
+	if len(list) != 3 {
+		t.Fatalf("the list holds %d patterns, want 3", len(list))
+	}
+	runCases(t, []convCase{{
+		name:     "first added wins a tie",
+		mode:     Partial,
+		build:    func(x *irb) { x.Op("use.it", 0, x.Op("a.x", 1).Result(0)); x.Op("a.y", 0) },
+		target:   func(t *Target) { t.AddIllegalDialect("a"); t.AddLegalDialect("b") },
+		patterns: func(*TypeConverter) []ConversionPattern { return list },
+		want: `
+			|test.module {
+			|  %0 = b.first
+			|  use.it(%0)
+			|  b.y
+			|}`,
+	}})
+}

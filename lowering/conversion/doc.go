@@ -2,7 +2,9 @@
 // which ops are legal, a TypeConverter maps types (with materializations
 // that bridge old and new types), and ConversionPatterns rewrite illegal ops
 // given their already-converted operands. ApplyPartialConversion and
-// ApplyFullConversion legalize every op under a root, in pre-order.
+// ApplyFullConversion legalize every op under a root, in pre-order. A pass
+// collects its patterns in a PatternList, which populate functions add to
+// (embtogpu.PopulateFusePatterns, densetogpu.PopulateFuseDensePatterns).
 //
 // Unlike MLIR, this framework has no rollback: a rewrite is applied to the
 // IR at once. A pattern must therefore check everything it needs before it

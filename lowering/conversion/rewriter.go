@@ -34,6 +34,15 @@ func (p *Pattern) MatchAndRewrite(op *textir.Operation, operands []*textir.Value
 	return p.Fn(op, operands, rw)
 }
 
+// PatternList collects the patterns of a conversion, in the manner of
+// MLIR's RewritePatternSet: populate functions (PopulateXPatterns(&list,
+// ...)) add to it, and the pass hands it to ApplyPartialConversion or
+// ApplyFullConversion. The order of addition breaks ties of benefit.
+type PatternList []ConversionPattern
+
+// Add appends patterns to the list.
+func (l *PatternList) Add(patterns ...ConversionPattern) { *l = append(*l, patterns...) }
+
 // FromRewritePattern uses an ordinary rewrite pattern as a conversion
 // pattern (it sees op's operands as they are in the IR).
 func FromRewritePattern(p textir.RewritePattern) ConversionPattern { return rewritePattern{p} }

@@ -12,6 +12,15 @@
 // fused into the product as well: each part covers its own range of K, so
 // no concatenated tensor is ever made.
 //
+// It is a dialect conversion (lowering/conversion).
+// PopulateFuseDensePatterns gives the pattern, rooted at the MatMul, that
+// matches the chain and rewrites it; the pass's target makes every MatMul
+// the pattern can fuse illegal, the fused and gpu dialects legal and the
+// rest of the program legal as it is, and the pass runs
+// ApplyPartialConversion with them. gpu.module @dense is made by the first
+// layer that needs it. The remarks on MatMuls left for their weight come
+// from a walk before the conversion, which visits only what it converts.
+//
 // The kernel is a classic tiled product: a block computes a
 // block_m×block_n tile of Y, stepping through K by block_k with both tiles
 // staged in shared memory (16-byte global loads where the widths allow,
@@ -30,10 +39,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
-	"github.com/recom-compiler/recom/dialects/gpu"
-	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/conversion"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -176,27 +183,9 @@ func Plan(d *abi.Dense, o Options) error {
 	return d.Check()
 }
 
-// chain is one dense layer to fuse.
-type chain struct {
-	matmul, bias, act *textir.Operation
-	concat            *textir.Operation // fused ConcatV2, or nil
-	concatAxis        *textir.Operation // its axis constant
-	inputs            []*textir.Value
-	w, b              *textir.Value
-	d                 abi.Dense
-}
-
-// last returns the chain's last op (whose result the fused op replaces).
-func (c *chain) last() *textir.Operation {
-	switch {
-	case c.act != nil:
-		return c.act
-	case c.bias != nil:
-		return c.bias
-	}
-	return c.matmul
-}
-
+// Run fuses every dense layer of the module: it reports the MatMuls it
+// will leave for their weight (remarks), then converts the module with the
+// fuse-dense pattern against the pass's target.
 func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	o := p.options()
 	if o.Accumulate != abi.AccF64 && o.Accumulate != abi.AccF32 {
@@ -204,243 +193,18 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	}
 	layers := st.Stat("layers", "Dense layers fused into one kernel")
 	concats := st.Stat("concats", "ConcatV2 ops fused into a product")
-	var mms []*textir.Operation
-	root.Walk(func(op *textir.Operation) bool {
-		if op.Name() == "tfg.MatMul" {
-			mms = append(mms, op)
-		}
-		return true
-	})
-	ctx := st.Context()
-	var mod *textir.Operation
-	changed := false
-	for _, mm := range mms {
-		c, ok := match(mm, o, st)
-		if !ok {
-			continue
-		}
-		if err := Plan(&c.d, o); err != nil {
-			return mm.Errorf("--%s: %v", Flag, err)
-		}
-		if mod == nil {
-			body := root.Region(0).Front()
-			if body == nil {
-				return root.Errorf("expects a module with a body")
-			}
-			mod = textir.LookupSymbolIn(root, ModuleName)
-			if mod != nil && mod.Name() != gpu.ModuleOp {
-				return mod.Errorf("symbol @%s is taken, --%s needs it for its gpu.module", ModuleName, Flag)
-			}
-			if mod == nil {
-				mod = gpu.NewModule(ctx, textir.NameLoc{Name: "dense_layers"}, ModuleName)
-				body.Append(mod)
-			}
-		}
-		rewrite(ctx, mod, c)
-		layers.Inc()
-		if c.concat != nil {
-			concats.Inc()
-		}
-		changed = true
+	remarkUnfused(root, o, st.Emit)
+	var patterns conversion.PatternList
+	var n Counts
+	PopulateFuseDensePatterns(&patterns, o, &n)
+	err := conversion.ApplyPartialConversion(root, target(st.Context(), o), patterns, nil)
+	layers.Add(n.Layers)
+	concats.Add(n.Concats)
+	if err != nil {
+		return err
 	}
-	if !changed {
+	if n.Layers == 0 {
 		st.MarkUnchanged()
 	}
 	return nil
-}
-
-// rewrite replaces the chain c with a fused.dense and its kernel.
-func rewrite(ctx *textir.Context, mod *textir.Operation, c *chain) {
-	last := c.last()
-	nodeName := tfg.NodeName(last)
-	loc := last.Loc()
-	if nodeName != "" {
-		if ln, ok := textir.LocName(loc); !ok || ln != nodeName {
-			loc = textir.NameLoc{Name: nodeName}
-		}
-	}
-	name := symbolName(tfg.NodeName(c.matmul))
-	base := name
-	for i := 1; textir.LookupSymbolIn(mod, name) != nil; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	mod.Region(0).Front().Append(BuildKernel(ctx, loc, name, &c.d))
-	var reduce textir.SymbolRefAttr
-	if c.d.Split() {
-		rname := name + "_reduce"
-		for i := 1; textir.LookupSymbolIn(mod, rname) != nil; i++ {
-			rname = fmt.Sprintf("%s_reduce_%d", name, i)
-		}
-		mod.Region(0).Front().Append(BuildReduceKernel(ctx, loc, rname, &c.d))
-		reduce = textir.SymbolRefAttr{Root: ModuleName, Nested: []string{rname}}
-	}
-	operands := append(append([]*textir.Value(nil), c.inputs...), c.w)
-	if c.b != nil {
-		operands = append(operands, c.b)
-	}
-	b := textir.NewBuilder(ctx)
-	b.SetInsertionPoint(last)
-	op := b.Create(&textir.OperationState{Name: fused.DenseOp, Loc: loc, Operands: operands,
-		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, c.d.N}, textir.F32())},
-		Attrs:       append(c.d.Attrs(textir.SymbolRefAttr{Root: ModuleName, Nested: []string{name}}), c.d.SplitAttrs(reduce)...)})
-	if nodeName != "" {
-		op.SetAttr("_mlir_name", textir.Str(nodeName))
-	}
-	last.Result(0).ReplaceAllUsesWith(op.Result(0))
-	for _, o := range []*textir.Operation{c.act, c.bias, c.matmul, c.concat} {
-		if o != nil {
-			o.Erase()
-		}
-	}
-	if c.concat != nil { // its axis constant, when nothing else reads it
-		if ax := c.concatAxis; ax != nil && !ax.HasResultUses() {
-			ax.Erase()
-		}
-	}
-}
-
-// symbolName makes a symbol of a node name: the MatMul's layer path
-// ("top_mlp/dense_1/MatMul" → "top_mlp_dense_1").
-func symbolName(node string) string {
-	node = strings.TrimSuffix(node, "/MatMul")
-	var sb strings.Builder
-	for _, r := range node {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			sb.WriteRune(r)
-		default:
-			sb.WriteByte('_')
-		}
-	}
-	if sb.Len() == 0 || (sb.String()[0] >= '0' && sb.String()[0] <= '9') {
-		return "dense_" + sb.String()
-	}
-	return sb.String()
-}
-
-// soleDataUser returns the only user of op's data result #0 when op has
-// one data result, no other use of it, and no use of its control result.
-func soleDataUser(op *textir.Operation) *textir.Operation {
-	if len(tfg.DataResults(op)) != 1 || !op.Result(0).HasOneUse() {
-		return nil
-	}
-	if c := tfg.ControlResult(op); c != nil && c.HasUses() {
-		return nil
-	}
-	for u := range op.Result(0).Users() {
-		return u
-	}
-	return nil
-}
-
-// noControl reports whether op has no control operands and no used
-// control result (so that it can be replaced without losing an edge).
-func noControl(op *textir.Operation) bool {
-	if len(tfg.DataOperands(op)) != op.NumOperands() {
-		return false
-	}
-	c := tfg.ControlResult(op)
-	return c == nil || !c.HasUses()
-}
-
-func isF32(op *textir.Operation) bool {
-	t, ok := op.Attr("T").(textir.TypeAttr)
-	return !ok || t.Type == textir.F32()
-}
-
-// match recognises the dense chain starting at the MatMul mm.
-func match(mm *textir.Operation, o Options, st *pass.State) (*chain, bool) {
-	in := tfg.DataOperands(mm)
-	if len(in) != 2 || !noControl(mm) || !isF32(mm) {
-		return nil, false
-	}
-	c := &chain{matmul: mm, w: in[1]}
-	c.d.TransposeA = boolAttr(mm, "transpose_a")
-	c.d.TransposeB = boolAttr(mm, "transpose_b")
-	ws, ok := constShape(in[1])
-	if !ok || len(ws) != 2 || ws[0] < 1 || ws[1] < 1 {
-		st.Emit(mm.Remarkf("not fused: the weight is not a constant or variable of known 2-D shape"))
-		return nil, false
-	}
-	K, N := ws[0], ws[1]
-	if c.d.TransposeB {
-		K, N = N, K
-	}
-	c.d.N = N
-	c.inputs = []*textir.Value{in[0]}
-	c.d.Ks = []int64{K}
-	// The ConcatV2 that joins the inputs.
-	if cc := in[0].DefiningOp(); cc != nil && cc.Name() == "tfg.ConcatV2" && !c.d.TransposeA && !o.NoConcat &&
-		soleDataUser(cc) == mm && noControl(cc) && isF32(cc) {
-		parts := tfg.DataOperands(cc)
-		if ax, ok := tfg.ConstInt(parts[len(parts)-1]); ok && (ax == 1 || ax == -1) && len(parts) >= 3 {
-			var ks []int64
-			sum := int64(0)
-			for _, v := range parts[:len(parts)-1] {
-				w, ok := width(v)
-				if !ok {
-					ks = nil
-					break
-				}
-				ks = append(ks, w)
-				sum += w
-			}
-			if ks != nil && sum == K {
-				c.concat = cc
-				c.concatAxis = parts[len(parts)-1].DefiningOp()
-				c.inputs = parts[:len(parts)-1]
-				c.d.Ks = ks
-			}
-		}
-	}
-	// The bias.
-	next := soleDataUser(mm)
-	if next != nil && noControl(next) && isF32(next) {
-		ops := tfg.DataOperands(next)
-		switch {
-		case next.Name() == "tfg.BiasAdd" && len(ops) == 2 && ops[0] == mm.Result(0) && nhwc(next):
-			c.b = ops[1]
-		case (next.Name() == "tfg.Add" || next.Name() == "tfg.AddV2") && len(ops) == 2:
-			if ops[0] == mm.Result(0) {
-				c.b = ops[1]
-			} else if ops[1] == mm.Result(0) {
-				c.b = ops[0]
-			}
-		}
-		if c.b != nil {
-			if bs, ok := constShape(c.b); !ok || len(bs) != 1 || bs[0] != N {
-				c.b = nil
-			} else {
-				c.bias = next
-				c.d.Bias = true
-				next = soleDataUser(next)
-			}
-		}
-	}
-	// The activation.
-	c.d.Activation = abi.ActNone
-	if next != nil && noControl(next) && isF32(next) && len(tfg.DataOperands(next)) == 1 {
-		switch next.Name() {
-		case "tfg.Relu":
-			c.d.Activation = abi.ActRelu
-		case "tfg.Sigmoid":
-			c.d.Activation = abi.ActSigmoid
-		case "tfg.Tanh":
-			c.d.Activation = abi.ActTanh
-		}
-		if c.d.Activation != abi.ActNone {
-			c.act = next
-		}
-	}
-	return c, true
-}
-
-func boolAttr(op *textir.Operation, name string) bool {
-	b, _ := op.Attr(name).(textir.BoolAttr)
-	return b.Value
-}
-
-func nhwc(op *textir.Operation) bool {
-	s, ok := op.Attr("data_format").(textir.StringAttr)
-	return !ok || s.Value == "" || s.Value == "NHWC"
 }

@@ -16,11 +16,11 @@ func constShape(v *textir.Value) ([]int64, bool) {
 		}
 		switch def.Name() {
 		case "tfg.Identity", "tfg.ReadVariableOp", "tfg.Snapshot":
-			in := tfg.DataOperands(def)
-			if len(in) != 1 {
+			in, ok := unaryInput(def)
+			if !ok {
 				return nil, false
 			}
-			v = in[0]
+			v = in
 		case "tfg.Const":
 			d, ok := def.Attr("value").(*textir.DenseElementsAttr)
 			if !ok || d.Type == nil {
@@ -62,9 +62,13 @@ func width(v *textir.Value) (int64, bool) {
 		}
 		switch def.Name() {
 		case "tfg.Relu", "tfg.Sigmoid", "tfg.Tanh", "tfg.Identity", "tfg.BiasAdd":
-			v = def.Operand(0)
+			v = firstInput(def)
 		case "tfg.MatMul":
-			ws, ok := constShape(def.Operand(1))
+			_, w, ok := matmulOperands(def)
+			if !ok {
+				return 0, false
+			}
+			ws, ok := constShape(w)
 			if !ok || len(ws) != 2 {
 				return 0, false
 			}

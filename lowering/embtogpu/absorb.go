@@ -19,34 +19,36 @@ type idChain struct {
 	source     string
 	transforms []abi.Transform
 	idBytes    float64
-	sep        string // source "split"
+	sep        string            // source "split"
+	filter     *textir.Operation // a weights-only emb.filter to rebuild on the raw values, or nil
 }
 
 // absorbIDs finds the transforms of lookup lk the kernel can compute. It
 // takes them only when the ids they produce provably lie in the table
 // (emb.ValueRange): the kernel reads rows without a check, and an id out
-// of range must stay TensorFlow's error, raised on the host.
+// of range must stay TensorFlow's error, raised on the host. It changes
+// nothing.
 //
 // A weights-only emb.filter (weighted columns drop the ids whose weight is
 // not positive) between the transforms and the lookup does not depend on
-// the values: it is rebuilt on the raw values (b's insertion point is
-// moved), so that the transforms still move into the kernel.
-func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain {
-	rows := lk.Operand(0).Type().(*textir.TensorType).Shape[0]
-	ids := lk.Operand(1)
+// the values: hoistFilter rebuilds it on the raw values, so that the
+// transforms still move into the kernel.
+func absorbIDs(lk *textir.Operation, host []string) *idChain {
+	rows := lookupTable(lk).Type().(*textir.TensorType).Shape[0]
+	ids := lookupIDs(lk)
 	if lo, hi, ok := emb.ValueRange(ids); !ok || lo < 0 || hi >= rows {
 		return nil
 	}
 	v := ids
 	var filter *textir.Operation
 	if def := v.DefiningOp(); def != nil && def.Name() == emb.FilterOp && v.Index() == 0 &&
-		def.LookupAttr(emb.AttrMin) == nil && def.LookupAttr(emb.AttrMax) == nil && def.NumOperands() == 3 {
+		def.LookupAttr(emb.AttrMin) == nil && def.LookupAttr(emb.AttrMax) == nil && filterWeights(def) != nil {
 		filter = def
-		v = def.Operand(0)
+		v = filterValues(def)
 	}
 	var splits *textir.Value
-	if lk.Name() != emb.GatherOp && filter == nil {
-		splits = lk.Operand(2)
+	if filter == nil {
+		splits = lookupSplits(lk)
 	}
 	var ts []abi.Transform
 	for {
@@ -59,7 +61,7 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 			break
 		}
 		ts = append([]abi.Transform{t}, ts...)
-		v = def.Operand(0)
+		v = transformInput(def)
 	}
 	if len(ts) == 0 {
 		return nil
@@ -68,10 +70,10 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 	// Hashed tokens of StringSplitV2 with a one-byte separator: the
 	// kernel splits each row's string itself (source "split").
 	if def := v.DefiningOp(); def != nil && def.Name() == emb.SplitStringsOp && v.Index() == 0 &&
-		filter == nil && lk.Name() == emb.LookupOp && lk.NumOperands() == 3 && lk.Operand(2) == def.Result(1) &&
+		filter == nil && lk.Name() == emb.LookupOp && lookupWeights(lk) == nil && lookupSplits(lk) == splitStringsSplits(def) &&
 		len(ts) == 1 && ts[0].Op == abi.TransformHash && !slices.Contains(host, "split_strings") {
 		if sep, ok := def.LookupAttr(emb.AttrSep).(textir.StringAttr); ok && len(sep.Value) == 1 {
-			c.values, c.source, c.sep, c.idBytes = def.Operand(0), abi.SourceSplit, sep.Value, 16
+			c.values, c.source, c.sep, c.idBytes = splitStringsInput(def), abi.SourceSplit, sep.Value, 16
 			return c
 		}
 	}
@@ -92,17 +94,29 @@ func absorbIDs(lk *textir.Operation, b *textir.Builder, host []string) *idChain 
 	if err := col.CheckChain(); err != nil {
 		return nil
 	}
-	if filter != nil {
-		b.SetInsertionPoint(filter)
-		nf := b.Create(&textir.OperationState{Name: emb.FilterOp, Loc: filter.Loc(),
-			Operands:    []*textir.Value{v, filter.Operand(1), filter.Operand(2)},
-			ResultTypes: []textir.Type{v.Type(), filter.Result(1).Type(), filter.Result(2).Type()},
-			Attrs:       filter.Attrs()})
-		filter.Result(1).ReplaceAllUsesWith(nf.Result(1))
-		filter.Result(2).ReplaceAllUsesWith(nf.Result(2))
-		c.values = nf.Result(0)
-	}
+	c.filter = filter
 	return c
+}
+
+// hoistFilter rebuilds c's weights-only filter on the raw values, before
+// the old one, whose splits and weights users move to the new one; the new
+// filter's values become the chain's values.
+func (c *idChain) hoistFilter(rw textir.PatternRewriter) {
+	f := c.filter
+	if f == nil {
+		return
+	}
+	b := rw.Builder()
+	saveBlock, savePos := b.Block, b.Pos
+	b.SetInsertionPoint(f)
+	nf := rw.Create(&textir.OperationState{Name: emb.FilterOp, Loc: f.Loc(),
+		Operands:    []*textir.Value{c.values, filterSplits(f), filterWeights(f)},
+		ResultTypes: []textir.Type{c.values.Type(), filterKeptSplits(f).Type(), filterKeptWeights(f).Type()},
+		Attrs:       f.Attrs()})
+	b.Block, b.Pos = saveBlock, savePos
+	rw.ReplaceAllUsesWith(filterKeptSplits(f), filterKeptSplits(nf))
+	rw.ReplaceAllUsesWith(filterKeptWeights(f), filterKeptWeights(nf))
+	c.values = filterKept(nf)
 }
 
 // transformOf describes def as a kernel transform applied before the
@@ -147,7 +161,7 @@ func transformOf(def *textir.Operation, after []abi.Transform, splits *textir.Va
 		return abi.Transform{Op: abi.TransformCast, Bits: bits}, ok
 	case emb.AddOffsetOp:
 		s, ok := intAttr(emb.AttrStride)
-		return abi.Transform{Op: abi.TransformAddOffset, Stride: s}, ok && splits != nil && def.Operand(1) == splits
+		return abi.Transform{Op: abi.TransformAddOffset, Stride: s}, ok && splits != nil && addOffsetSplits(def) == splits
 	}
 	return abi.Transform{}, false
 }

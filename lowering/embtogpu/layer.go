@@ -1,0 +1,286 @@
+package embtogpu
+
+import (
+	"fmt"
+
+	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// maxChain bounds the Reshape and Identity ops between a pooled lookup and
+// its concatenation (the input_layer puts one or two there).
+const maxChain = 7
+
+// layerMatch is what matchLayer finds at a concatenation.
+type layerMatch struct {
+	concat *textir.Operation
+	// lookups holds, per concatenated tensor, the pooled lookup it traces
+	// back to (nil when it traces to none): in output order, the layer's
+	// columns when the concatenation is fused.
+	lookups []*textir.Operation
+	// why is nil when the fuse patterns rewrite the concatenation, else
+	// the reason they do not.
+	why *unfused
+}
+
+// unfused says why a concatenation is not an embedding layer the fuse
+// patterns rewrite.
+type unfused struct {
+	msg string
+	// input is the concatenated tensor at fault, or -1 when the
+	// concatenation itself is not an input layer's.
+	input int
+	// remark: the concatenation looks like an input layer (its first
+	// input is a lookup, or a lookup's table is not f32), so it gets a
+	// remark; any other concatenation is left alone silently.
+	remark bool
+}
+
+// isConcat reports whether op concatenates tensors (a candidate root of the
+// fuse patterns).
+func isConcat(op *textir.Operation) bool {
+	return op.Name() == emb.ConcatOp || op.Name() == "tfg.ConcatV2"
+}
+
+// isConcatInput reports whether operand #i of the concatenation op is a
+// tensor it concatenates (not its axis or a control operand).
+func isConcatInput(op *textir.Operation, i int) bool {
+	if op.Name() == emb.ConcatOp {
+		return true
+	}
+	// The data operands come first and the axis is the last of them
+	// (without listing them: a layer has thousands).
+	n := op.NumOperands()
+	return !tfg.IsControl(op.Operand(i).Type()) && i+1 < n && !tfg.IsControl(op.Operand(i+1).Type())
+}
+
+// concatValues returns the tensors a concatenation joins, or why it is not
+// one along axis 1 (the input_layer's [B, ΣD] output).
+func concatValues(op *textir.Operation) ([]*textir.Value, *unfused) {
+	switch op.Name() {
+	case emb.ConcatOp:
+		return op.Operands(), nil
+	case "tfg.ConcatV2":
+		ins, axis, ok := concatV2Operands(op)
+		if !ok {
+			return nil, &unfused{msg: "it has no axis operand", input: -1}
+		}
+		ax, ok := tfg.ConstInt(axis)
+		if !ok {
+			return nil, &unfused{msg: "its axis is not a constant", input: -1}
+		}
+		if ax != 1 && ax != -1 {
+			return nil, &unfused{msg: fmt.Sprintf("it concatenates along axis %d, not 1", ax), input: -1}
+		}
+		for _, r := range tfg.DataResults(op)[1:] {
+			if r.HasUses() {
+				return nil, &unfused{msg: "a result other than the concatenation is used", input: -1}
+			}
+		}
+		if c := tfg.ControlResult(op); c != nil && c.HasUses() {
+			return nil, &unfused{msg: "its control result is used", input: -1}
+		}
+		return ins, nil
+	}
+	return nil, &unfused{msg: "it is not a concatenation", input: -1}
+}
+
+// matchLayer recognises an input_layer concatenation of pooled lookups
+// (tfg.ConcatV2 on axis 1, or emb.concat) that the fuse patterns rewrite.
+// It traces every input, so that the lookups of a concatenation it does not
+// fuse can say why.
+func matchLayer(op *textir.Operation) *layerMatch {
+	m := &layerMatch{concat: op}
+	ins, why := concatValues(op)
+	if why != nil {
+		m.why = why
+		return m
+	}
+	m.lookups = make([]*textir.Operation, len(ins))
+	for i, v := range ins {
+		m.lookups[i] = traceLookup(v)
+	}
+	for i, lk := range m.lookups {
+		if lk == nil {
+			// A first input that is no lookup: not an input layer of
+			// embeddings at all (the dense part's concatenation).
+			m.why = &unfused{msg: fmt.Sprintf("input #%d is not a pooled embedding lookup", i), input: i, remark: i > 0}
+			return m
+		}
+		if tt, ok := lookupTable(lk).Type().(*textir.TensorType); !ok || tt.Elem != textir.F32() {
+			m.why = &unfused{msg: fmt.Sprintf("input #%d looks up a table of %s (version 1 fuses f32 tables)", i, lookupTable(lk).Type()), input: i, remark: true}
+			return m
+		}
+	}
+	if len(m.lookups) == 0 {
+		m.why = &unfused{msg: "it concatenates nothing", input: -1}
+	}
+	return m
+}
+
+// traceLookup follows v back through row-preserving reshapes and
+// identities to a pooled lookup, or returns nil.
+func traceLookup(v *textir.Value) *textir.Operation {
+	for range maxChain + 1 {
+		def := v.DefiningOp()
+		if def == nil || v.Index() != 0 {
+			return nil
+		}
+		switch {
+		case isLookup(def):
+			return def
+		case def.Name() == "tfg.Identity":
+			v = identityInput(def)
+		case def.Name() == "tfg.Reshape":
+			src := reshapeTensor(def)
+			d, ok := lastDim(src)
+			if !ok || !reshapeKeepsWidth(reshapeShape(def), d) {
+				return nil
+			}
+			v = src
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// blockingReshape returns the first tfg.Reshape on the chain from v back to
+// lookup lk whose shape operand traceLookup does not know to keep the rows,
+// or nil when there is none or the chain does not reach lk.
+func blockingReshape(v *textir.Value, lk *textir.Operation) *textir.Operation {
+	var blocking *textir.Operation
+	for range maxChain + 1 {
+		def := v.DefiningOp()
+		if def == nil || v.Index() != 0 {
+			return nil
+		}
+		switch {
+		case def == lk:
+			return blocking
+		case def.Name() == "tfg.Identity":
+			v = identityInput(def)
+		case def.Name() == "tfg.Reshape":
+			src := reshapeTensor(def)
+			if d, ok := lastDim(src); blocking == nil && (!ok || !reshapeKeepsWidth(reshapeShape(def), d)) {
+				blocking = def
+			}
+			v = src
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// concatsReached returns the concatenations that v reaches as a
+// concatenated tensor, directly or through Reshape and Identity ops (the
+// chains traceLookup follows back), in use-list order.
+func concatsReached(v *textir.Value) []*textir.Operation {
+	var out []*textir.Operation
+	seen := map[*textir.Operation]bool{}
+	frontier := []*textir.Value{v}
+	for range maxChain + 1 {
+		var next []*textir.Value
+		for _, x := range frontier {
+			for u := range x.Uses() {
+				o := u.Owner()
+				switch {
+				case isConcat(o):
+					if isConcatInput(o, u.Index()) && !seen[o] {
+						seen[o] = true
+						out = append(out, o)
+					}
+				case (o.Name() == "tfg.Identity" || o.Name() == "tfg.Reshape") && u.Index() == 0:
+					next = append(next, o.Result(0))
+				}
+			}
+		}
+		frontier = next
+	}
+	return out
+}
+
+// lastDim returns the static width of a [?, D] value, looking through
+// earlier reshapes of the chain.
+func lastDim(v *textir.Value) (int64, bool) {
+	for range 8 {
+		if tt, ok := v.Type().(*textir.TensorType); ok && len(tt.Shape) == 2 && tt.Shape[1] >= 0 {
+			return tt.Shape[1], true
+		}
+		def := v.DefiningOp()
+		if def == nil {
+			return 0, false
+		}
+		switch def.Name() {
+		case "tfg.Reshape":
+			v = reshapeTensor(def)
+		case "tfg.Identity":
+			v = identityInput(def)
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// reshapeKeepsWidth reports whether the shape operand of a Reshape of a
+// [B, d] tensor is [x, d] (so x is B): the input_layer's
+// Pack(StridedSlice(Shape(t))[0], d), or safe_embedding_lookup_sparse's
+// ConcatV2(Slice(dense_shape, [0], [1]), Slice(Shape(result), [1], [-1])).
+func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
+	if shape == nil {
+		return false
+	}
+	def := shape.DefiningOp()
+	if def == nil {
+		return false
+	}
+	switch def.Name() {
+	case "tfg.Pack":
+		in := packValues(def)
+		if len(in) != 2 {
+			return false
+		}
+		w, ok := tfg.ConstInt(in[1])
+		return ok && w == d
+	case "tfg.ConcatV2":
+		in, axis, ok := concatV2Operands(def)
+		if !ok || len(in) != 2 {
+			return false
+		}
+		if ax, ok := tfg.ConstInt(axis); !ok || ax != 0 {
+			return false
+		}
+		head := in[0].DefiningOp()
+		if head == nil || head.Name() != "tfg.Slice" {
+			return false
+		}
+		if _, _, size, ok := sliceOperands(head); !ok {
+			return false
+		} else if sz, ok := tfg.ConstInt(size); !ok || sz != 1 {
+			return false
+		}
+		tail := in[1].DefiningOp()
+		if tail == nil || tail.Name() != "tfg.Slice" {
+			return false
+		}
+		src, begin, size, ok := sliceOperands(tail)
+		if !ok {
+			return false
+		}
+		sh := src.DefiningOp()
+		if sh == nil || sh.Name() != "tfg.Shape" {
+			return false
+		}
+		b, ok1 := tfg.ConstInt(begin)
+		n, ok2 := tfg.ConstInt(size)
+		if !ok1 || !ok2 || b != 1 || n != -1 {
+			return false
+		}
+		w, ok := lastDim(shapeInput(sh))
+		return ok && w == d
+	}
+	return false
+}

@@ -1,0 +1,268 @@
+package embtogpu
+
+import (
+	"fmt"
+
+	"github.com/recom-compiler/recom/dialects/emb"
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/dialects/shape"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/conversion"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// PatternName names the pattern that fuses an embedding layer (in
+// conversion diagnostics and match-failure reports).
+const PatternName = "fuse-embedding-layer"
+
+// Counts is what the fuse patterns did; they add to it as they rewrite.
+type Counts struct {
+	Layers   int64 // embedding layers fused into one kernel
+	Columns  int64 // columns fused
+	Classes  int64 // schedule classes (code paths), summed over the kernels
+	IDChains int64 // columns whose id transforms run in the kernel
+}
+
+// PopulateFusePatterns adds the patterns that fuse an embedding layer to
+// patterns: rooted at the layer's concatenation (tfg.ConcatV2 along axis 1,
+// and emb.concat), they match the pooled lookups it concatenates and
+// rewrite the layer into one fused.embedding_layer op and its kernel, a
+// gpu.func in gpu.module @emb (created at the end of the enclosing
+// builtin.module when it is missing). opts must pass the pass's checks
+// (Plan rejects them again). counts, when not nil, receives what the
+// patterns did.
+func PopulateFusePatterns(patterns *conversion.PatternList, opts Options, counts *Counts) {
+	if counts == nil {
+		counts = &Counts{}
+	}
+	for _, root := range []string{"tfg.ConcatV2", emb.ConcatOp} {
+		patterns.Add(&fuseLayer{root: root, opts: opts, counts: counts})
+	}
+}
+
+// fuseLayer rewrites an input_layer concatenation of pooled lookups into
+// one fused.embedding_layer.
+type fuseLayer struct {
+	root   string
+	opts   Options
+	counts *Counts
+}
+
+func (p *fuseLayer) Root() string { return p.root }
+func (p *fuseLayer) Benefit() int { return 1 }
+func (p *fuseLayer) Name() string { return PatternName }
+
+// MatchAndRewrite checks everything (the match, the plan, the symbol of
+// the kernel module) before it changes the IR; a plan that fails is the
+// conversion's error, located at the concatenation.
+func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value, rw *conversion.ConversionRewriter) bool {
+	m := matchLayer(concat)
+	if m.why != nil {
+		return rw.NotifyMatchFailure(concat, "%s", m.why.msg)
+	}
+	opts := p.opts
+	lookups := m.lookups
+	infos := make([]ColumnInfo, len(lookups))
+	chains := make([]*idChain, len(lookups))
+	for i, lk := range lookups {
+		infos[i] = columnInfo(lk)
+		if opts.InKernelIDs {
+			chains[i] = absorbIDs(lk, opts.HostIDs)
+		}
+		if c := chains[i]; c != nil {
+			infos[i].Source, infos[i].Transforms, infos[i].IDBytes, infos[i].Sep = c.source, c.transforms, c.idBytes, c.sep
+		}
+	}
+	plan, order, err := Plan(infos, opts)
+	if err != nil {
+		rw.SetErr(concat.Errorf("%v", err))
+		return false
+	}
+	top := enclosingModule(concat)
+	if top == nil || top.NumRegions() == 0 || top.Region(0).Front() == nil {
+		rw.SetErr(concat.Errorf("expects to be inside a module with a body"))
+		return false
+	}
+	mod := textir.LookupSymbolIn(top, ModuleName)
+	if mod != nil && mod.Name() != gpu.ModuleOp {
+		rw.SetErr(mod.Errorf("symbol @%s is taken, --fuse needs it for its gpu.module", ModuleName))
+		return false
+	}
+
+	// The rewrite.
+	ctx := rw.Context()
+	for _, c := range chains {
+		if c != nil {
+			c.hoistFilter(rw)
+			p.counts.IDChains++
+		}
+	}
+	b := rw.Builder()
+	if mod == nil {
+		mod = gpu.NewModule(ctx, textir.NameLoc{Name: "embedding_layer"}, ModuleName)
+		b.SetInsertionPointToEnd(top.Region(0).Front())
+		rw.Insert(mod)
+	}
+	name := "layer"
+	for i := 1; textir.LookupSymbolIn(mod, name) != nil; i++ {
+		name = fmt.Sprintf("layer_%d", i)
+	}
+	// The op keeps the concatenation's name: its output is the same
+	// tensor.
+	loc := concat.Loc()
+	nodeName := tfg.NodeName(concat)
+	if nodeName != "" {
+		if ln, ok := textir.LocName(loc); !ok || ln != nodeName {
+			loc = textir.NameLoc{Name: nodeName}
+		}
+	}
+	fn := BuildKernel(ctx, loc, name, plan)
+	if opts.Schedule == abi.ScheduleTuned {
+		// The occupancy the register allocator must keep (maxntid x
+		// minctasm): the id code (hashes) must not take the registers
+		// the lookups need to hide latency.
+		fn.SetAttr("min_blocks", textir.I64Attr(opts.MinBlocks))
+	}
+	b.SetInsertionPointToEnd(mod.Region(0).Front())
+	rw.Insert(fn)
+
+	var operands []*textir.Value
+	seen := map[int64]bool{}
+	for k, c := range plan.Columns {
+		lk := lookups[order[k]]
+		ids := lookupIDs(lk)
+		if ch := chains[order[k]]; ch != nil {
+			ids = ch.values
+		}
+		operands = append(operands, lookupTable(lk), ids)
+		if c.HasSplits() {
+			operands = append(operands, lookupSplits(lk))
+		}
+		if c.Weighted {
+			operands = append(operands, lookupWeights(lk))
+		}
+		if !seen[c.Class] {
+			seen[c.Class] = true
+			p.counts.Classes++
+		}
+	}
+	attrs := plan.Attrs(textir.SymbolRefAttr{Root: ModuleName, Nested: []string{name}})
+	if nodeName != "" {
+		attrs = append(attrs, textir.NamedAttribute{Name: "_mlir_name", Value: textir.Str(nodeName)})
+	}
+	rw.SetInsertionPoint(concat)
+	op := rw.Create(&textir.OperationState{Name: fused.EmbeddingLayerOp, Loc: loc, Operands: operands,
+		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, plan.Width}, textir.F32())},
+		Attrs:       attrs})
+	// The fused result refines the concatenation's type in place (a
+	// graph's tensor<*xf32> becomes tensor<?xWxf32>): no type converter is
+	// involved, so the uses move without a materialization.
+	rw.Rewriter.ReplaceAllUsesWith(concat.Result(0), op.Result(0))
+	// The absorbed transforms go with the lookups (removable).
+	eraseDead(concat, rw)
+	p.counts.Layers++
+	p.counts.Columns += int64(len(plan.Columns))
+	return true
+}
+
+// enclosingModule returns the builtin.module nearest above op (the symbol
+// table that holds the kernel module), or nil.
+func enclosingModule(op *textir.Operation) *textir.Operation {
+	for p := op.ParentOp(); p != nil; p = p.ParentOp() {
+		if p.Name() == "builtin.module" {
+			return p
+		}
+	}
+	return nil
+}
+
+// columnInfo describes a lookup for the planner.
+func columnInfo(lk *textir.Operation) ColumnInfo {
+	tt := lookupTable(lk).Type().(*textir.TensorType)
+	ci := ColumnInfo{Name: columnName(lk), Kind: abi.KindLookup, Combiner: emb.Combiner(lk),
+		Rows: tt.Shape[0], Width: tt.Shape[1], MaxBag: -1, Table: lookupTable(lk)}
+	switch lk.Name() {
+	case emb.GatherOp:
+		ci.Kind, ci.Combiner, ci.MaxBag = abi.KindGather, emb.CombinerSum, 1
+	case emb.GatherScatterOp:
+		ci.MaxBag = 1
+	}
+	if lookupWeights(lk) != nil {
+		ci.Weighted = true
+	}
+	if ci.Kind == abi.KindLookup && ci.MaxBag < 0 {
+		if _, hi, ok := emb.BagSize(lookupSplits(lk)); ok {
+			ci.MaxBag = max(hi, 1)
+		}
+	}
+	return ci
+}
+
+// columnName names a column by its lookup's location, else its table's
+// name.
+func columnName(lk *textir.Operation) string {
+	if n, ok := textir.LocName(lk.Loc()); ok && n != "" {
+		return n
+	}
+	if t := lookupTable(lk).DefiningOp(); t != nil {
+		if s, ok := t.Attr(emb.AttrName).(textir.StringAttr); ok {
+			return s.Value
+		}
+	}
+	return ""
+}
+
+// removable lists the stateless ops the lookup chains are made of.
+var removable = map[string]bool{
+	"tfg.Reshape": true, "tfg.Shape": true, "tfg.Slice": true, "tfg.StridedSlice": true, "tfg.Pack": true,
+	"tfg.Const": true, "tfg.ConcatV2": true, "tfg.Cast": true, "tfg.Identity": true,
+	emb.LookupOp: true, emb.GatherOp: true, emb.GatherScatterOp: true, emb.ConcatOp: true,
+	// The id transforms the kernel now computes, and the filters rebuilt
+	// on raw values (absorb.go).
+	emb.FilterOp: true, emb.HashOp: true, emb.AsStringOp: true, emb.BucketizeOp: true, emb.VocabLookupOp: true,
+	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true, emb.SplitStringsOp: true,
+}
+
+// eraseDead erases op and then every removable op left without uses.
+func eraseDead(op *textir.Operation, rw textir.PatternRewriter) {
+	work := []*textir.Operation{op}
+	for len(work) > 0 {
+		o := work[len(work)-1]
+		work = work[:len(work)-1]
+		if o.Block() == nil || !removable[o.Name()] {
+			continue
+		}
+		dropAsserts(o, rw)
+		if o.HasResultUses() {
+			continue
+		}
+		for _, v := range o.Operands() {
+			if d := v.DefiningOp(); d != nil {
+				work = append(work, d)
+			}
+		}
+		rw.EraseOp(o)
+	}
+}
+
+// dropAsserts erases the shape assertions on o's results when they are
+// their only users: they checked tensors the fused kernel no longer makes
+// (simplify-shapes has already used what they said).
+func dropAsserts(o *textir.Operation, rw textir.PatternRewriter) {
+	var asserts []*textir.Operation
+	for _, r := range o.Results() {
+		for u := range r.Users() {
+			if u.Name() != shape.AssertShapeOp {
+				return
+			}
+			asserts = append(asserts, u)
+		}
+	}
+	for _, a := range asserts {
+		if a.Block() != nil {
+			rw.EraseOp(a)
+		}
+	}
+}
