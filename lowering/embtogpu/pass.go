@@ -54,6 +54,7 @@ package embtogpu
 import (
 	"strings"
 
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/lowering/conversion"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
