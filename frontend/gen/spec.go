@@ -12,44 +12,59 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/examples"
 )
 
-// Kind names what a group's feature column is, as TensorFlow spells it.
-type Kind string
+// Kind names what a group's feature column is: one of the column kinds of
+// the emb dialect (emb.ColumnKinds), the list the generator shares with
+// --lower-emb, which reports the columns it finds by the same names.
+type Kind = emb.ColumnKind
 
-// The column kinds. Each becomes an embedding_column over the categorical
-// column named in its comment, fed from a Placeholder of the features dict.
+// The column kinds the generator builds. Each becomes an embedding_column
+// over the categorical column named in its comment, fed from a Placeholder
+// of the features dict.
 const (
 	// HashedString: categorical_column_with_hash_bucket(key, buckets) over a
 	// string feature.
-	HashedString Kind = "hashed_string"
+	HashedString = emb.KindHashedString
 	// HashedInt: categorical_column_with_hash_bucket(key, buckets,
 	// dtype=int64): the ids go through AsString before the hash.
-	HashedInt Kind = "hashed_int"
+	HashedInt = emb.KindHashedInt
 	// SplitString: a string feature split by StringSplitV2 on Separator
 	// before input_layer (tf.compat.v1.strings.split, SparseTensor result),
 	// then hashed like HashedString.
-	SplitString Kind = "split_string"
+	SplitString = emb.KindSplitString
 	// Identity: categorical_column_with_identity(key, buckets,
 	// default_value) over an int64 feature; DefaultValue is optional.
-	Identity Kind = "identity"
+	Identity = emb.KindIdentity
 	// Vocabulary: categorical_column_with_vocabulary_list(key, vocab,
 	// num_oov_buckets) over a string feature; the vocabulary is "w0" ...
-	Vocabulary Kind = "vocabulary"
+	Vocabulary = emb.KindVocabulary
 	// Bucketized: bucketized_column(numeric_column(key), boundaries) with
 	// boundaries 0, 1, ..., Boundaries-1 over a float feature.
-	Bucketized Kind = "bucketized"
+	Bucketized = emb.KindBucketized
 	// Weighted: weighted_categorical_column(hash bucket column, key+"_weight")
 	// over a string feature and a float weight feature.
-	Weighted Kind = "weighted"
+	Weighted = emb.KindWeighted
 	// Shared: shared_embedding_columns over groups of Share hashed string
 	// columns, one table per group.
-	Shared Kind = "shared"
+	Shared = emb.KindShared
 )
 
-// Kinds lists every column kind, in documentation order.
-var Kinds = []Kind{HashedString, HashedInt, SplitString, Identity, Vocabulary, Bucketized, Weighted, Shared}
+// Kinds lists every kind the generator builds, in documentation order: the
+// feature-column kinds of emb.ColumnKinds.
+var Kinds = featureColumnKinds()
+
+func featureColumnKinds() []Kind {
+	var out []Kind
+	for _, k := range emb.ColumnKinds {
+		if k.IsFeatureColumn() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // TableStyle says how an embedding table is stored in the graph.
 type TableStyle string

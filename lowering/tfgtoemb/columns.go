@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 
+	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -27,7 +28,7 @@ type Column struct {
 	Ops []*textir.Operation
 	// Kind is set by the lowering: the column kind it recognised
 	// (hashed_string, bucketized, ...), or "unmatched".
-	Kind string
+	Kind emb.ColumnKind
 }
 
 // tableOf returns the table op behind a gather's params (or resource)

@@ -63,7 +63,7 @@ type plan struct {
 	weighted  bool
 	wsrc      source // weights: srcDense (values of from_dense) or srcSparse; vals used raw when kind is srcSparse and ind is nil
 	unique    *textir.Operation
-	kind      string
+	kind      emb.ColumnKind
 	refine    []refinement
 }
 
@@ -858,7 +858,7 @@ func splitSource(vals, ind, shp *textir.Value) (source, bool) {
 }
 
 // kindOf names the column kind of a plan.
-func kindOf(p *plan) string {
+func kindOf(p *plan) emb.ColumnKind {
 	has := func(name string) bool {
 		for _, x := range p.xforms {
 			if x.name == name {
@@ -869,21 +869,21 @@ func kindOf(p *plan) string {
 	}
 	switch {
 	case p.weighted:
-		return KindWeighted
+		return emb.KindWeighted
 	case p.src.kind == srcSplit:
-		return KindSplitString
+		return emb.KindSplitString
 	case has(emb.BucketizeOp):
-		return KindBucketized
+		return emb.KindBucketized
 	case has(emb.VocabLookupOp):
-		return KindVocabulary
+		return emb.KindVocabulary
 	case has(emb.AsStringOp) && has(emb.HashOp):
-		return KindHashedInt
+		return emb.KindHashedInt
 	case has(emb.HashOp):
-		return KindHashedString
+		return emb.KindHashedString
 	case p.src.kind == srcSparse:
-		return KindSparse
+		return emb.KindSparse
 	}
-	return KindIdentity
+	return emb.KindIdentity
 }
 
 // checkTypes refuses plans whose operands the emb ops cannot take, and

@@ -21,23 +21,17 @@ import (
 // Flag is the pass's command-line name.
 const Flag = "lower-emb"
 
-// Column kinds, as reported in statistics (columns-<kind>).
-const (
-	KindHashedString = "hashed_string"
-	KindHashedInt    = "hashed_int"
-	KindSplitString  = "split_string"
-	KindIdentity     = "identity"
-	KindVocabulary   = "vocabulary"
-	KindBucketized   = "bucketized"
-	KindWeighted     = "weighted"
-	KindShared       = "shared"
-	KindSparse       = "sparse" // sparse ids of another origin (crossed columns, external vocabularies)
-	KindUnmatched    = "unmatched"
-)
+// Kinds lists the column kinds (emb.ColumnKinds) as the names of the
+// statistics columns-<kind>, in emb.ColumnKinds order.
+var Kinds = kindNames()
 
-// Kinds lists the kinds in statistics order.
-var Kinds = []string{KindHashedString, KindHashedInt, KindSplitString, KindIdentity, KindVocabulary,
-	KindBucketized, KindWeighted, KindShared, KindSparse, KindUnmatched}
+func kindNames() []string {
+	out := make([]string, len(emb.ColumnKinds))
+	for i, k := range emb.ColumnKinds {
+		out[i] = string(k)
+	}
+	return out
+}
 
 // Decl declares the --lower-emb pass: its options each switch one
 // simplification off, for ablation experiments.
@@ -110,7 +104,7 @@ type stats struct {
 	columns, unmatched, before, after, open           *pass.Statistic
 	lookupRemoved, identityRemoved, rangeRemoved      *pass.Statistic
 	uniqueRemoved, toGather, toGatherScatter, lowered *pass.Statistic
-	byKind                                            map[string]*pass.Statistic
+	byKind                                            map[emb.ColumnKind]*pass.Statistic
 }
 
 func newStats(st *pass.State) *stats {
@@ -127,10 +121,12 @@ func newStats(st *pass.State) *stats {
 		uniqueRemoved:   st.Stat("removed-unique", "tfg.Unique ops removed"),
 		toGather:        st.Stat("lookups-to-gather", "Lookups rewritten to emb.gather (exactly one id per row)"),
 		toGatherScatter: st.Stat("lookups-to-gather-scatter", "Lookups rewritten to emb.gather_scatter (at most one id per row)"),
-		byKind:          map[string]*pass.Statistic{},
+		byKind:          map[emb.ColumnKind]*pass.Statistic{},
 	}
-	for _, k := range Kinds[:len(Kinds)-1] {
-		s.byKind[k] = st.Stat("columns-"+k, "Columns of kind "+k)
+	for _, k := range emb.ColumnKinds {
+		if k != emb.KindUnmatched {
+			s.byKind[k] = st.Stat("columns-"+string(k), "Columns of kind "+string(k))
+		}
 	}
 	return s
 }
@@ -211,7 +207,7 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 		s.columns.Inc()
 		pl, err := matchColumn(c)
 		if err != nil {
-			c.Kind = KindUnmatched
+			c.Kind = emb.KindUnmatched
 			s.unmatched.Inc()
 			at := def(c.Output)
 			if at == nil {
@@ -221,8 +217,8 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 			continue
 		}
 		c.Kind = pl.kind
-		if uses[c.Table] > 1 && c.Kind != KindWeighted {
-			c.Kind = KindShared
+		if uses[c.Table] > 1 && c.Kind != emb.KindWeighted {
+			c.Kind = emb.KindShared
 		}
 		s.byKind[c.Kind].Inc()
 		if *p.noUnique {
