@@ -26,9 +26,31 @@ type Column struct {
 	// Ops is the column's backward closure from Output, placeholders and
 	// constants included, in no particular order.
 	Ops []*textir.Operation
+	// Root is the op that pools the column's rows, where the lower-emb
+	// patterns match it (one of PoolingOps: the SparseSegment* combiner of
+	// safe_embedding_lookup_sparse, or a weighted column's SegmentSum or
+	// division), or nil when the output leads to none.
+	Root *textir.Operation
 	// Kind is set by the lowering: the column kind it recognised
-	// (hashed_string, bucketized, ...), or "unmatched".
+	// (hashed_string, bucketized, ...), or unmatched; "" while the column
+	// is pending.
 	Kind emb.ColumnKind
+	// Err says why the column stays in tfg when its kind is unmatched.
+	Err error
+	// Lowered reports whether the column was replaced by emb ops.
+	Lowered bool
+
+	// What the lowering made of it: its emb.table, the first emb op after
+	// the table (its ids' source), the emb.filter and emb.check_range ops
+	// the value-range analysis may remove (in the order they were made)
+	// and its emb.lookup.
+	table, first *textir.Operation
+	ranged       []*textir.Operation
+	lookup       *textir.Operation
+	// The result of lookupChain, computed once for every pattern that
+	// tries the column.
+	chain    *plan
+	chainErr error
 }
 
 // tableOf returns the table op behind a gather's params (or resource)
@@ -43,7 +65,7 @@ func tableOf(v *textir.Value) *textir.Operation {
 	case isOp(d, "VariableV2", "Variable", "VarHandleOp"):
 		return d
 	case isOp(d, "ReadVariableOp"):
-		if h := is(arg(d, 0), "VarHandleOp"); h != nil {
+		if h := is(input(d, "resource"), "VarHandleOp"); h != nil {
 			return h
 		}
 	case isOp(d, "Const"):
@@ -56,8 +78,11 @@ func tableOf(v *textir.Value) *textir.Operation {
 
 // gatherTable returns the table a gather op reads, or nil.
 func gatherTable(op *textir.Operation) *textir.Operation {
-	if isOp(op, "GatherV2", "Gather", "ResourceGather") {
-		return tableOf(arg(op, 0))
+	switch {
+	case isOp(op, "GatherV2", "Gather"):
+		return tableOf(input(op, "params"))
+	case isOp(op, "ResourceGather"):
+		return tableOf(input(op, "resource"))
 	}
 	return nil
 }
@@ -122,7 +147,7 @@ func FindColumns(b *textir.Block) []*Column {
 	fixups := make([][]*textir.Value, len(tables))
 	for op := range b.Ops() {
 		l, ok := label[op]
-		if !ok || l == many || !isOp(op, "Select", "SelectV2") || numArgs(op) != 3 || is(op.Operand(1), "ZerosLike") == nil {
+		if !ok || l == many || !isOp(op, "Select", "SelectV2") || numArgs(op) != 3 || is(input(op, "t"), "ZerosLike") == nil {
 			continue
 		}
 		fixups[l] = append(fixups[l], forwardEnd(op.Result(0)))
@@ -140,8 +165,7 @@ func FindColumns(b *textir.Block) []*Column {
 		if l, ok := label[op]; !ok || l != many {
 			continue
 		}
-		for i := range numArgs(op) {
-			v := op.Operand(i)
+		for _, v := range tfg.DataOperands(op) {
 			d := def(v)
 			if d == nil || seen[v] {
 				continue
@@ -171,8 +195,31 @@ func FindColumns(b *textir.Block) []*Column {
 	for _, c := range cols {
 		c.Name = columnName(c.Output)
 		c.Ops = closure(c.Output)
+		c.Root = poolingRoot(c.Output)
 	}
 	return cols
+}
+
+// PoolingOps are the ops that pool a column's rows, where the lower-emb
+// patterns are rooted: safe_embedding_lookup_sparse's combiners and, for a
+// weighted column, its SegmentSum (sum) and the division of the mean and
+// sqrtn combiners.
+var PoolingOps = []string{"tfg.SparseSegmentSum", "tfg.SparseSegmentMean", "tfg.SparseSegmentSqrtN",
+	"tfg.SegmentSum", "tfg.RealDiv", "tfg.Div"}
+
+// poolingRoot follows a column's output back through the reshapes that
+// restore its shape and the empty-row Select(empty, zeros, pooled) to the
+// op that pools its rows, and returns it when it is one of PoolingOps.
+func poolingRoot(out *textir.Value) *textir.Operation {
+	v, _, ok := pooledSelect(out)
+	sel := def(v)
+	if !ok || !isOp(sel, "Select", "SelectV2") || numArgs(sel) != 3 {
+		return nil
+	}
+	if r := def(input(sel, "e")); r != nil && slices.Contains(PoolingOps, r.Name()) {
+		return r
+	}
+	return nil
 }
 
 // forwardEnd follows v through the single-use rank-2 Reshapes (and
@@ -186,7 +233,7 @@ func forwardEnd(v *textir.Value) *textir.Value {
 		for x := range v.Users() {
 			u = x
 		}
-		if !isOp(u, "Reshape", "Identity") || arg(u, 0) != v || rank(u.Result(0)) != 2 {
+		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v || rank(u.Result(0)) != 2 {
 			return v
 		}
 		v = u.Result(0)

@@ -7,27 +7,26 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-// lowering emits the emb ops of matched columns through the rewriter.
-type lowering struct {
-	rw      *rewrite.Rewriter
-	ctx     *textir.Context
-	tables  map[*textir.Operation]*textir.Value
-	l       *listener
-	created []*textir.Operation // filters and range checks
-	lookups []*textir.Operation
-}
+// The rewrite of a matched column: its emb ops, made before the column's
+// output op, then the tfg ops that die erased.
 
-func (lw *lowering) create(name string, loc textir.Location, operands []*textir.Value, results []textir.Type, attrs []textir.NamedAttribute) *textir.Operation {
+func create(rw *rewrite.Rewriter, name string, loc textir.Location, operands []*textir.Value, results []textir.Type, attrs []textir.NamedAttribute) *textir.Operation {
 	if loc == nil {
 		loc = textir.UnknownLoc{}
 	}
-	return lw.rw.Create(&textir.OperationState{Name: name, Loc: loc, Operands: operands, ResultTypes: results, Attrs: attrs})
+	return rw.Create(&textir.OperationState{Name: name, Loc: loc, Operands: operands, ResultTypes: results, Attrs: attrs})
+}
+
+// transforms are the views of the id transforms, by op name.
+var transforms = map[string]func(*textir.Operation) emb.Transform{
+	emb.HashOp: emb.Hash, emb.AsStringOp: emb.AsString, emb.BucketizeOp: emb.Bucketize,
+	emb.VocabLookupOp: emb.VocabLookup, emb.CheckRangeOp: emb.CheckRange, emb.CastOp: emb.Cast,
 }
 
 // table returns the emb.table of a table op, made on first use.
-func (lw *lowering) table(p *plan) *textir.Value {
-	if v, ok := lw.tables[p.table]; ok {
-		return v
+func (l *Lowering) table(rw *rewrite.Rewriter, p *plan) *textir.Operation {
+	if t, ok := l.tables[p.table]; ok {
+		return t
 	}
 	attrs := []textir.NamedAttribute{{Name: emb.AttrName, Value: textir.Str(tfg.NodeName(p.table))}}
 	if isOp(p.table, "Const") {
@@ -35,66 +34,72 @@ func (lw *lowering) table(p *plan) *textir.Value {
 			attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrValue, Value: a})
 		}
 	}
-	v := lw.create(emb.TableOp, p.table.Loc(), nil, []textir.Type{p.tableType}, attrs).Result(0)
-	lw.tables[p.table] = v
-	return v
+	t := create(rw, emb.TableOp, p.table.Loc(), nil, []textir.Type{p.tableType}, attrs)
+	l.tables[p.table] = t
+	return t
 }
 
-// ragged makes the (values, row_splits) of a source.
-func (lw *lowering) ragged(s source, loc textir.Location) (*textir.Value, *textir.Value) {
-	splits := emb.SplitsType()
+// ragged makes the source op of s: the (values, row_splits) of its bags.
+func ragged(rw *rewrite.Rewriter, s source, loc textir.Location) (vals, splits *textir.Value, op *textir.Operation) {
+	rs := emb.SplitsType()
 	if s.loc != nil {
 		loc = s.loc
 	}
-	var op *textir.Operation
 	switch s.kind {
 	case srcDense:
 		var attrs []textir.NamedAttribute
 		if s.ignore != nil {
 			attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrIgnore, Value: s.ignore})
 		}
-		op = lw.create(emb.FromDenseOp, loc, []*textir.Value{s.x},
-			[]textir.Type{emb.RaggedType(textir.ElementType(s.x.Type())), splits}, attrs)
+		op = create(rw, emb.FromDenseOp, loc, []*textir.Value{s.x},
+			[]textir.Type{emb.RaggedType(textir.ElementType(s.x.Type())), rs}, attrs)
+		v := emb.FromDense(op)
+		return v.Values(), v.RowSplits(), op
 	case srcSplit:
-		op = lw.create(emb.SplitStringsOp, loc, []*textir.Value{s.x},
-			[]textir.Type{emb.RaggedType(emb.StringType()), splits},
+		op = create(rw, emb.SplitStringsOp, loc, []*textir.Value{s.x},
+			[]textir.Type{emb.RaggedType(emb.StringType()), rs},
 			[]textir.NamedAttribute{{Name: emb.AttrSep, Value: textir.Str(s.sep)}})
-	default:
-		op = lw.create(emb.FromSparseOp, loc, []*textir.Value{s.ind, s.vals, s.shape},
-			[]textir.Type{emb.RaggedType(textir.ElementType(s.vals.Type())), splits}, nil)
+		v := emb.SplitStrings(op)
+		return v.Values(), v.RowSplits(), op
 	}
-	return op.Result(0), op.Result(1)
+	op = create(rw, emb.FromSparseOp, loc, []*textir.Value{s.ind, s.vals, s.shape},
+		[]textir.Type{emb.RaggedType(textir.ElementType(s.vals.Type())), rs}, nil)
+	v := emb.FromSparse(op)
+	return v.Values(), v.RowSplits(), op
 }
 
-// emit replaces the column of p with emb ops and erases what dies.
-func (lw *lowering) emit(p *plan) {
+// emit replaces column c, matched as p, with emb ops and erases the tfg
+// ops that die.
+func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 	for _, r := range p.refine {
 		if r.v.Type() != r.t {
-			lw.rw.ModifyOpInPlace(r.v.DefiningOp(), func() { r.v.SetType(r.t) })
+			rw.ModifyOpInPlace(r.v.DefiningOp(), func() { r.v.SetType(r.t) })
 		}
 	}
-	lw.rw.SetInsertionPoint(p.outDef)
+	rw.SetInsertionPoint(p.outDef)
 	loc := p.outDef.Loc()
-	tab := lw.table(p)
-	vals, splits := lw.ragged(p.src, loc)
+	c.table = l.table(rw, p)
+	vals, splits, first := ragged(rw, p.src, loc)
+	c.first = first
 	for _, x := range p.xforms {
-		vals = lw.create(x.name, x.loc, []*textir.Value{vals}, []textir.Type{emb.RaggedType(x.elem)}, x.attrs).Result(0)
+		op := create(rw, x.name, x.loc, []*textir.Value{vals}, []textir.Type{emb.RaggedType(x.elem)}, x.attrs)
+		vals = transforms[x.name](op).Result()
 	}
 	var w *textir.Value
 	if p.weighted {
 		switch {
 		case p.wsrc.kind == srcDense:
-			w, _ = lw.ragged(p.wsrc, loc)
+			w, _, _ = ragged(rw, p.wsrc, loc)
 		case p.wsrc.ind != nil:
-			w, _ = lw.ragged(p.wsrc, loc)
+			w, _, _ = ragged(rw, p.wsrc, loc)
 		default:
 			w = p.wsrc.vals
 		}
 	}
-	for _, l := range p.layers {
+	for _, ly := range p.layers {
 		var attrs []textir.NamedAttribute
-		if l.hasMin {
-			attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrMin, Value: textir.I64Attr(l.min)})
+		if ly.hasMin {
+			attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrMin, Value: textir.I64Attr(ly.min)})
 		}
 		operands := []*textir.Value{vals, splits}
 		types := []textir.Type{vals.Type(), splits.Type()}
@@ -102,27 +107,27 @@ func (lw *lowering) emit(p *plan) {
 			operands = append(operands, w)
 			types = append(types, w.Type())
 		}
-		if l.positive && w != nil {
+		if ly.positive && w != nil {
 			// Two filters, so that the range analysis can drop the first.
-			if l.hasMin {
-				f := lw.create(emb.FilterOp, l.loc, operands, types, attrs)
-				lw.created = append(lw.created, f)
+			if ly.hasMin {
+				f := create(rw, emb.FilterOp, ly.loc, operands, types, attrs)
+				c.ranged = append(c.ranged, f)
 				operands = f.Results()
 			}
 			attrs = []textir.NamedAttribute{{Name: emb.AttrPositiveWeights, Value: textir.UnitAttr{}}}
-		} else if !l.hasMin {
+		} else if !ly.hasMin {
 			continue
 		}
-		f := lw.create(emb.FilterOp, l.loc, operands, types, attrs)
-		if !l.positive {
-			lw.created = append(lw.created, f)
+		f := emb.Filter(create(rw, emb.FilterOp, ly.loc, operands, types, attrs))
+		if !ly.positive {
+			c.ranged = append(c.ranged, f.Op())
 		}
-		vals, splits = f.Result(0), f.Result(1)
+		vals, splits = f.FilteredValues(), f.FilteredRowSplits()
 		if w != nil {
-			w = f.Result(2)
+			w = f.FilteredWeights()
 		}
 	}
-	operands := []*textir.Value{tab, vals, splits}
+	operands := []*textir.Value{emb.Table(c.table).Result(), vals, splits}
 	if w != nil {
 		operands = append(operands, w)
 	}
@@ -130,28 +135,35 @@ func (lw *lowering) emit(p *plan) {
 	if ot := tensorType(p.out); ot == nil || len(ot.Shape) != 2 || ot.Shape[1] < 0 {
 		rt = textir.TensorOf([]int64{textir.Dynamic, p.tableType.Shape[1]}, p.tableType.Elem)
 	}
-	lk := lw.create(emb.LookupOp, loc, operands, []textir.Type{rt},
+	c.lookup = create(rw, emb.LookupOp, loc, operands, []textir.Type{rt},
 		[]textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}})
-	lw.lookups = append(lw.lookups, lk)
-	lw.created = append(lw.created, lw.createdChecks(vals)...)
+	c.ranged = append(c.ranged, rangeChecks(vals)...)
 	old := p.outDef
-	lw.rw.ReplaceAllUsesWith(p.out, lk.Result(0))
-	lw.eraseDead(old)
+	rw.ReplaceAllUsesWith(p.out, emb.Lookup(c.lookup).Result())
+	l.eraseDead(rw, old)
 }
 
-// createdChecks returns the emb.check_range ops on the chain that ends in
-// v (for the range analysis).
-func (lw *lowering) createdChecks(v *textir.Value) []*textir.Operation {
+// rangeChecks returns the emb.check_range ops on the chain of filters and
+// transforms that ends in v, last first (for the range analysis).
+func rangeChecks(v *textir.Value) []*textir.Operation {
 	var out []*textir.Operation
-	for i := 0; i < 64; i++ {
+	for range 64 {
 		d := def(v)
-		if d == nil || d.Dialect() != emb.Name || d.NumOperands() == 0 {
+		if d == nil {
+			break
+		}
+		if d.Name() == emb.FilterOp {
+			v = emb.Filter(d).Values()
+			continue
+		}
+		t, ok := transforms[d.Name()]
+		if !ok {
 			break
 		}
 		if d.Name() == emb.CheckRangeOp {
 			out = append(out, d)
 		}
-		v = d.Operand(0)
+		v = t(d).Input()
 	}
 	return out
 }
@@ -164,8 +176,9 @@ var keep = map[string]bool{
 	"tfg.Print": true, "tfg.PrintV2": true, "tfg.graph": true,
 }
 
-// eraseDead erases op and then every tfg op that becomes unused.
-func (lw *lowering) eraseDead(op *textir.Operation) {
+// eraseDead erases op and then every tfg op that becomes unused, counting
+// them.
+func (l *Lowering) eraseDead(rw *rewrite.Rewriter, op *textir.Operation) {
 	work := []*textir.Operation{op}
 	for len(work) > 0 {
 		o := work[len(work)-1]
@@ -178,6 +191,10 @@ func (lw *lowering) eraseDead(op *textir.Operation) {
 				work = append(work, d)
 			}
 		}
-		lw.rw.EraseOp(o)
+		l.removed++
+		if o.Name() == "tfg.Unique" {
+			l.uniques++
+		}
+		rw.EraseOp(o)
 	}
 }

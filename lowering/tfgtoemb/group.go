@@ -73,7 +73,7 @@ func groupLayers(rw *rewrite.Rewriter, b *textir.Block) int {
 		for i := range s.ins {
 			if lk := s.found[i]; lk != nil {
 				s.lookups = append(s.lookups, lk)
-				d := tensorType(lk.Result(0)).Shape[1]
+				d := tensorType(lookupResult(lk)).Shape[1]
 				s.w += d
 				width += d
 			}
@@ -96,11 +96,10 @@ func groupLayers(rw *rewrite.Rewriter, b *textir.Block) int {
 // concatSite is a ConcatV2 on axis 1 of [?, d] f32 inputs with at least
 // one lookup among them.
 func concatSite(op *textir.Operation) *site {
-	data := tfg.DataOperands(op)
-	if len(data) < 2 {
+	if len(tfg.DataOperands(op)) < 2 {
 		return nil
 	}
-	ins, axis := data[:len(data)-1], data[len(data)-1]
+	ins, axis := inputs(op, "values"), input(op, "axis")
 	if ax, ok := constInt(axis); !ok || (ax != 1 && ax != -1) {
 		return nil
 	}
@@ -118,7 +117,7 @@ func concatSite(op *textir.Operation) *site {
 // addNSite is an AddN of [?, d] f32 tensors with at least one lookup among
 // them and more than one term.
 func addNSite(op *textir.Operation) *site {
-	ins := tfg.DataOperands(op)
+	ins := inputs(op, "inputs")
 	if len(ins) < 2 {
 		return nil
 	}
@@ -136,6 +135,20 @@ func addNSite(op *textir.Operation) *site {
 	return nil
 }
 
+// lookupTable returns the table operand of an emb.lookup,
+// emb.gather_scatter or emb.gather op, or nil.
+func lookupTable(op *textir.Operation) *textir.Value {
+	switch op.Name() {
+	case emb.LookupOp:
+		return emb.Lookup(op).Table()
+	case emb.GatherScatterOp:
+		return emb.GatherScatter(op).Table()
+	case emb.GatherOp:
+		return emb.Gather(op).Table()
+	}
+	return nil
+}
+
 // groupedLookup follows v back to a pooled f32 lookup through Reshape and
 // Identity ops that keep [?, d] rows, each with v's chain its only use.
 func groupedLookup(v *textir.Value) *textir.Operation {
@@ -149,12 +162,12 @@ func groupedLookup(v *textir.Value) *textir.Operation {
 			return nil
 		}
 		op := def(v)
-		if op == nil || v.Index() != 0 {
+		if op == nil || isControl(v.Type()) {
 			return nil
 		}
 		switch op.Name() {
 		case emb.LookupOp, emb.GatherOp, emb.GatherScatterOp:
-			t := tensorType(op.Operand(0))
+			t := tensorType(lookupTable(op))
 			if t == nil || t.Elem != textir.F32() || len(t.Shape) != 2 || t.Shape[1] != d {
 				return nil
 			}
@@ -163,7 +176,7 @@ func groupedLookup(v *textir.Value) *textir.Operation {
 			if c := tfg.ControlResult(op); c != nil && c.HasUses() {
 				return nil
 			}
-			src := op.Operand(0)
+			src := reshaped(op)
 			st := tensorType(src)
 			if st == nil || len(st.Shape) != 2 || st.Shape[1] != d {
 				return nil
@@ -232,13 +245,13 @@ func groupInputs(ins []*textir.Value) map[int]*textir.Operation {
 func makeGroup(rw *rewrite.Rewriter, at *textir.Operation, lookups []*textir.Operation, width int64) *textir.Value {
 	var vals []*textir.Value
 	for _, lk := range lookups {
-		vals = append(vals, lk.Result(0))
+		vals = append(vals, lookupResult(lk))
 	}
 	rw.SetInsertionPoint(at)
 	loc := textir.NameLoc{Name: tfg.NodeName(at) + "/embeddings"}
 	e := rw.Create(&textir.OperationState{Name: emb.ConcatOp, Loc: loc, Operands: vals,
 		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, width}, textir.F32())}})
-	return e.Result(0)
+	return emb.Concat(e).Result()
 }
 
 // slice returns columns [off, off+w) of e (of width width), or e itself.
@@ -317,7 +330,7 @@ func rewriteConcat(rw *rewrite.Rewriter, s *site, e *textir.Value, width int64) 
 		}
 		j, w := i, int64(0)
 		for ; j < len(s.ins) && s.found[j] != nil; j++ {
-			w += tensorType(s.found[j].Result(0)).Shape[1]
+			w += tensorType(lookupResult(s.found[j])).Shape[1]
 		}
 		out = append(out, slice(rw, fmt.Sprintf("%s/slice_%d", name, len(out)), e, width, off, w))
 		off += w

@@ -1,18 +1,57 @@
 // Package tfgtoemb is the --lower-emb pass: it finds the embedding columns
-// of a tfg graph (column identification as in RECom: tables, the forward
-// walk to the boundary where tables meet, each column the backward closure
-// of its boundary input), replaces each column's feature-column and
+// of a tfg graph and replaces each column's feature-column and
 // safe_embedding_lookup_sparse chain with emb ops of exactly the same
 // meaning, and removes what TensorFlow adds for robustness: identities,
 // id pruning that the value-range analysis proves can remove nothing,
 // Unique before the table gather, and general lookups where a gather or a
 // gather-scatter is provably enough. A column no pattern matches stays as
 // tfg ops, with a remark that names it and says why.
+//
+// It is written as MLIR writes a lowering: an analysis, a pattern set and
+// a conversion target, run by the conversion driver.
+//
+//   - Column identification (FindColumns, columns.go) is an analysis, as in
+//     RECom: the tables, the forward walk to the boundary where tables meet,
+//     each column the backward closure of its boundary input. Each column
+//     is rooted at the op that pools its rows (one of PoolingOps).
+//   - PopulateLowerEmbPatterns (patterns.go) returns the patterns, rooted at
+//     the pooling ops: one per form of a column's ids (a categorical column
+//     over a dense feature, a bucketized column, split strings, sparse ids
+//     of another origin), each matching the lookup chain the forms share
+//     (match.go), then its own form (ids.go), and rewriting the column into
+//     emb ops (emit.go). The kind of a column (emb.ColumnKind) follows from
+//     its form, its transforms, its weights and its table's other readers.
+//   - The target: every emb op and every tfg op is legal after lower-emb,
+//     but the pooling ops of the columns not yet settled (lowered,
+//     classified, or found unmatched with the reason); Lowering.Settled
+//     decides.
+//
+// The set runs through conversion.ApplyPartialConversion rather than the
+// greedy driver: each pooling op is legalized once, in one walk of the
+// graph, without the greedy driver's sweeps, folding and dead-code removal
+// over the whole graph (the tfg ops the patterns leave are not theirs to
+// fold). The pooling ops' legality is dynamic, because this conversion
+// framework tries patterns only on illegal ops: a pooling op is illegal
+// while a column rooted at it is pending, and legal once the patterns
+// have settled it, whether lowered or left in tfg; so a column that cannot
+// be lowered makes a remark, not a failed conversion. The conversion
+// visits pooling ops in graph order, not in the layer's order: the pass
+// then moves each emb.table before the first column of the layer that
+// reads it, and reports the columns in layer order.
+//
+// The second phase works on what the patterns made: the emb
+// simplifications of the lowered columns (simplify.go: the value-range
+// analysis and the lookup rewrites, the emb ops' own canonicalization
+// patterns applied to those ops), the identities left in tfg inside
+// columns, and the grouping into one layer of the lookups that meet other
+// tensors (group.go), which needs every meeting point of the graph at
+// once. Each can be switched off by an option, for ablations.
 package tfgtoemb
 
 import (
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/lowering/conversion"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/rewrite"
 	"github.com/recom-compiler/recom/textir"
@@ -166,9 +205,11 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	for _, g := range graphs {
 		for _, r := range g.Regions() {
 			for _, b := range r.Blocks() {
-				if p.runBlock(st, b, s) {
-					changed = true
+				ch, err := p.runBlock(st, g, b, s)
+				if err != nil {
+					return err
 				}
+				changed = changed || ch
 			}
 		}
 	}
@@ -191,128 +232,57 @@ func countTfg(b *textir.Block, s *stats, open bool) int64 {
 	return n
 }
 
-// runBlock lowers the columns of one graph block.
-func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
+// runBlock lowers the columns of block b of graph g.
+func (p *Pass) runBlock(st *pass.State, g *textir.Operation, b *textir.Block, s *stats) (bool, error) {
+	ctx := st.Context()
 	s.before.Add(countTfg(b, s, true))
-	cols := FindColumns(b)
-	l := &listener{unique: s.uniqueRemoved}
-	rw := rewrite.NewRewriter(st.Context(), l)
-	low := &lowering{rw: rw, ctx: st.Context(), tables: map[*textir.Operation]*textir.Value{}, l: l}
-	uses := map[*textir.Operation]int{}
-	for _, c := range cols {
-		uses[c.Table]++
+	low := NewLowering(b, *p.noUnique)
+	target := conversion.NewTarget(ctx)
+	target.AddLegalDialect(emb.Name, tfg.Name)
+	target.AddDynamicallyLegalOp(low.Settled, PoolingOps...)
+	if err := conversion.ApplyPartialConversion(g, target, PopulateLowerEmbPatterns(low), nil); err != nil {
+		return false, err
 	}
+	l := &listener{unique: s.uniqueRemoved}
+	rw := rewrite.NewRewriter(ctx, l)
+	low.placeTables(rw)
 	changed := false
-	for _, c := range cols {
+	for _, c := range low.Columns() {
 		s.columns.Inc()
-		pl, err := matchColumn(c)
-		if err != nil {
-			c.Kind = emb.KindUnmatched
+		if c.Kind == "" {
+			c.Kind, c.Err = emb.KindUnmatched, fail("no pattern reached its pooling op %s", opDesc(c.Root))
+		}
+		switch {
+		case c.Kind == emb.KindUnmatched:
 			s.unmatched.Inc()
 			at := def(c.Output)
 			if at == nil {
 				at = c.Table
 			}
-			st.Emit(at.Remarkf("column %q (table %q) stays in tfg: %v", c.Name, tfg.NodeName(c.Table), err))
+			st.Emit(at.Remarkf("column %q (table %q) stays in tfg: %v", c.Name, tfg.NodeName(c.Table), c.Err))
 			continue
-		}
-		c.Kind = pl.kind
-		if uses[c.Table] > 1 && c.Kind != emb.KindWeighted {
-			c.Kind = emb.KindShared
+		case c.Lowered:
+			s.lowered.Inc()
+			changed = true
 		}
 		s.byKind[c.Kind].Inc()
-		if *p.noUnique {
-			continue
-		}
-		l.count = s.lookupRemoved
-		low.emit(pl)
-		l.count = nil
-		s.lowered.Inc()
-		changed = true
 	}
+	s.lookupRemoved.Add(low.removed)
+	s.uniqueRemoved.Add(low.uniques)
 	// The emb simplifications, on the ops the lowering made.
-	ctx := st.Context()
 	if !*p.noRange {
-		checkPat := findPattern(ctx, emb.CheckRangeOp, "emb.check_range-in-range")
-		filterPat := emb.FilterInRange()
-		for _, op := range low.created {
-			if op.Block() == nil {
-				continue
-			}
-			var pat textir.RewritePattern
-			switch op.Name() {
-			case emb.FilterOp:
-				pat = filterPat
-			case emb.CheckRangeOp:
-				pat = checkPat
-			}
-			if pat != nil {
-				rw.SetInsertionPoint(op)
-				if pat.MatchAndRewrite(op, rw) {
-					s.rangeRemoved.Inc()
-				}
-			}
-		}
+		s.rangeRemoved.Add(removeRanges(ctx, rw, low.Columns()))
 	}
 	if !*p.noLookup {
-		lookupPats := patternsOf(ctx, emb.LookupOp)
-		gsPats := patternsOf(ctx, emb.GatherScatterOp)
-		for _, op := range low.lookups {
-			cur := op
-			for step := 0; step < 3 && cur != nil; step++ {
-				pats := lookupPats
-				if cur.Name() == emb.GatherScatterOp {
-					pats = gsPats
-				} else if cur.Name() != emb.LookupOp {
-					break
-				}
-				res := cur.Result(0)
-				var next *textir.Operation
-				applied := false
-				for _, pat := range pats {
-					// Find the replacement through the single use of the result.
-					var users []*textir.OpOperand
-					for u := range res.Uses() {
-						users = append(users, u)
-					}
-					rw.SetInsertionPoint(cur)
-					if pat.MatchAndRewrite(cur, rw) {
-						applied = true
-						if len(users) > 0 {
-							next = users[0].Get().DefiningOp()
-						}
-						break
-					}
-				}
-				if !applied {
-					break
-				}
-				if next != nil {
-					switch next.Name() {
-					case emb.GatherOp:
-						s.toGather.Inc()
-					case emb.GatherScatterOp:
-						s.toGatherScatter.Inc()
-					}
-				}
-				cur = next
-			}
-		}
+		g, gs := rewriteLookups(ctx, rw, low.Columns())
+		s.toGather.Add(g)
+		s.toGatherScatter.Add(gs)
 	}
 	// Identities in what stays tfg inside columns.
 	if !*p.noIdentity {
 		l.count = s.identityRemoved
-		for _, c := range cols {
-			for _, op := range c.Ops {
-				if op.Block() == nil || op == def(c.Output) {
-					continue
-				}
-				if x := identityOperand(op); x != nil {
-					rw.ReplaceAllUsesWith(op.Result(0), x)
-					rw.EraseOp(op)
-					changed = true
-				}
-			}
+		if removeIdentities(rw, low.Columns()) {
+			changed = true
 		}
 		l.count = nil
 	}
@@ -328,93 +298,5 @@ func (p *Pass) runBlock(st *pass.State, b *textir.Block, s *stats) bool {
 	if err := rw.Err(); err != nil {
 		st.Emit(err.(*textir.Diagnostic))
 	}
-	return changed
-}
-
-// findPattern returns the canonicalization pattern name of op opName.
-func findPattern(ctx *textir.Context, opName, name string) textir.RewritePattern {
-	for _, p := range patternsOf(ctx, opName) {
-		if p.Name() == name {
-			return p
-		}
-	}
-	return nil
-}
-
-// patternsOf returns the canonicalization patterns of an op, by benefit.
-func patternsOf(ctx *textir.Context, opName string) []textir.RewritePattern {
-	d := ctx.LookupOp(opName)
-	if d == nil {
-		return nil
-	}
-	ps := append([]textir.RewritePattern(nil), d.Canonicalize...)
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Benefit() > ps[j-1].Benefit(); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
-	return ps
-}
-
-// identityOperand returns x when op is an identity of x that can go:
-// Identity(x), x + 0 and x - 0 on integers, x * 1, identity Transpose; its
-// result has x's type, it has no control operands and its control result
-// is unused.
-func identityOperand(op *textir.Operation) *textir.Value {
-	if op.Dialect() != tfg.Name || numArgs(op) != op.NumOperands() || op.NumResults() != 2 {
-		return nil
-	}
-	if c := tfg.ControlResult(op); c == nil || c.HasUses() {
-		return nil
-	}
-	res := op.Result(0)
-	pick := func(x *textir.Value) *textir.Value {
-		if x != nil && x.Type() == res.Type() {
-			return x
-		}
-		return nil
-	}
-	isSplat := func(v *textir.Value, want float64) bool {
-		a := constAttr(v)
-		if a == nil || a.IsString() || a.NumElements() != 1 || len(a.Type.Shape) > 1 {
-			return false
-		}
-		if textir.IsFloat(a.Type.Elem) {
-			return a.FloatAt(0) == want
-		}
-		return float64(a.IntAt(0)) == want
-	}
-	intElem := isIntType(textir.ElementType(res.Type()))
-	switch {
-	case isOp(op, "Identity", "Snapshot") && numArgs(op) == 1:
-		return pick(arg(op, 0))
-	case isOp(op, "Add", "AddV2") && intElem:
-		if isSplat(arg(op, 1), 0) {
-			return pick(arg(op, 0))
-		}
-		if isSplat(arg(op, 0), 0) {
-			return pick(arg(op, 1))
-		}
-	case isOp(op, "Sub") && intElem && isSplat(arg(op, 1), 0):
-		return pick(arg(op, 0))
-	case isOp(op, "Mul"):
-		if isSplat(arg(op, 1), 1) {
-			return pick(arg(op, 0))
-		}
-		if isSplat(arg(op, 0), 1) {
-			return pick(arg(op, 1))
-		}
-	case isOp(op, "Transpose"):
-		perm, ok := constInts(arg(op, 1))
-		if !ok {
-			return nil
-		}
-		for i, p := range perm {
-			if p != int64(i) {
-				return nil
-			}
-		}
-		return pick(arg(op, 0))
-	}
-	return nil
+	return changed, nil
 }

@@ -33,11 +33,11 @@ func dimTerm(v *textir.Value, i int) term {
 		d := def(v)
 		switch {
 		case isOp(d, "Identity", "Bucketize", "Snapshot"):
-			v = d.Operand(0)
+			v = input(d, "input")
 			continue
 		case isOp(d, "ExpandDims"):
-			ax, ok := constInt(arg(d, 1))
-			in := rankOf(d.Operand(0))
+			ax, ok := constInt(input(d, "dim"))
+			in := rankOf(input(d, "input"))
 			if !ok || in < 0 {
 				break
 			}
@@ -48,10 +48,10 @@ func dimTerm(v *textir.Value, i int) term {
 			case int64(i) == ax:
 				return cterm(1)
 			case int64(i) < ax:
-				v = d.Operand(0)
+				v = input(d, "input")
 				continue
 			case int64(i) > ax:
-				v, i = d.Operand(0), i-1
+				v, i = input(d, "input"), i-1
 				continue
 			}
 		}
@@ -106,17 +106,17 @@ func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 	d := def(v)
 	switch {
 	case isOp(d, "Shape"):
-		return w.shapeOf(d.Operand(0))
+		return w.shapeOf(input(d, "input"))
 	case isOp(d, "Cast"):
-		return w.vecTerms(d.Operand(0), depth+1)
+		return w.vecTerms(input(d, "x"), depth+1)
 	case isOp(d, "Pack"):
 		if a, _ := intAttr(d, "axis"); a != 0 {
 			return nil, false
 		}
-		n := numArgs(d)
-		out := make([]term, n)
-		for i := range n {
-			s, ok := w.scalarTerm(d.Operand(i), depth+1)
+		vs := inputs(d, "values")
+		out := make([]term, len(vs))
+		for i, x := range vs {
+			s, ok := w.scalarTerm(x, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -124,9 +124,9 @@ func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		return out, true
 	case isOp(d, "Slice"):
-		xs, ok := w.vecTerms(arg(d, 0), depth+1)
-		b, ok1 := constInts(arg(d, 1))
-		s, ok2 := constInts(arg(d, 2))
+		xs, ok := w.vecTerms(input(d, "input"), depth+1)
+		b, ok1 := constInts(input(d, "begin"))
+		s, ok2 := constInts(input(d, "size"))
 		if !ok || !ok1 || !ok2 || len(b) != 1 || len(s) != 1 {
 			return nil, false
 		}
@@ -139,13 +139,12 @@ func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		return xs[lo : lo+n], true
 	case isOp(d, "ConcatV2"):
-		n := numArgs(d)
-		if ax, ok := constInt(arg(d, n-1)); !ok || ax != 0 {
+		if ax, ok := constInt(input(d, "axis")); !ok || ax != 0 {
 			return nil, false
 		}
 		var out []term
-		for i := 0; i < n-1; i++ {
-			xs, ok := w.vecTerms(d.Operand(i), depth+1)
+		for _, x := range inputs(d, "values") {
+			xs, ok := w.vecTerms(x, depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -176,12 +175,12 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 	d := def(v)
 	switch {
 	case isOp(d, "Cast"):
-		return w.scalarTerm(d.Operand(0), depth+1)
+		return w.scalarTerm(input(d, "x"), depth+1)
 	case isOp(d, "StridedSlice"):
-		xs, ok := w.vecTerms(arg(d, 0), depth+1)
-		b, ok1 := constInts(arg(d, 1))
-		e, ok2 := constInts(arg(d, 2))
-		s, ok3 := constInts(arg(d, 3))
+		xs, ok := w.vecTerms(input(d, "input"), depth+1)
+		b, ok1 := constInts(input(d, "begin"))
+		e, ok2 := constInts(input(d, "end"))
+		s, ok3 := constInts(input(d, "strides"))
 		if !ok || !ok1 || !ok2 || !ok3 || len(b) != 1 || len(e) != 1 || len(s) != 1 || s[0] != 1 {
 			return term{}, false
 		}
@@ -197,13 +196,13 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 		}
 		return xs[i], true
 	case isOp(d, "GatherV2", "Gather"):
-		xs, ok := w.vecTerms(arg(d, 0), depth+1)
-		i, ok1 := constInt(arg(d, 1))
-		if !ok || !ok1 || rankOf(arg(d, 1)) != 0 {
+		xs, ok := w.vecTerms(input(d, "params"), depth+1)
+		i, ok1 := constInt(input(d, "indices"))
+		if !ok || !ok1 || rankOf(input(d, "indices")) != 0 {
 			return term{}, false
 		}
 		if isOp(d, "GatherV2") {
-			if ax, ok := constInt(arg(d, 2)); !ok || ax != 0 {
+			if ax, ok := constInt(input(d, "axis")); !ok || ax != 0 {
 				return term{}, false
 			}
 		}
@@ -212,8 +211,8 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 		}
 		return xs[i], true
 	case isOp(d, "Prod"):
-		xs, ok := w.vecTerms(arg(d, 0), depth+1)
-		if !ok || !constIntsEq(arg(d, 1), 0) && !constIntsEq(arg(d, 1)) {
+		xs, ok := w.vecTerms(input(d, "input"), depth+1)
+		if !ok || !constIntsEq(input(d, "reduction_indices"), 0) && !constIntsEq(input(d, "reduction_indices")) {
 			return term{}, false
 		}
 		if v, _ := d.Attr("keep_dims").(textir.BoolAttr); v.Value {
@@ -234,7 +233,7 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 		if a, _ := intAttr(d, "axis"); a != 0 {
 			return term{}, false
 		}
-		xs, ok := w.vecTerms(arg(d, 0), depth+1)
+		xs, ok := w.vecTerms(input(d, "value"), depth+1)
 		if !ok || v.Index() >= len(xs) {
 			return term{}, false
 		}
@@ -260,8 +259,8 @@ func termsEq(a, b []term) bool {
 // or equals it except for one -1.
 func identitySparseReshape(sr *textir.Operation) bool {
 	var w widths
-	s, ok1 := w.vecTerms(arg(sr, 1), 0)
-	n, ok2 := w.vecTerms(arg(sr, 2), 0)
+	s, ok1 := w.vecTerms(input(sr, "input_shape"), 0)
+	n, ok2 := w.vecTerms(input(sr, "new_shape"), 0)
 	if !ok1 || !ok2 || len(s) != 2 || len(n) != 2 {
 		return false
 	}

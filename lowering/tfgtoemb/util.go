@@ -47,18 +47,6 @@ var control = tfg.Control()
 
 func isControl(t textir.Type) bool { return t == control }
 
-// arg returns data operand i of op, or nil.
-func arg(op *textir.Operation, i int) *textir.Value {
-	if op == nil || i >= op.NumOperands() {
-		return nil
-	}
-	v := op.Operand(i)
-	if isControl(v.Type()) {
-		return nil
-	}
-	return v
-}
-
 // numArgs counts op's data operands.
 func numArgs(op *textir.Operation) int {
 	n := 0
@@ -78,7 +66,7 @@ func strip(v *textir.Value) *textir.Value {
 		if d == nil || numArgs(d) != 1 {
 			return v
 		}
-		v = d.Operand(0)
+		v = input(d, "input")
 	}
 	return v
 }
@@ -101,8 +89,8 @@ func constAttr(v *textir.Value) *textir.DenseElementsAttr {
 func constInts(v *textir.Value) ([]int64, bool) {
 	for i := 0; i < 8; i++ {
 		v = strip(v)
-		if c := is(v, "Cast"); c != nil && isIntType(textir.ElementType(c.Operand(0).Type())) {
-			v = c.Operand(0)
+		if x := input(is(v, "Cast"), "x"); x != nil && isIntType(textir.ElementType(x.Type())) {
+			v = x
 			continue
 		}
 		break
@@ -229,25 +217,32 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 			}
 			return nil, false
 		case isOp(d, "Identity", "Snapshot", "Bucketize", "Cast", "StringToHashBucketFast", "AsString"):
-			v = d.Operand(0)
+			v = soleInput(d)
 			continue
 		case isOp(d, "StringSplitV2"):
-			return [][]int64{{-1, 2}, {-1}, {2}}[min(v.Index(), 2)], true
+			switch {
+			case isOutput(v, "indices"):
+				return []int64{-1, 2}, true
+			case isOutput(v, "values"):
+				return []int64{-1}, true
+			}
+			return []int64{2}, true
 		case isOp(d, "SparseReshape"):
-			if v.Index() > 1 {
+			indices, shape := isOutput(v, "output_indices"), isOutput(v, "output_shape")
+			if !indices && !shape {
 				return nil, false
 			}
-			n, ok := dimsOf(arg(d, 2))
+			n, ok := dimsOf(input(d, "new_shape"))
 			if !ok || len(n) != 1 {
 				return nil, false
 			}
-			if v.Index() == 0 {
+			if indices {
 				return []int64{-1, n[0]}, true
 			}
 			return n, true
 		case isOp(d, "ExpandDims"):
-			in, ok := dimsOf(d.Operand(0))
-			ax, ok2 := constInt(arg(d, 1))
+			in, ok := dimsOf(input(d, "input"))
+			ax, ok2 := constInt(input(d, "dim"))
 			if !ok || !ok2 {
 				return nil, false
 			}
