@@ -55,20 +55,31 @@ var tfArgs = map[string]string{
 }
 
 // tfSig is an entry of tfArgs, split.
-type tfSig struct{ in, out []string }
+type tfSig struct{ in, out args }
+
+// args are argument names (without "*") and the position of the list
+// argument among them, or -1.
+type args struct {
+	names []string
+	list  int
+}
 
 // tfSigs is tfArgs by full op name ("tfg.Select").
 var tfSigs = parseTFArgs(tfArgs)
 
 func parseTFArgs(m map[string]string) map[string]*tfSig {
-	split := func(s string) []string {
-		var out []string
+	split := func(s string) args {
+		a := args{list: -1}
 		for _, f := range strings.Split(s, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
+			if f = strings.TrimSpace(f); f == "" {
+				continue
 			}
+			if n, ok := strings.CutSuffix(f, "*"); ok {
+				a.list, f = len(a.names), n
+			}
+			a.names = append(a.names, f)
 		}
-		return out
+		return a
 	}
 	sigs := make(map[string]*tfSig, len(m))
 	for op, text := range m {
@@ -79,25 +90,19 @@ func parseTFArgs(m map[string]string) map[string]*tfSig {
 }
 
 // position returns the range [lo, hi) of the values of argument name
-// among n values, given the argument list args.
-func position(args []string, name string, n int) (lo, hi int, ok bool) {
-	list := -1
-	for i, a := range args {
-		if strings.HasSuffix(a, "*") {
-			list = i
-		}
-	}
-	for k, a := range args {
-		if strings.TrimSuffix(a, "*") != name {
+// among n values.
+func (a args) position(name string, n int) (lo, hi int, ok bool) {
+	for k, x := range a.names {
+		if x != name {
 			continue
 		}
 		switch {
-		case list < 0 || k < list:
+		case a.list < 0 || k < a.list:
 			lo, hi = k, k+1
-		case k == list:
-			lo, hi = k, n-(len(args)-1-k)
+		case k == a.list:
+			lo, hi = k, n-(len(a.names)-1-k)
 		default:
-			lo = n - (len(args) - k)
+			lo = n - (len(a.names) - k)
 			hi = lo + 1
 		}
 		return lo, hi, lo >= 0 && lo <= hi && hi <= n
@@ -115,7 +120,7 @@ func input(op *textir.Operation, name string) *textir.Value {
 	if s == nil {
 		return nil
 	}
-	lo, hi, ok := position(s.in, name, numArgs(op))
+	lo, hi, ok := s.in.position(name, numArgs(op))
 	if !ok || hi != lo+1 {
 		return nil
 	}
@@ -128,8 +133,8 @@ func soleInput(op *textir.Operation) *textir.Value {
 	if op == nil {
 		return nil
 	}
-	if s := tfSigs[op.Name()]; s != nil && len(s.in) == 1 {
-		return input(op, s.in[0])
+	if s := tfSigs[op.Name()]; s != nil && len(s.in.names) == 1 {
+		return input(op, s.in.names[0])
 	}
 	return nil
 }
@@ -143,7 +148,7 @@ func inputs(op *textir.Operation, name string) []*textir.Value {
 	if s == nil {
 		return nil
 	}
-	lo, hi, ok := position(s.in, name, numArgs(op))
+	lo, hi, ok := s.in.position(name, numArgs(op))
 	if !ok {
 		return nil
 	}
@@ -160,7 +165,7 @@ func output(op *textir.Operation, name string) *textir.Value {
 	if s == nil {
 		return nil
 	}
-	lo, hi, ok := position(s.out, name, len(tfg.DataResults(op)))
+	lo, hi, ok := s.out.position(name, len(tfg.DataResults(op)))
 	if !ok || hi != lo+1 {
 		return nil
 	}

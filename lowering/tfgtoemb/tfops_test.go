@@ -42,13 +42,25 @@ func TestTFArgsMatchSignatures(t *testing.T) {
 			t.Errorf("%s: no such op signature", op)
 			continue
 		}
-		if want := names(sig.Inputs); !slices.Equal(s.in, want) {
-			t.Errorf("%s: inputs %v, want %v", op, s.in, want)
+		if got, want := spelled(s.in), names(sig.Inputs); !slices.Equal(got, want) {
+			t.Errorf("%s: inputs %v, want %v", op, got, want)
 		}
-		if want := names(sig.Outputs); len(s.out) > 0 && !slices.Equal(s.out, want) {
-			t.Errorf("%s: outputs %v, want %v", op, s.out, want)
+		if got, want := spelled(s.out), names(sig.Outputs); len(got) > 0 && !slices.Equal(got, want) {
+			t.Errorf("%s: outputs %v, want %v", op, got, want)
 		}
 	}
+}
+
+// spelled is a as tfArgs spells it: the list argument ends in "*".
+func spelled(a args) []string {
+	var out []string
+	for i, n := range a.names {
+		if i == a.list {
+			n += "*"
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // input, inputs and output find the values by name, lists included, and give nil
