@@ -14,17 +14,18 @@
 //     RECom: the tables, the forward walk to the boundary where tables meet,
 //     each column the backward closure of its boundary input. Each column
 //     is rooted at the op that pools its rows (one of PoolingOps).
-//   - PopulateLowerEmbPatterns (patterns.go) returns the patterns, rooted at
-//     the pooling ops: one per form of a column's ids (a categorical column
-//     over a dense feature, a bucketized column, split strings, sparse ids
-//     of another origin), each matching the lookup chain the forms share
-//     (match.go), then its own form (ids.go), and rewriting the column into
-//     emb ops (emit.go). The kind of a column (emb.ColumnKind) follows from
-//     its form, its transforms, its weights and its table's other readers.
-//   - The target: every emb op and every tfg op is legal after lower-emb,
-//     but the pooling ops of the columns not yet settled (lowered,
-//     classified, or found unmatched with the reason); Lowering.Settled
-//     decides.
+//   - PopulateLowerEmbPatterns (patterns.go) adds the patterns to a
+//     conversion.PatternList, rooted at the pooling ops: one per form of a
+//     column's ids (a categorical column over a dense feature, a bucketized
+//     column, split strings, sparse ids of another origin), each matching
+//     the lookup chain the forms share (match.go), then its own form
+//     (ids.go), and rewriting the column into emb ops (emit.go). The kind
+//     of a column (emb.ColumnKind) follows from its form, its transforms,
+//     its weights and its table's other readers.
+//   - The target (target): every emb op and every tfg op is legal after
+//     lower-emb, but the pooling ops of the columns not yet settled
+//     (lowered, classified, or found unmatched with the reason);
+//     Lowering.Settled decides.
 //
 // The set runs through conversion.ApplyPartialConversion rather than the
 // greedy driver: each pooling op is legalized once, in one walk of the
@@ -112,8 +113,10 @@ var Decl = pass.Decl{
 // columns-unmatched counts).
 func kindStats() []pass.StatDecl {
 	var out []pass.StatDecl
-	for _, k := range Kinds[:len(Kinds)-1] {
-		out = append(out, pass.StatDecl{Name: "columns-" + k, Help: "Columns of kind " + k})
+	for _, k := range emb.ColumnKinds {
+		if k != emb.KindUnmatched {
+			out = append(out, pass.StatDecl{Name: "columns-" + string(k), Help: "Columns of kind " + string(k)})
+		}
 	}
 	return out
 }
@@ -219,6 +222,17 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	return nil
 }
 
+// target declares what --lower-emb leaves: the emb dialect, and every tfg
+// op but the pooling ops of columns the patterns have not settled
+// (Lowering.Settled): a column is either lowered or left in tfg with a
+// remark.
+func target(ctx *textir.Context, low *Lowering) *conversion.Target {
+	t := conversion.NewTarget(ctx)
+	t.AddLegalDialect(emb.Name, tfg.Name)
+	t.AddDynamicallyLegalOp(low.Settled, PoolingOps...)
+	return t
+}
+
 func countTfg(b *textir.Block, s *stats, open bool) int64 {
 	n := int64(0)
 	for op := range b.Ops() {
@@ -237,10 +251,9 @@ func (p *Pass) runBlock(st *pass.State, g *textir.Operation, b *textir.Block, s 
 	ctx := st.Context()
 	s.before.Add(countTfg(b, s, true))
 	low := NewLowering(b, *p.noUnique)
-	target := conversion.NewTarget(ctx)
-	target.AddLegalDialect(emb.Name, tfg.Name)
-	target.AddDynamicallyLegalOp(low.Settled, PoolingOps...)
-	if err := conversion.ApplyPartialConversion(g, target, PopulateLowerEmbPatterns(low), nil); err != nil {
+	var patterns conversion.PatternList
+	PopulateLowerEmbPatterns(&patterns, low)
+	if err := conversion.ApplyPartialConversion(g, target(ctx, low), patterns, nil); err != nil {
 		return false, err
 	}
 	l := &listener{unique: s.uniqueRemoved}

@@ -95,8 +95,8 @@ var idForms = []idForm{
 	{"sparse", 1, sparseIDs},
 }
 
-// PopulateLowerEmbPatterns returns the patterns that lower the columns of
-// l: for each form of a column's ids (a categorical column over a dense
+// PopulateLowerEmbPatterns adds the patterns that lower the columns of l
+// to patterns: for each form of a column's ids (a categorical column over a dense
 // feature, a bucketized column, split strings, sparse ids of any other
 // origin), one pattern rooted at each of PoolingOps. A pattern matches the
 // columns rooted at its op whose ids have its form, weighted or not, and
@@ -104,14 +104,12 @@ var idForms = []idForm{
 // the id transforms and pruning, the pooled lookup); the tfg ops that die
 // with it are erased. A column whose lookup chain or types do not fit is
 // marked unmatched with the reason, and stays in tfg.
-func PopulateLowerEmbPatterns(l *Lowering) []conversion.ConversionPattern {
-	var out []conversion.ConversionPattern
+func PopulateLowerEmbPatterns(patterns *conversion.PatternList, l *Lowering) {
 	for _, f := range idForms {
 		for _, root := range PoolingOps {
-			out = append(out, &columnPattern{root: root, form: f, l: l})
+			patterns.Add(&columnPattern{root: root, form: f, l: l})
 		}
 	}
-	return out
 }
 
 // columnPattern lowers the columns of one id form rooted at one pooling op.
