@@ -18,7 +18,7 @@ import (
 // vocabulary list): its values are _to_sparse_input_and_drop_ignore_values
 // of the feature, through the column's id transforms.
 func categoricalIDs(p *plan) (source, []xform, bool) {
-	src, _, ok := denseSource(p.base, p.src.ind, p.src.shape)
+	src, ok := denseSource(p.base, p.src.ind, p.src.shape)
 	if !ok {
 		return source{}, nil, false
 	}
@@ -282,7 +282,7 @@ func vocabOOV(d *textir.Operation) (xform, *textir.Value, bool) {
 // TF1's Gather(Reshape(x, [-1]), flat index)) whose indices are ind and
 // whose dense shape is shape(x). ind and shape nil: check the values alone
 // (for weights).
-func denseSource(vals, ind, shp *textir.Value) (source, []xform, bool) {
+func denseSource(vals, ind, shp *textir.Value) (source, bool) {
 	vals = strip(vals)
 	d := def(vals)
 	var x, where *textir.Value
@@ -293,53 +293,53 @@ func denseSource(vals, ind, shp *textir.Value) (source, []xform, bool) {
 		x, where = tf1Values(d)
 	}
 	if x == nil || rankOf(x) != 2 {
-		return source{}, nil, false
+		return source{}, false
 	}
 	w := is(where, "Where")
 	if w == nil || (ind != nil && !same(ind, where)) {
-		return source{}, nil, false
+		return source{}, false
 	}
 	src := source{kind: srcDense, x: x, loc: w.Loc()}
 	ne := is(input(w, "input"), "NotEqual")
 	if ne == nil || !same(input(ne, "x"), x) {
-		return source{}, nil, false
+		return source{}, false
 	}
 	ig := input(ne, "y")
 	if rankOf(ig) != 0 {
-		return source{}, nil, false
+		return source{}, false
 	}
 	elem := textir.ElementType(x.Type())
 	switch {
 	case tfg.IsString(elem):
 		s, ok := constString(ig)
 		if !ok {
-			return source{}, nil, false
+			return source{}, false
 		}
 		src.ignore = textir.Str(s)
 	case isIntType(elem):
 		k, ok := constInt(ig)
 		if !ok {
-			return source{}, nil, false
+			return source{}, false
 		}
 		src.ignore = textir.IntegerAttr{Value: k, Type: elem}
 	case textir.IsFloat(elem):
 		f, ok := constFloat(ig)
 		if !ok {
-			return source{}, nil, false
+			return source{}, false
 		}
 		src.ignore = textir.FloatAttr{Value: f, Type: elem}
 	default:
-		return source{}, nil, false
+		return source{}, false
 	}
 	if shp != nil {
 		var w widths
 		got, ok1 := w.vecTerms(shp, 0)
 		want, ok2 := w.shapeOf(x)
 		if !ok1 || !ok2 || !termsEq(got, want) {
-			return source{}, nil, false
+			return source{}, false
 		}
 	}
-	return src, nil, true
+	return src, true
 }
 
 // tf1Values matches TF1's values = Gather(Reshape(x, [-1]),

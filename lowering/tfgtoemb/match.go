@@ -393,7 +393,7 @@ func complete(p *plan, src source, xforms []xform) (*plan, error) {
 		q.wsrc = source{kind: srcSparse, vals: strip(q.wvals)}
 		if q.src.kind == srcSparse {
 			q.wsrc.ind, q.wsrc.shape = q.src.ind, q.src.shape
-		} else if w, _, ok := denseSource(strip(q.wvals), nil, nil); ok && w.ignore != nil {
+		} else if w, ok := denseSource(strip(q.wvals), nil, nil); ok && w.ignore != nil {
 			q.wsrc = w
 		}
 	}
