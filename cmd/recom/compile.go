@@ -16,8 +16,8 @@ import (
 
 	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/lowering/pass"
-	"github.com/recom-compiler/recom/lowering/pipeline"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -53,8 +53,8 @@ files recom compile writes.`
 // stage's file, ptxas's report and the summary.
 var compileFiles = func() []string {
 	names := []string{"ptxas.txt", "summary.txt"}
-	for _, s := range pipeline.Stages {
-		if n := pipeline.FileName(s); n != "" {
+	for _, s := range compiler.Stages {
+		if n := compiler.FileName(s); n != "" {
 			names = append(names, n)
 		}
 	}
@@ -103,8 +103,8 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "compute these tensors (`node:idx,...`); the rest of the graph is pruned")
 	fl.StringSliceVar(&f.tags, "tags", nil, "SavedModel: the MetaGraph's `tags` (default serve)")
 	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to use (default serving_default if present)")
-	fl.StringVar(&f.stopAfter, "stop-after", "", "stop after this `stage`: "+strings.Join(pipeline.Stages, ", "))
-	for _, flag := range []string{pipeline.StageLowerEmb, pipeline.StageSimplifyShapes, pipeline.StageFuse, pipeline.StageFuseDense} {
+	fl.StringVar(&f.stopAfter, "stop-after", "", "stop after this `stage`: "+strings.Join(compiler.Stages, ", "))
+	for _, flag := range []string{compiler.StageLowerEmb, compiler.StageSimplifyShapes, compiler.StageFuse, compiler.StageFuseDense} {
 		v := new(string)
 		f.passOpts[flag] = v
 		fl.Var((*passOptions)(v), flag, passOptionsHelp(flag))
@@ -143,7 +143,7 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	if f.out == "" {
 		return errors.New("no output directory (-o DIR)")
 	}
-	opts := pipeline.Options{
+	opts := compiler.Options{
 		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature,
 		StopAfter: f.stopAfter, KeepIR: true, NoVerify: !f.verifyEach,
 		Print: textir.PrintOptions{Generic: f.generic, DebugInfo: f.debugInfo},
@@ -192,7 +192,7 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 		defer pprof.StopCPUProfile()
 	}
 
-	res, err := pipeline.Compile(ctx, model, opts)
+	res, err := compiler.Compile(ctx, model, opts)
 	for _, d := range res.Diagnostics {
 		fmt.Fprintln(stderr, d.Error())
 	}
@@ -201,7 +201,7 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	}
 	for _, s := range res.Stages {
 		if len(s.Output) > 0 {
-			if err := dir.write(pipeline.FileName(s.Name), s.Output); err != nil {
+			if err := dir.write(compiler.FileName(s.Name), s.Output); err != nil {
 				return err
 			}
 		}
@@ -258,23 +258,23 @@ func (o *passOptions) Set(s string) error {
 //
 //	recom compile: [2/7] lower-emb ...
 //	recom compile: [2/7] lower-emb 0.012 s, 1155 -> 694 ops
-func progressPrinter(w io.Writer) (start func(string), done func(*pipeline.StageResult)) {
+func progressPrinter(w io.Writer) (start func(string), done func(*compiler.StageResult)) {
 	i := 0
 	start = func(stage string) {
 		i++
-		fmt.Fprintf(w, "recom compile: [%d/%d] %s ...\n", i, len(pipeline.Stages), stage)
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s ...\n", i, len(compiler.Stages), stage)
 	}
-	done = func(s *pipeline.StageResult) {
+	done = func(s *compiler.StageResult) {
 		what := ""
 		switch {
-		case s.Name == pipeline.StageImport:
+		case s.Name == compiler.StageImport:
 			what = fmt.Sprintf(", %d ops", s.After.Total())
 		case s.After != nil:
 			what = fmt.Sprintf(", %d -> %d ops", s.Before.Total(), s.After.Total())
 		case s.Size > 0:
 			what = fmt.Sprintf(", %d bytes", s.Size)
 		}
-		fmt.Fprintf(w, "recom compile: [%d/%d] %s %.3f s%s\n", i, len(pipeline.Stages), s.Name, (s.Wall + s.PrintWall).Seconds(), what)
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s %.3f s%s\n", i, len(compiler.Stages), s.Name, (s.Wall + s.PrintWall).Seconds(), what)
 	}
 	return start, done
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/backend/llc/llctest"
-	"github.com/recom-compiler/recom/lowering/pipeline"
+	"github.com/recom-compiler/recom/compiler"
 )
 
 // recom compile runs --fuse-dense by default: the dense layers' IR is
@@ -41,7 +41,7 @@ func TestCompileDense(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pipeline.PTXEntries(ptx); !slices.Equal(got, c.entries) {
+		if got := compiler.PTXEntries(ptx); !slices.Equal(got, c.entries) {
 			t.Errorf("%v: PTX entries %v, want %v", c.args, got, c.entries)
 		}
 	}

@@ -1,5 +1,5 @@
 // Package tfgfeeds makes the random inputs that the real-graph tests feed to
-// tfg programs (dialects/tfg, lowering/tfgtoemb, lowering/pipeline).
+// tfg programs (dialects/tfg, lowering/tfgtoemb, compiler).
 package tfgfeeds
 
 import (

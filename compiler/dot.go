@@ -1,4 +1,4 @@
-package pipeline
+package compiler
 
 import (
 	"fmt"
@@ -218,7 +218,7 @@ func markFused(cols []*Column, m *textir.Operation) {
 
 // noteColumns records the columns of the module before --fuse runs (and
 // marks the fused ones once it has).
-func (c *compiler) noteColumns(fuseRan bool) {
+func (c *driver) noteColumns(fuseRan bool) {
 	r := c.res
 	if r.Module == nil || r.Stage(StageLowerEmb) == nil {
 		return

@@ -1,4 +1,4 @@
-package pipeline
+package compiler
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ var (
 func small(t *testing.T) []byte {
 	t.Helper()
 	smallOnce.Do(func() {
-		smallData, smallErr = os.ReadFile(filepath.Join("..", "..", "examples", "small.pbtxt"))
+		smallData, smallErr = os.ReadFile(filepath.Join("..", "examples", "small.pbtxt"))
 	})
 	if smallErr != nil {
 		t.Fatal(smallErr)

@@ -1,4 +1,4 @@
-// Package pipeline is recom's compiler driver as a library: it runs every
+// Package compiler is recom's compiler driver as a library: it runs every
 // stage from a TensorFlow graph file to PTX in one process, the same chain
 // that scripts/run-example.sh strings together with recom-translate and
 // recom-opt:
@@ -13,7 +13,7 @@
 // (Options.PassOptions["fuse"] = "schedule=recom"), so every ablation of the
 // passes is available to `recom compile` and the tools built on this
 // package. Only llc and ptxas run as subprocesses.
-package pipeline
+package compiler
 
 import (
 	"bytes"
@@ -322,12 +322,12 @@ func CompileBytes(ctx context.Context, name string, data []byte, opts Options) (
 	if err := opts.CheckOptions(); err != nil {
 		return &Result{Model: name}, err
 	}
-	c := &compiler{ctx: ctx, opts: &opts, res: &Result{Model: name, PassOptions: maps.Clone(opts.PassOptions)}, inputSize: len(data)}
+	c := &driver{ctx: ctx, opts: &opts, res: &Result{Model: name, PassOptions: maps.Clone(opts.PassOptions)}, inputSize: len(data)}
 	err := c.run(name, data)
 	return c.res, err
 }
 
-type compiler struct {
+type driver struct {
 	ctx       context.Context
 	opts      *Options
 	res       *Result
@@ -337,7 +337,7 @@ type compiler struct {
 
 // stage runs fn as the named stage, timed and recorded. It reports whether
 // the pipeline goes on after it.
-func (c *compiler) stage(name string, fn func(s *StageResult) error) (bool, error) {
+func (c *driver) stage(name string, fn func(s *StageResult) error) (bool, error) {
 	if err := c.ctx.Err(); err != nil {
 		return false, err
 	}
@@ -358,7 +358,7 @@ func (c *compiler) stage(name string, fn func(s *StageResult) error) (bool, erro
 	return c.opts.StopAfter != name, nil
 }
 
-func (c *compiler) keepIR(s *StageResult) error {
+func (c *driver) keepIR(s *StageResult) error {
 	if !c.opts.KeepIR {
 		return nil
 	}
@@ -377,7 +377,7 @@ func (c *compiler) keepIR(s *StageResult) error {
 	return err
 }
 
-func (c *compiler) run(name string, data []byte) error {
+func (c *driver) run(name string, data []byte) error {
 	r := c.res
 	more, err := c.stage(StageImport, func(s *StageResult) error {
 		if err := c.importGraph(name, data); err != nil {
@@ -469,7 +469,7 @@ func (c *compiler) run(name string, data []byte) error {
 	return err
 }
 
-func (c *compiler) llcOptions() llc.Options {
+func (c *driver) llcOptions() llc.Options {
 	o := llc.Options{Path: c.opts.LLC, CPU: c.opts.MCPU, OptLevel: c.opts.OptLevel}
 	if o.OptLevel == 0 {
 		o.OptLevel = llc.DefaultOptLevel
@@ -479,7 +479,7 @@ func (c *compiler) llcOptions() llc.Options {
 
 // importGraph parses the graph file, cuts it at the inputs and outputs,
 // checks it and imports it into the tfg dialect.
-func (c *compiler) importGraph(name string, data []byte) error {
+func (c *driver) importGraph(name string, data []byte) error {
 	r, o := c.res, c.opts
 	var gopts []graphdef.Option
 	if len(o.Tags) > 0 {
@@ -540,7 +540,7 @@ var importGraphDef = func(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operat
 
 // runPass runs one pass of the pipeline through a pass manager, with its
 // options, verification, statistics and diagnostics.
-func (c *compiler) runPass(flag string, s *StageResult) error {
+func (c *driver) runPass(flag string, s *StageResult) error {
 	r := c.res
 	s.Before = CountOps(r.Module)
 	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: flag, Options: c.opts.PassOptions[flag]}})
@@ -562,7 +562,7 @@ func (c *compiler) runPass(flag string, s *StageResult) error {
 
 // kernelsFromIR sets Result.Kernels from the gpu.func kernels of the module
 // (before the PTX exists).
-func (c *compiler) kernelsFromIR() {
+func (c *driver) kernelsFromIR() {
 	r := c.res
 	if r.Module == nil {
 		return
