@@ -218,9 +218,9 @@ func markFused(cols []*Column, m *textir.Operation) {
 
 // noteColumns records the columns of the module before --fuse runs (and
 // marks the fused ones once it has).
-func (c *driver) noteColumns(fuseRan bool) {
-	r := c.res
-	if r.Module == nil || r.Stage(StageLowerEmb) == nil {
+func (d *driver) noteColumns(fuseRan bool) {
+	r := d.res
+	if r.Module == nil || (r.Stage(StageLowerEmb) == nil && !d.inputPast(StageLowerEmb)) {
 		return
 	}
 	if r.Columns == nil {

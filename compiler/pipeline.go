@@ -1,18 +1,25 @@
-// Package compiler is recom's compiler driver as a library: it runs every
-// stage from a TensorFlow graph file to PTX in one process, the same chain
-// that scripts/run-example.sh strings together with recom-translate and
-// recom-opt:
+// Package compiler is recom's compiler driver as a library, and the one
+// place that knows the pipeline: its stage table (stages.go) names every
+// stage, the file `recom compile` writes it to and what runs it, in an
+// order checked against rules when the program starts:
 //
 //	GraphDef ─ import ─► tfg ─ lower-emb ─► emb ─ simplify-shapes ─► shape ─ fuse ─► gpu
-//	  ─ llvm ─► NVPTX LLVM IR ─ ptx (llc-19) ─► PTX ─ cubin (ptxas, where installed) ─► cubin
+//	  ─ fuse-dense ─► gpu ─ llvm ─► NVPTX LLVM IR ─ ptx (llc-19) ─► PTX ─ cubin (ptxas) ─► cubin
 //
-// Each pass runs through the pass manager (lowering/pass) with verification
-// after it; Compile records, for every stage, the ops by dialect before and
-// after it, the pass's statistics, its wall time and (with KeepIR) its
-// output text. Pass options reach the passes as on recom-opt's command line
-// (Options.PassOptions["fuse"] = "schedule=recom"), so every ablation of the
-// passes is available to `recom compile` and the tools built on this
-// package. Only llc and ptxas run as subprocesses.
+// Every tool that compiles goes through it: `recom compile`, `recom run`,
+// `recom bench`, `recom interp` (which stops after import), and
+// scripts/run-example.sh, whose step-by-step path loops over the table as
+// `recom compile --print-stages` lists it.
+//
+// The input is a GraphDef (binary or text), a SavedModel (saved_model.pb)
+// or a .mlir file of any stage, which starts the compilation at the stage
+// after the one DetectStage finds. Each pass runs through the pass manager
+// (lowering/pass) with verification after it; Compile records, for every
+// stage, the ops by dialect before and after it, the pass's statistics, its
+// wall time and (with KeepIR) its output text. Pass options reach the
+// passes as on recom-opt's command line (Options.PassOptions["fuse"] =
+// "schedule=recom"), so every ablation of the passes is available to the
+// tools built on this package. Only llc and ptxas run as subprocesses.
 package compiler
 
 import (
@@ -34,57 +41,11 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
-	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/lowering/densetogpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu"
 	"github.com/recom-compiler/recom/lowering/pass"
-	"github.com/recom-compiler/recom/lowering/simplifyshapes"
 	"github.com/recom-compiler/recom/lowering/tfgtoemb"
 	"github.com/recom-compiler/recom/textir"
 )
-
-// The stages, in order. The pass stages carry their pass's flag as name.
-const (
-	StageImport         = "import"            // GraphDef → tfg
-	StageLowerEmb       = tfgtoemb.Flag       // tfg → emb ("lower-emb")
-	StageSimplifyShapes = simplifyshapes.Flag // emb → symbolic shapes ("simplify-shapes")
-	StageFuse           = embtogpu.Flag       // emb → one gpu kernel ("fuse")
-	StageFuseDense      = densetogpu.Flag     // dense layers → gpu kernels ("fuse-dense")
-	StageLLVM           = "llvm"              // gpu → NVPTX LLVM IR
-	StagePTX            = "ptx"               // LLVM IR → PTX (llc-19)
-	StageCubin          = "cubin"             // PTX → cubin (ptxas)
-)
-
-// Stages lists every stage in pipeline order.
-var Stages = []string{StageImport, StageLowerEmb, StageSimplifyShapes, StageFuse, StageFuseDense, StageLLVM, StagePTX, StageCubin}
-
-// passStages are the stages that are one pass of the pass manager.
-var passStages = []string{StageLowerEmb, StageSimplifyShapes, StageFuse, StageFuseDense}
-
-// FileName returns the name under which `recom compile` writes the output
-// of stage: 0-tfg.mlir, 1-emb.mlir, 2-shape.mlir, 3-gpu.mlir, model.ll,
-// model.ptx, model.cubin.
-func FileName(stage string) string {
-	switch stage {
-	case StageImport:
-		return "0-tfg.mlir"
-	case StageLowerEmb:
-		return "1-emb.mlir"
-	case StageSimplifyShapes:
-		return "2-shape.mlir"
-	case StageFuse:
-		return "3-gpu.mlir"
-	case StageFuseDense:
-		return "4-dense.mlir"
-	case StageLLVM:
-		return "model.ll"
-	case StagePTX:
-		return "model.ptx"
-	case StageCubin:
-		return "model.cubin"
-	}
-	return ""
-}
 
 // Options control Compile. The zero value compiles every stage with the
 // passes' default options, llc-19 -O3 for sm_90, and ptxas when installed.
@@ -96,10 +57,13 @@ type Options struct {
 	// Tags and Signature select a SavedModel's MetaGraph and SignatureDef.
 	Tags      []string
 	Signature string
+	// WholeGraph imports every node of the graph file: no cut at a
+	// SavedModel's signature (Inputs and Outputs must be empty).
+	WholeGraph bool
 
 	// PassOptions holds option text for the passes, keyed by pass flag
-	// (lower-emb, simplify-shapes, fuse), in the syntax of recom-opt's
-	// --fuse='schedule=recom max-threads=128'.
+	// (lower-emb, simplify-shapes, fuse, fuse-dense), in the syntax of
+	// recom-opt's --fuse='schedule=recom max-threads=128'.
 	PassOptions map[string]string
 	// Dense runs the fuse-dense stage after fuse: the dense layers (MatMul,
 	// bias, activation) become GPU kernels too. Without it they stay tfg
@@ -109,7 +73,8 @@ type Options struct {
 	NoVerify bool
 
 	// StopAfter ends the compilation after the named stage ("" or
-	// StageCubin: run everything).
+	// StageCubin: run everything). An input already at or past it (a .mlir
+	// file) runs no stage.
 	StopAfter string
 
 	// KeepIR keeps each stage's output text in StageResult.Output (the
@@ -127,8 +92,10 @@ type Options struct {
 	// NoCubin skips the ptxas stage.
 	NoCubin bool
 
-	// Progress, when set, is called with each stage's name as it starts.
-	Progress func(stage string)
+	// Progress, when set, is called with each stage's name as it starts,
+	// its position (from 1) and the number of stages the compilation is
+	// to run (those of Pipeline after the input's stage).
+	Progress func(stage string, i, n int)
 	// StageDone, when set, is called with each stage's result as it ends.
 	StageDone func(s *StageResult)
 }
@@ -214,11 +181,22 @@ func CountOps(op *textir.Operation) OpCounts {
 
 // Result is a compilation's outcome.
 type Result struct {
-	// Model is the input's name; Format its format ("text GraphDef").
+	// Model is the input's name; Format its format ("text GraphDef",
+	// "textual IR").
 	Model, Format string
+	// From is the stage a .mlir input was at (DetectStage); the
+	// compilation started at the stage after it. "" for a graph file.
+	From string
 	// Nodes is the number of GraphDef nodes imported (after extraction);
 	// FileNodes the number in the file.
 	Nodes, FileNodes int
+	// Inputs and Outputs are the tensors the graph was cut at, as given in
+	// Options or from the SavedModel's signature; both empty when the
+	// whole graph was imported.
+	Inputs, Outputs []string
+	// Placeholders maps each cut input tensor ("node:idx") to the
+	// Placeholder node that replaces it (graphdef.PlaceholderName).
+	Placeholders map[string]string
 	// Context and Module are the IR after the last IR stage run.
 	Context *textir.Context
 	Module  *textir.Operation
@@ -283,7 +261,9 @@ func (e *StageError) Unwrap() error { return e.Err }
 // CheckOptions reports an unknown stage in StopAfter or an unknown pass
 // flag or bad option text in PassOptions, before anything runs.
 func (o *Options) CheckOptions() error {
-	allpasses.Register() // the pipeline's passes are found by flag
+	if o.WholeGraph && (len(o.Inputs) > 0 || len(o.Outputs) > 0) {
+		return errors.New("the whole graph is imported (WholeGraph), yet inputs or outputs to cut it at are given")
+	}
 	if o.StopAfter != "" && !slices.Contains(Stages, o.StopAfter) {
 		return fmt.Errorf("unknown stage %q (want one of %s)", o.StopAfter, strings.Join(Stages, ", "))
 	}
@@ -301,10 +281,11 @@ func (o *Options) CheckOptions() error {
 	return nil
 }
 
-// Compile compiles the graph file at path (a binary or text GraphDef, or a
-// SavedModel) through every stage, or up to Options.StopAfter. On failure
-// it returns what was done so far (never a nil Result) with the error: a
-// *StageError for the failure of a stage.
+// Compile compiles the file at path — a binary or text GraphDef, a
+// SavedModel, or a .mlir file of any stage — through every stage from the
+// input's, or up to Options.StopAfter. On failure it returns what was done
+// so far (never a nil Result) with the error: a *StageError for the
+// failure of a stage.
 func Compile(ctx context.Context, path string, opts Options) (*Result, error) {
 	if err := opts.CheckOptions(); err != nil {
 		return &Result{Model: path}, err
@@ -316,171 +297,274 @@ func Compile(ctx context.Context, path string, opts Options) (*Result, error) {
 	return CompileBytes(ctx, path, data, opts)
 }
 
-// CompileBytes is Compile on the contents of a graph file; name is used in
-// diagnostics.
+// CompileBytes is Compile on the contents of a file; name is used in
+// diagnostics, and a name ending in .mlir makes data textual IR, parsed
+// and verified and compiled from the stage after the one it is at.
 func CompileBytes(ctx context.Context, name string, data []byte, opts Options) (*Result, error) {
 	if err := opts.CheckOptions(); err != nil {
 		return &Result{Model: name}, err
 	}
-	c := &driver{ctx: ctx, opts: &opts, res: &Result{Model: name, PassOptions: maps.Clone(opts.PassOptions)}, inputSize: len(data)}
-	err := c.run(name, data)
-	return c.res, err
+	d := newDriver(ctx, name, &opts, len(data))
+	if !strings.HasSuffix(name, ".mlir") {
+		d.data = data
+		return d.res, d.run(0)
+	}
+	if len(opts.Inputs) > 0 || len(opts.Outputs) > 0 || len(opts.Tags) > 0 || opts.Signature != "" {
+		return d.res, fmt.Errorf("%s: inputs, outputs, tags and signatures apply to graph files, not to IR", name)
+	}
+	tctx := all.NewContext()
+	m, err := textir.Parse(tctx, name, data)
+	if err != nil {
+		return d.res, err
+	}
+	if !opts.NoVerify {
+		if err := textir.Verify(tctx, m); err != nil {
+			return d.res, err
+		}
+	}
+	return d.res, d.resume(tctx, m)
 }
 
+// CompileModule compiles a module already in memory (a .mlir file parsed
+// with a context of every dialect, or the Module of a compilation that
+// stopped early) from the stage after the one it is at; the passes change
+// it in place. name is the model's name in the result.
+func CompileModule(ctx context.Context, name string, tctx *textir.Context, m *textir.Operation, opts Options) (*Result, error) {
+	if err := opts.CheckOptions(); err != nil {
+		return &Result{Model: name}, err
+	}
+	d := newDriver(ctx, name, &opts, 0)
+	return d.res, d.resume(tctx, m)
+}
+
+func newDriver(ctx context.Context, name string, opts *Options, inputSize int) *driver {
+	return &driver{ctx: ctx, opts: opts, inputSize: inputSize,
+		res: &Result{Model: name, PassOptions: maps.Clone(opts.PassOptions)}}
+}
+
+// resume starts the compilation of m after the stage it is at.
+func (d *driver) resume(tctx *textir.Context, m *textir.Operation) error {
+	r := d.res
+	r.Context, r.Module, r.Format = tctx, m, "textual IR"
+	from, err := DetectStage(m)
+	if err != nil {
+		return err
+	}
+	r.From = from
+	return d.run(stageIndex(from) + 1)
+}
+
+// driver is one compilation.
 type driver struct {
 	ctx       context.Context
 	opts      *Options
 	res       *Result
+	data      []byte // the graph file (import)
 	lastIR    []byte // the last IR printed, to size the next buffer
-	inputSize int    // the graph file's size
+	inputSize int    // the input file's size
+	ptxas     string // ptxas's path, once found
+	step      int    // the stages started so far
+	steps     int    // the stages the compilation is to run
 }
 
-// stage runs fn as the named stage, timed and recorded. It reports whether
-// the pipeline goes on after it.
-func (c *driver) stage(name string, fn func(s *StageResult) error) (bool, error) {
-	if err := c.ctx.Err(); err != nil {
+// inputPast reports whether the input was IR at or after the named stage.
+func (d *driver) inputPast(stage string) bool {
+	return d.res.From != "" && stageIndex(d.res.From) >= stageIndex(stage)
+}
+
+// stage runs st, timed and recorded. It reports whether the pipeline goes
+// on after it.
+func (d *driver) stage(st Stage) (bool, error) {
+	if err := d.ctx.Err(); err != nil {
 		return false, err
 	}
-	if c.opts.Progress != nil {
-		c.opts.Progress(name)
+	d.step++
+	if d.opts.Progress != nil {
+		d.opts.Progress(st.Name, d.step, d.steps)
 	}
-	s := &StageResult{Name: name}
+	s := &StageResult{Name: st.Name}
 	start := time.Now()
-	err := fn(s)
+	err := d.runStage(st, s)
 	s.Wall = time.Since(start) - s.PrintWall
-	c.res.Stages = append(c.res.Stages, s)
-	if c.opts.StageDone != nil {
-		c.opts.StageDone(s)
+	d.res.Stages = append(d.res.Stages, s)
+	if d.opts.StageDone != nil {
+		d.opts.StageDone(s)
 	}
 	if err != nil {
-		return false, &StageError{Stage: name, Err: err}
+		return false, &StageError{Stage: st.Name, Err: err}
 	}
-	return c.opts.StopAfter != name, nil
+	return d.opts.StopAfter != st.Name, nil
 }
 
-func (c *driver) keepIR(s *StageResult) error {
-	if !c.opts.KeepIR {
-		return nil
-	}
-	start := time.Now()
-	var b bytes.Buffer
-	if n := len(c.lastIR); n > 0 {
-		b.Grow(n + n/4)
-	} else {
-		// The tfg IR of a text GraphDef is a little over half its size.
-		b.Grow(c.inputSize * 5 / 8)
-	}
-	err := textir.Print(&b, c.res.Module, c.opts.Print)
-	s.Output = b.Bytes()
-	c.lastIR = s.Output
-	s.PrintWall = time.Since(start)
-	return err
-}
-
-func (c *driver) run(name string, data []byte) error {
-	r := c.res
-	more, err := c.stage(StageImport, func(s *StageResult) error {
-		if err := c.importGraph(name, data); err != nil {
+// runStage runs st as its kind says.
+func (d *driver) runStage(st Stage, s *StageResult) error {
+	r := d.res
+	switch st.Kind {
+	case KindImport:
+		if err := d.importGraph(r.Model, d.data); err != nil {
 			return err
 		}
 		s.After = CountOps(r.Module)
-		return c.keepIR(s)
-	})
-	if !more {
-		c.kernelsFromIR()
-		return err
-	}
-	for _, flag := range passStages {
-		if flag == StageFuseDense && !c.opts.Dense {
-			continue
-		}
-		if flag == StageFuse {
-			c.noteColumns(false)
-		}
-		more, err = c.stage(flag, func(s *StageResult) error { return c.runPass(flag, s) })
-		if !more {
-			c.noteColumns(flag == StageFuse && err == nil)
-			c.kernelsFromIR()
-			return err
-		}
-	}
-	c.noteColumns(true)
-	c.kernelsFromIR()
-	if n := len(r.Kernels) - denseKernels(r.Module); n != 1 {
-		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))
-	}
-	more, err = c.stage(StageLLVM, func(s *StageResult) error {
+		return d.keepIR(s)
+	case KindPass:
+		return d.runPass(st.Name, s)
+	case KindLLVM:
 		ll, err := nvptx.EmitText(r.Module)
 		if err != nil {
 			return err
 		}
 		r.LLVM = []byte(ll)
 		s.Size = len(ll)
-		if c.opts.KeepIR {
+		if d.opts.KeepIR {
 			s.Output = r.LLVM
 		}
 		return nil
-	})
-	if !more {
-		return err
-	}
-	more, err = c.stage(StagePTX, func(s *StageResult) error {
-		ptx, err := llc.CompilePTX(c.ctx, r.LLVM, c.llcOptions())
+	case KindPTX:
+		ptx, err := llc.CompilePTX(d.ctx, r.LLVM, d.opts.LLCOptions())
 		if err != nil {
 			return err
 		}
 		r.PTX = ptx
 		s.Size = len(ptx)
-		if c.opts.KeepIR {
+		if d.opts.KeepIR {
 			s.Output = ptx
 		}
 		r.Kernels = PTXEntries(ptx)
 		return nil
-	})
-	if !more {
-		return err
-	}
-	if c.opts.NoCubin {
-		r.Notes = append(r.Notes, "cubin: skipped, as asked")
-		return nil
-	}
-	path := c.opts.Ptxas
-	if path == "" {
-		if path, err = llc.FindPtxas(); err != nil {
-			if !IsNotFound(err) {
-				return &StageError{Stage: StageCubin, Err: err}
-			}
-			r.Notes = append(r.Notes, "cubin: skipped: ptxas not found (it comes with the CUDA toolkit; registers and shared memory are reported where it runs)")
-			return nil
-		}
-	}
-	_, err = c.stage(StageCubin, func(s *StageResult) error {
-		cub, err := llc.Assemble(c.ctx, path, r.PTX, c.opts.MCPU)
+	case KindCubin:
+		cub, err := llc.Assemble(d.ctx, d.ptxas, r.PTX, d.opts.MCPU)
 		if err != nil {
 			return err
 		}
 		r.Cubin = cub
 		s.Size = len(cub.Data)
-		if c.opts.KeepIR {
+		if d.opts.KeepIR {
 			s.Output = cub.Data
 		}
 		return nil
-	})
+	}
+	return fmt.Errorf("stage %s: no runner for kind %v", st.Name, st.Kind)
+}
+
+func (d *driver) keepIR(s *StageResult) error {
+	if !d.opts.KeepIR {
+		return nil
+	}
+	start := time.Now()
+	var b bytes.Buffer
+	if n := len(d.lastIR); n > 0 {
+		b.Grow(n + n/4)
+	} else {
+		// The tfg IR of a text GraphDef is a little over half its size.
+		b.Grow(d.inputSize * 5 / 8)
+	}
+	err := textir.Print(&b, d.res.Module, d.opts.Print)
+	s.Output = b.Bytes()
+	d.lastIR = s.Output
+	s.PrintWall = time.Since(start)
 	return err
 }
 
-func (c *driver) llcOptions() llc.Options {
-	o := llc.Options{Path: c.opts.LLC, CPU: c.opts.MCPU, OptLevel: c.opts.OptLevel}
-	if o.OptLevel == 0 {
-		o.OptLevel = llc.DefaultOptLevel
+// run runs the stages of the table from index start on, as the options
+// say: the pass stages the options leave out are skipped, and the
+// compilation ends after StopAfter. The IR stages' results (the columns,
+// the kernels) are noted when the last IR stage is done.
+func (d *driver) run(start int) error {
+	r := d.res
+	stop := len(stages) - 1
+	if d.opts.StopAfter != "" {
+		stop = stageIndex(d.opts.StopAfter)
 	}
-	return o
+	for _, st := range stages[start:max(start, stop+1)] {
+		if st.keep == nil || st.keep(d.opts) {
+			d.steps++
+		}
+	}
+	irDone := false
+	for _, st := range stages[start:max(start, stop+1)] {
+		if !st.Kind.IR() && !irDone {
+			irDone = true
+			d.endIR()
+		}
+		if st.keep != nil && !st.keep(d.opts) {
+			if st.Kind == KindCubin {
+				r.Notes = append(r.Notes, "cubin: skipped, as asked")
+			}
+			continue
+		}
+		if st.Name == StageFuse {
+			d.noteColumns(false)
+		}
+		if st.Kind == KindCubin {
+			if found, err := d.findPtxas(); !found {
+				if err != nil {
+					return &StageError{Stage: st.Name, Err: err}
+				}
+				return nil
+			}
+		}
+		more, err := d.stage(st)
+		if !more {
+			if st.Kind.IR() {
+				d.noteColumns(st.Name == StageFuse && err == nil)
+				d.kernelsFromIR()
+			}
+			return err
+		}
+	}
+	if !irDone {
+		// Stopped at an IR stage the options leave out, or the input is
+		// already at or past StopAfter.
+		d.kernelsFromIR()
+	}
+	return nil
+}
+
+// endIR notes, once the last IR stage is done, the columns that were fused
+// and the kernels, and calls out an embedding layer that fuse did not make
+// one kernel.
+func (d *driver) endIR() {
+	r := d.res
+	d.noteColumns(true)
+	d.kernelsFromIR()
+	if r.Stage(StageFuse) == nil {
+		return
+	}
+	if n := len(r.Kernels) - denseKernels(r.Module); n != 1 {
+		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))
+	}
+}
+
+// findPtxas finds ptxas for the cubin stage. Where it is not installed the
+// stage is skipped with a note (found false, no error).
+func (d *driver) findPtxas() (found bool, err error) {
+	if d.ptxas = d.opts.Ptxas; d.ptxas != "" {
+		return true, nil
+	}
+	if d.ptxas, err = llc.FindPtxas(); err != nil {
+		if !IsNotFound(err) {
+			return false, err
+		}
+		d.res.Notes = append(d.res.Notes, "cubin: skipped: ptxas not found (it comes with the CUDA toolkit; registers and shared memory are reported where it runs)")
+		return false, nil
+	}
+	return true, nil
+}
+
+// LLCOptions are the options of llc for the ptx stage: Options' LLC, MCPU
+// and OptLevel (0: llc.DefaultOptLevel).
+func (o *Options) LLCOptions() llc.Options {
+	l := llc.Options{Path: o.LLC, CPU: o.MCPU, OptLevel: o.OptLevel}
+	if l.OptLevel == 0 {
+		l.OptLevel = llc.DefaultOptLevel
+	}
+	return l
 }
 
 // importGraph parses the graph file, cuts it at the inputs and outputs,
 // checks it and imports it into the tfg dialect.
-func (c *driver) importGraph(name string, data []byte) error {
-	r, o := c.res, c.opts
+func (d *driver) importGraph(name string, data []byte) error {
+	r, o := d.res, d.opts
 	var gopts []graphdef.Option
 	if len(o.Tags) > 0 {
 		gopts = append(gopts, graphdef.WithTags(o.Tags...))
@@ -496,16 +580,20 @@ func (c *driver) importGraph(name string, data []byte) error {
 	g := file.Graph
 	r.FileNodes = len(g.GetNode())
 	inputs, outputs := o.Inputs, o.Outputs
-	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 {
+	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
 		inputs, outputs = sig.InputNames(), sig.OutputNames()
 	}
 	if len(inputs) > 0 && len(outputs) == 0 {
 		return fmt.Errorf("%s: inputs given without outputs (what to compute from them)", name)
 	}
 	if len(outputs) > 0 {
+		if r.Placeholders, err = placeholderNames(g, inputs); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 		if g, err = graphdef.Extract(g, inputs, outputs); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		r.Inputs, r.Outputs = slices.Clone(inputs), slices.Clone(outputs)
 	}
 	r.Nodes = len(g.GetNode())
 	// The structural checks and the import both only read the graph: they
@@ -533,6 +621,32 @@ func (c *driver) importGraph(name string, data []byte) error {
 	return nil
 }
 
+// placeholderNames maps each input tensor ("node:idx") of g to the name of
+// the Placeholder graphdef.Extract puts in its place.
+func placeholderNames(g *tfpb.GraphDef, inputs []string) (map[string]string, error) {
+	byName := map[string]*tfpb.NodeDef{}
+	for _, n := range g.GetNode() {
+		byName[n.GetName()] = n
+	}
+	m := map[string]string{}
+	for _, in := range inputs {
+		ref, err := graphdef.ParseInput(in)
+		if err != nil {
+			return nil, fmt.Errorf("input %q: %w", in, err)
+		}
+		n, ok := byName[ref.Node]
+		if !ok {
+			return nil, fmt.Errorf("input %q: no node %q", in, ref.Node)
+		}
+		k, err := graphdef.NumOutputs(n)
+		if err != nil {
+			k = 1
+		}
+		m[fmt.Sprintf("%s:%d", ref.Node, ref.Index)] = graphdef.PlaceholderName(ref.Node, ref.Index, k)
+	}
+	return m, nil
+}
+
 // importGraphDef is importer.Import (a variable for tests).
 var importGraphDef = func(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 	return importer.Import(ctx, g)
@@ -540,14 +654,14 @@ var importGraphDef = func(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operat
 
 // runPass runs one pass of the pipeline through a pass manager, with its
 // options, verification, statistics and diagnostics.
-func (c *driver) runPass(flag string, s *StageResult) error {
-	r := c.res
+func (d *driver) runPass(flag string, s *StageResult) error {
+	r := d.res
 	s.Before = CountOps(r.Module)
-	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: flag, Options: c.opts.PassOptions[flag]}})
+	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: flag, Options: d.opts.PassOptions[flag]}})
 	if err != nil {
 		return err
 	}
-	pm.Config.NoVerify = c.opts.NoVerify
+	pm.Config.NoVerify = d.opts.NoVerify
 	pm.Config.Diag = func(d *textir.Diagnostic) { r.Diagnostics = append(r.Diagnostics, d) }
 	if err := pm.Run(r.Context, r.Module); err != nil {
 		return err
@@ -557,13 +671,13 @@ func (c *driver) runPass(flag string, s *StageResult) error {
 		s.Stats = append(s.Stats, Stat{Name: n, Value: stats[n]})
 	}
 	s.After = CountOps(r.Module)
-	return c.keepIR(s)
+	return d.keepIR(s)
 }
 
 // kernelsFromIR sets Result.Kernels from the gpu.func kernels of the module
 // (before the PTX exists).
-func (c *driver) kernelsFromIR() {
-	r := c.res
+func (d *driver) kernelsFromIR() {
+	r := d.res
 	if r.Module == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -289,9 +290,9 @@ func TestErrors(t *testing.T) {
 // A pass failure is a StageError wrapping the pass manager's PassError.
 func TestPassFailure(t *testing.T) {
 	pass.Register(&pass.Decl{Flag: "test-pipeline-fail", Summary: "fails", New: func(*pass.Options) pass.Runner { return failPass{} }})
-	old := passStages
-	passStages = []string{StageLowerEmb, "test-pipeline-fail", StageFuse}
-	defer func() { passStages = old }()
+	old := stages
+	stages = slices.Insert(slices.Clone(old), stageIndex(StageSimplifyShapes), Stage{Name: "test-pipeline-fail", File: "fail.mlir", Kind: KindPass})
+	defer func() { stages = old }()
 	r, err := CompileBytes(context.Background(), "small.pbtxt", small(t), Options{})
 	var pe *pass.PassError
 	var se *StageError
@@ -312,8 +313,10 @@ func (failPass) Run(op *textir.Operation, _ *pass.State) error {
 // Progress names each stage as it starts.
 func TestProgress(t *testing.T) {
 	var got []string
-	compileSmall(t, Options{StopAfter: StageFuse, Progress: func(s string) { got = append(got, s) }})
-	if want := Stages[:4]; !slices.Equal(got, want) {
+	compileSmall(t, Options{StopAfter: StageFuse, Progress: func(s string, i, n int) {
+		got = append(got, fmt.Sprintf("%s %d/%d", s, i, n))
+	}})
+	if want := []string{"import 1/4", "lower-emb 2/4", "simplify-shapes 3/4", "fuse 4/4"}; !slices.Equal(got, want) {
 		t.Errorf("progress %v, want %v", got, want)
 	}
 }

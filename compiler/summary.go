@@ -47,7 +47,9 @@ func removalStat(name string) bool {
 func (r *Result) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "model: %s", r.Model)
-	if r.Format != "" {
+	if r.From != "" {
+		fmt.Fprintf(&b, " (%s at stage %s)", r.Format, r.From)
+	} else if r.Format != "" {
 		fmt.Fprintf(&b, " (%s, %d nodes", r.Format, r.FileNodes)
 		if r.Nodes != r.FileNodes {
 			fmt.Fprintf(&b, ", %d after extraction", r.Nodes)
@@ -89,18 +91,19 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	b.WriteString("\nstages:\n")
 	fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", "stage", "before", "after", "time", "after, by dialect")
 	for _, s := range r.Stages {
-		switch s.Name {
-		case StageImport:
+		st, _ := LookupStage(s.Name)
+		switch st.Kind {
+		case KindImport:
 			fmt.Fprintf(&b, "  %-16s %10s %10d %10s  %s\n", s.Name, fmt.Sprintf("%d nodes", r.Nodes), s.After.Total(), secs(s.Wall), s.After)
-		case StageLowerEmb, StageSimplifyShapes, StageFuse, StageFuseDense:
+		case KindPass:
 			fmt.Fprintf(&b, "  %-16s %10d %10d %10s  %s\n", s.Name, s.Before.Total(), s.After.Total(), secs(s.Wall), s.After)
-		case StageLLVM:
+		case KindLLVM:
 			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall),
 				fmt.Sprintf("%s: %d lines", FileName(s.Name), bytes.Count(r.LLVM, []byte("\n"))))
-		case StagePTX:
+		case KindPTX:
 			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall),
 				fmt.Sprintf("%s: %d lines, %d 16-byte loads", FileName(s.Name), bytes.Count(r.PTX, []byte("\n")), VectorLoads(r.PTX)))
-		case StageCubin:
+		case KindCubin:
 			fmt.Fprintf(&b, "  %-16s %10s %10s %10s  %s\n", s.Name, "", fmt.Sprintf("%d B", s.Size), secs(s.Wall), FileName(s.Name))
 		}
 	}

@@ -7,20 +7,25 @@
 #
 # Default model: examples/small.pbtxt (24 feature columns of every kind and
 # table style, with a DLRM dense part; table values in
-# examples/small.tables.npz). Outputs go to OUTDIR (default out/example,
-# git-ignored):
+# examples/small.tables.npz). The stages, their order, their files and the
+# standalone tool that runs each come from the compiler's stage table, as
+# `recom compile --print-stages` lists it; the script runs them one by one.
+# Outputs go to OUTDIR (default out/example, git-ignored):
 #   feeds.npz      random inputs (empty rows, negative and out-of-vocabulary ids, long bags)
 #   0-tfg.mlir     the GraphDef imported into the tfg dialect
 #   1-emb.mlir     --lower-emb: every embedding column as a few emb ops
 #   2-shape.mlir   --simplify-shapes: shape arithmetic rebuilt from symbols, dead chains gone
 #   3-gpu.mlir     --fuse: every lookup of the layer in one gpu kernel
-#   model.ll       the kernel as NVPTX LLVM IR; model.ptx: llc-19's PTX
+#   4-dense.mlir   --fuse-dense: each dense layer (MatMul, bias, activation) a gpu kernel
+#   model.ll       the kernels as NVPTX LLVM IR; model.ptx: llc-19's PTX
 #   ref.npz        the reference: the interpreter on the GraphDef
-#   N-*.npz        the interpreter on each stage (the gpu stage runs the kernel in the
+#   N-*.npz        the interpreter on each stage (the gpu stages run the kernels in the
 #                  thread-level simulator), each compared with ref.npz (rtol 1e-5)
 #   compile/       `recom compile` of the same model: every stage in one process, and
 #                  summary.txt (columns by kind, ops before/after and time of each stage,
-#                  kernels and schedule classes), which the script prints at the end
+#                  kernels and schedule classes), which the script prints at the end; its
+#                  model.ll and model.ptx are checked to be byte for byte those of the
+#                  steps above
 #   columns.dot    the column structure as a Graphviz graph (recom compile --dot)
 #   gpu.npz        on a machine with an NVIDIA GPU (nvidia-smi lists one): the
 #                  compiled model run there by `recom run --check` (embedding
@@ -38,6 +43,11 @@ tables=$base.tables.npz   # recom gen writes the table values beside the model
 outputs=${OUTPUTS:-prediction,input_layer/concat}
 mkdir -p bin "$out"
 
+# llc-19 is llc in /usr/lib/llvm-19/bin where no llc-19 is on PATH (as the
+# compiler looks it up).
+if ! command -v llc-19 >/dev/null 2>&1 && [ -x /usr/lib/llvm-19/bin/llc ]; then
+  llc-19() { /usr/lib/llvm-19/bin/llc "$@"; }
+fi
 step() { printf '\n== %s\n' "$*"; }
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
@@ -59,34 +69,61 @@ step "recom gen --feeds: random inputs for $model (batch 64), and the reference 
 bin/recom gen --feeds --batch 64 --seed 1 "$model" -o "$out/feeds.npz"
 bin/recom interp "$model" --feeds "$out/feeds.npz" "${tflag[@]}" --outputs "$outputs" -o "$out/ref.npz"
 
-step "import: recom-translate --import-graphdef (GraphDef -> tfg)"
-t=$(now)
-bin/recom-translate --import-graphdef "$model" -o "$out/0-tfg.mlir"
-printf '   %s: %d tfg ops (%.2f s)\n' "$out/0-tfg.mlir" "$(ops "$out/0-tfg.mlir" tfg)" "$(since "$t")"
-check "$out/0-tfg.mlir" 0-tfg
-
-stage() { # stage IN OUT FLAG: run one pass with its statistics
-  step "recom-opt --$3"
-  bin/recom-opt "$out/$1.mlir" "--$3" --mlir-pass-statistics --mlir-timing -o "$out/$2.mlir"
-  printf '   %s: %d tfg, %d emb, %d shape, %d gpu, %d fused ops\n' "$out/$2.mlir" \
-    "$(ops "$out/$2.mlir" tfg)" "$(ops "$out/$2.mlir" emb)" "$(ops "$out/$2.mlir" shape)" \
-    "$(ops "$out/$2.mlir" gpu)" "$(ops "$out/$2.mlir" fused)"
-  check "$out/$2.mlir" "$2"
-}
-stage 0-tfg 1-emb lower-emb
-stage 1-emb 2-shape simplify-shapes
-stage 2-shape 3-gpu fuse
-
-step "backend: recom-translate --emit-llvm, then llc-19 -march=nvptx64 -mcpu=sm_90"
-t=$(now)
-bin/recom-translate --emit-llvm "$out/3-gpu.mlir" -o "$out/model.ll"
-bin/recom-translate --emit-ptx "$out/3-gpu.mlir" -o "$out/model.ptx"
-printf '   %s: %d lines; %s: %d kernel entry, %d 16-byte loads (%.2f s)\n' \
-  "$out/model.ll" "$(wc -l <"$out/model.ll")" "$out/model.ptx" \
-  "$(grep -c '^\.visible \.entry' "$out/model.ptx")" "$(grep -c 'ld\.global\.nc\.v4\.f32' "$out/model.ptx")" "$(since "$t")"
-if command -v ptxas >/dev/null 2>&1; then
-  ptxas -arch=sm_90 -v "$out/model.ptx" -o "$out/model.cubin"
-fi
+# The stages, one a line: name, input file, output file, and the standalone
+# tool's command (recom compile --print-stages reads them from the compiler's
+# stage table, so this loop runs what recom compile runs, in its order).
+mapfile -t stages < <(bin/recom compile --print-stages)
+files=()
+for line in "${stages[@]}"; do
+  read -r name in file cmd <<<"$line"
+  eval "set -- $cmd"   # the tool and its flags, quoted as printed
+  tool=$1
+  shift
+  src=$out/$in
+  if [ "$in" = MODEL ]; then
+    src=$model
+    in=$model
+  fi
+  t=$(now)
+  case $tool in
+  recom-opt)
+    step "$name: recom-opt $* ($in -> $file)"
+    bin/recom-opt "$src" "$@" --mlir-pass-statistics --mlir-timing -o "$out/$file"
+    ;;
+  recom-*)
+    step "$name: $tool $* ($in -> $file)"
+    "bin/$tool" "$src" "$@" -o "$out/$file"
+    ;;
+  ptxas)
+    if ! command -v ptxas >/dev/null 2>&1; then
+      step "$name: ptxas is not installed (it comes with the CUDA toolkit): skipped"
+      continue
+    fi
+    step "$name: ptxas $* ($in -> $file)"
+    ptxas "$@" "$src" -o "$out/$file"
+    ;;
+  *)
+    step "$name: $tool $* ($in -> $file)"
+    "$tool" "$@" "$src" -o "$out/$file"
+    ;;
+  esac
+  files+=("$file")
+  case $file in
+  *.mlir)
+    printf '   %s: %d tfg, %d emb, %d shape, %d gpu, %d fused ops (%.2f s)\n' "$out/$file" \
+      "$(ops "$out/$file" tfg)" "$(ops "$out/$file" emb)" "$(ops "$out/$file" shape)" \
+      "$(ops "$out/$file" gpu)" "$(ops "$out/$file" fused)" "$(since "$t")"
+    check "$out/$file" "${file%.mlir}"
+    ;;
+  *.ll)
+    printf '   %s: %d lines (%.2f s)\n' "$out/$file" "$(wc -l <"$out/$file")" "$(since "$t")"
+    ;;
+  *.ptx)
+    printf '   %s: %d kernel entries, %d 16-byte loads (%.2f s)\n' "$out/$file" \
+      "$(grep -c '^\.visible \.entry' "$out/$file")" "$(grep -c 'ld\.global\.nc\.v4\.f32' "$out/$file")" "$(since "$t")"
+    ;;
+  esac
+done
 
 step "recom compile: every stage in one process, and its summary (also in $out/compile/summary.txt)"
 # The same chain as above in one command, as a user runs it; --dot draws the
@@ -95,6 +132,15 @@ step "recom compile: every stage in one process, and its summary (also in $out/c
 # are in the file).
 bin/recom compile "$model" -o "$out/compile" --dot "$out/columns.dot" -q
 sed '/^pass statistics:/,$d' "$out/compile/summary.txt"
+# The LLVM IR and the PTX of the steps above are recom compile's, byte for
+# byte. (Its IR files after lower-emb may name shape symbols differently:
+# in one process simplify-shapes names them after the TensorFlow node in an
+# op's location, which the printed stages above, without
+# --mlir-print-debuginfo, do not carry from tool to tool.)
+for f in model.ll model.ptx; do
+  cmp "$out/$f" "$out/compile/$f" || { echo "recom compile's $f differs from the step-by-step one" >&2; exit 1; }
+done
+printf '\n   model.ll and model.ptx of the steps above are byte for byte those of recom compile\n'
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   step "GPU: recom run --check (the compiled model on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), against the interpreter)"

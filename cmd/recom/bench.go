@@ -134,11 +134,11 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if err != nil {
 		return fmt.Errorf("%s: bench draws feeds from the spec of a generated model: %w", path, err)
 	}
-	m, err := compileModel(path, f.schedule, f.outputs, f.dense)
+	m, err := f.compileModel(ctx, path)
 	if err != nil {
 		return err
 	}
-	ptx, err := m.ptx(ctx, f.ptx, f.mcpu)
+	ptx, err := m.ptx(f.ptx)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 		return err
 	}
 	t0 := time.Now()
-	if err := materializeTables(m.root, opts); err != nil {
+	if err := materializeTables(m.res.Module, opts); err != nil {
 		return err
 	}
 	tTables := time.Since(t0)
@@ -168,7 +168,7 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 		for _, a := range arrays {
 			feeds[tensorName(a.Name)] = a.Tensor
 		}
-		if _, err := exec.Run(ctx, m.root, feeds, m.outputs, opts); err != nil {
+		if _, err := exec.Run(ctx, m.res.Module, feeds, m.outputs, opts); err != nil {
 			return err
 		}
 	}

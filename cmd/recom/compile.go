@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
@@ -23,17 +24,24 @@ import (
 
 func init() { subcommands = append(subcommands, newCompileCmd) }
 
-const compileHelp = `Compiles the embedding layer of MODEL (a binary or text GraphDef, or a
-SavedModel) into one GPU kernel, running every stage in one process:
+// compileHelp is the long help of recom compile; the stages come from the
+// compiler's table.
+func compileHelp() string {
+	var b strings.Builder
+	b.WriteString(`Compiles the embedding layer of MODEL (a binary or text GraphDef, a
+SavedModel, or a .mlir file of any stage, which starts at the next stage)
+into one GPU kernel, and the dense layers into a kernel each, running every
+stage in one process:
 
-  import            GraphDef -> tfg                  DIR/0-tfg.mlir
-  lower-emb         tfg -> emb                       DIR/1-emb.mlir
-  simplify-shapes   symbolic shapes                  DIR/2-shape.mlir
-  fuse              every column in one gpu kernel   DIR/3-gpu.mlir
-  llvm              NVPTX LLVM IR                    DIR/model.ll
-  ptx               llc-19 -march=nvptx64            DIR/model.ptx
-  cubin             ptxas -v, where installed        DIR/model.cubin, DIR/ptxas.txt
-
+`)
+	for _, s := range compiler.Pipeline(compiler.Options{Dense: true}) {
+		files := "DIR/" + s.File
+		if s.Kind == compiler.KindCubin {
+			files += ", DIR/ptxas.txt"
+		}
+		fmt.Fprintf(&b, "  %-17s %-32s %s\n", s.Name, s.Doc, files)
+	}
+	b.WriteString(`
 The IR is verified after each stage. DIR/summary.txt (also printed) gives
 the columns by kind, the ops each rewrite removed, the ops before and after
 each stage, the kernels, ptxas's registers and shared memory where it ran,
@@ -44,10 +52,18 @@ Long compiles show each stage as it starts and ends on a terminal (or with
 The pass flags take the passes' options, as recom-opt's do, for ablations:
 --lower-emb='no-range-analysis', --fuse='schedule=recom max-threads=128'.
 
+--print-stages lists, one a line, the stages this command line would run
+(no MODEL or -o needed): the stage, its input and output file, and the
+command of the standalone tool that runs the same step (recom-translate,
+recom-opt, llc-19, ptxas), with the options given here. Input and output
+are file names in DIR; MODEL stands for the model.
+
 DIR is written atomically: the files are made in a temporary directory
 beside it, renamed to DIR at the end; a failed run leaves the previous DIR,
 or none. An existing DIR is replaced only when it holds nothing but the
-files recom compile writes.`
+files recom compile writes.`)
+	return b.String()
+}
 
 // compileFiles are the names recom compile writes into its directory: each
 // stage's file, ptxas's report and the summary.
@@ -80,19 +96,28 @@ type compileFlags struct {
 	progress   string
 	dot        string
 	dense      string
+	print      bool
 }
 
 func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	f := &compileFlags{passOpts: map[string]*string{}}
+	f := &compileFlags{}
 	cmd := &cobra.Command{
-		Use:   "compile MODEL [--inputs T,...] [--outputs T,...] [--lower-emb='OPTS'] [--simplify-shapes='OPTS'] [--fuse='OPTS'] [--stop-after=STAGE] -o DIR",
+		Use:   "compile MODEL [--inputs T,...] [--outputs T,...] [--lower-emb='OPTS'] [--simplify-shapes='OPTS'] [--fuse='OPTS'] [--fuse-dense='OPTS'] [--stop-after=STAGE] -o DIR | compile --print-stages [flags]",
 		Short: "compile a model's embedding layer to one GPU kernel (GraphDef -> tfg -> emb -> shape -> gpu -> LLVM IR -> PTX)",
-		Long:  compileHelp,
-		Args:  cobra.ExactArgs(1),
+		Long:  compileHelp(),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.print {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
+			}
+			if f.print {
+				return printStages(cmd, f, stdout)
 			}
 			return runCompile(ctx, cmd, args[0], f, stdout, stderr)
 		},
@@ -104,12 +129,7 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringSliceVar(&f.tags, "tags", nil, "SavedModel: the MetaGraph's `tags` (default serve)")
 	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to use (default serving_default if present)")
 	fl.StringVar(&f.stopAfter, "stop-after", "", "stop after this `stage`: "+strings.Join(compiler.Stages, ", "))
-	for _, flag := range []string{compiler.StageLowerEmb, compiler.StageSimplifyShapes, compiler.StageFuse, compiler.StageFuseDense} {
-		v := new(string)
-		f.passOpts[flag] = v
-		fl.Var((*passOptions)(v), flag, passOptionsHelp(flag))
-		fl.Lookup(flag).NoOptDefVal = "''"
-	}
+	f.passOpts = addPassFlags(fl)
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU (llc's -mcpu, ptxas's -arch)")
 	fl.IntVarP(&f.optLevel, "opt-level", "O", llc.DefaultOptLevel, "llc's optimisation level (1, 2 or 3)")
 	fl.BoolVar(&f.noCubin, "no-cubin", false, "skip ptxas even where it is installed")
@@ -122,6 +142,7 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Lookup("progress").NoOptDefVal = "always"
 	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer) or cpu (left to the interpreter: an ablation)")
 	fl.StringVar(&f.dot, "dot", "", "write the column structure as a Graphviz `FILE` (one cluster per column; dot -Tsvg FILE)")
+	fl.BoolVar(&f.print, "print-stages", false, "list the stages this command line runs, with their files and the standalone tool's command for each, and exit")
 	return cmd
 }
 
@@ -139,28 +160,28 @@ func passOptionsHelp(flag string) string {
 	return fmt.Sprintf("options of --%s (%s; see recom-opt --help)", flag, strings.Join(names, ", "))
 }
 
-func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compileFlags, stdout, stderr io.Writer) error {
-	if f.out == "" {
-		return errors.New("no output directory (-o DIR)")
-	}
+// options turns the flags into the compiler's options.
+func (f *compileFlags) options(cmd *cobra.Command) (compiler.Options, error) {
 	opts := compiler.Options{
 		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature,
 		StopAfter: f.stopAfter, KeepIR: true, NoVerify: !f.verifyEach,
 		Print: textir.PrintOptions{Generic: f.generic, DebugInfo: f.debugInfo},
-		MCPU:  f.mcpu, OptLevel: f.optLevel, NoCubin: f.noCubin, Dense: f.dense == "gpu",
+		MCPU:  f.mcpu, OptLevel: f.optLevel, NoCubin: f.noCubin,
 	}
-	if f.dense != "gpu" && f.dense != "cpu" {
-		return fmt.Errorf("--dense must be gpu or cpu, got %q", f.dense)
+	var err error
+	if opts.Dense, err = denseOnGPU(f.dense); err != nil {
+		return opts, err
 	}
-	for flag, v := range f.passOpts {
-		if cmd.Flags().Changed(flag) {
-			if opts.PassOptions == nil {
-				opts.PassOptions = map[string]string{}
-			}
-			opts.PassOptions[flag] = *v
-		}
+	opts.PassOptions = changedPassOptions(cmd.Flags(), f.passOpts)
+	return opts, opts.CheckOptions()
+}
+
+func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compileFlags, stdout, stderr io.Writer) error {
+	if f.out == "" {
+		return errors.New("no output directory (-o DIR)")
 	}
-	if err := opts.CheckOptions(); err != nil {
+	opts, err := f.options(cmd)
+	if err != nil {
 		return err
 	}
 	switch f.progress {
@@ -238,6 +259,135 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	return nil
 }
 
+// printStages writes the stages the flags select, one a line: the stage,
+// its input and output file, and the standalone tool's command that runs
+// the same step (scripts/run-example.sh runs them one by one).
+func printStages(cmd *cobra.Command, f *compileFlags, stdout io.Writer) error {
+	opts, err := f.options(cmd)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	in := "MODEL"
+	for _, s := range compiler.Pipeline(opts) {
+		fmt.Fprintf(&b, "%-16s %-13s %-13s %s\n", s.Name, in, s.File, shellJoin(stageCommand(s, &opts)))
+		switch s.Kind {
+		case compiler.KindImport, compiler.KindPass, compiler.KindLLVM, compiler.KindPTX:
+			in = s.File
+		}
+	}
+	_, err = io.WriteString(stdout, b.String())
+	return err
+}
+
+// stageCommand is the command of the standalone tool that runs stage s
+// with opts, the input and output (-o) left out.
+func stageCommand(s compiler.Stage, opts *compiler.Options) []string {
+	switch s.Kind {
+	case compiler.KindImport:
+		c := []string{"recom-translate", "--import-graphdef"}
+		if len(opts.Inputs) > 0 {
+			c = append(c, "--inputs="+strings.Join(opts.Inputs, ","))
+		}
+		if len(opts.Outputs) > 0 {
+			c = append(c, "--outputs="+strings.Join(opts.Outputs, ","))
+		}
+		if len(opts.Tags) > 0 {
+			c = append(c, "--tags="+strings.Join(opts.Tags, ","))
+		}
+		if opts.Signature != "" {
+			c = append(c, "--signature="+opts.Signature)
+		}
+		return c
+	case compiler.KindPass:
+		flag := "--" + s.Name
+		if o, ok := opts.PassOptions[s.Name]; ok && o != "" {
+			flag += "=" + o
+		}
+		return []string{"recom-opt", flag}
+	case compiler.KindLLVM:
+		return []string{"recom-translate", "--emit-llvm"}
+	case compiler.KindPTX:
+		args := opts.LLCOptions().Args()
+		return append([]string{"llc-19"}, args[:len(args)-3]...) // without "-o - -"
+	case compiler.KindCubin:
+		arch := opts.MCPU
+		if arch == "" {
+			arch = llc.DefaultCPU
+		}
+		return []string{"ptxas", "-arch=" + arch, "-v"}
+	}
+	return nil
+}
+
+// shellJoin joins words as a POSIX shell reads them back: a word with
+// characters the shell treats specially is quoted, a flag's after its "="
+// (--fuse='schedule=recom max-threads=128').
+func shellJoin(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if flag, val, ok := strings.Cut(w, "="); ok && strings.HasPrefix(flag, "--") && shellPlain(flag) {
+			out[i] = flag + "=" + shellQuote(val)
+		} else {
+			out[i] = shellQuote(w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// shellPlain reports whether the shell reads w as it is.
+func shellPlain(w string) bool {
+	return w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,:/+@%") == ""
+}
+
+// shellQuote quotes w for the shell where it needs it.
+func shellQuote(w string) string {
+	if shellPlain(w) {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// changedPassOptions returns the option text of the pass flags given on the
+// command line (nil when none was).
+func changedPassOptions(fl *pflag.FlagSet, flags map[string]*string) map[string]string {
+	var opts map[string]string
+	for flag, v := range flags {
+		if fl.Changed(flag) {
+			if opts == nil {
+				opts = map[string]string{}
+			}
+			opts[flag] = *v
+		}
+	}
+	return opts
+}
+
+// addPassFlags adds a flag per pass stage of the compiler, taking the
+// pass's options (--fuse='schedule=recom'), and returns their values by
+// pass flag.
+func addPassFlags(fl *pflag.FlagSet) map[string]*string {
+	vals := map[string]*string{}
+	for _, s := range compiler.Pipeline(compiler.Options{Dense: true}) {
+		if s.Kind != compiler.KindPass {
+			continue
+		}
+		v := new(string)
+		vals[s.Name] = v
+		fl.Var((*passOptions)(v), s.Name, passOptionsHelp(s.Name))
+		fl.Lookup(s.Name).NoOptDefVal = "''"
+	}
+	return vals
+}
+
+// denseOnGPU reads --dense: gpu (fuse-dense runs) or cpu.
+func denseOnGPU(dense string) (bool, error) {
+	if dense != "gpu" && dense != "cpu" {
+		return false, fmt.Errorf("--dense must be gpu or cpu, got %q", dense)
+	}
+	return dense == "gpu", nil
+}
+
 // passOptions is the value of a pass flag: the pass's option text, as
 // recom-opt takes it (--fuse='schedule=recom'). A bare --fuse is the
 // default options.
@@ -258,11 +408,11 @@ func (o *passOptions) Set(s string) error {
 //
 //	recom compile: [2/7] lower-emb ...
 //	recom compile: [2/7] lower-emb 0.012 s, 1155 -> 694 ops
-func progressPrinter(w io.Writer) (start func(string), done func(*compiler.StageResult)) {
-	i := 0
-	start = func(stage string) {
-		i++
-		fmt.Fprintf(w, "recom compile: [%d/%d] %s ...\n", i, len(compiler.Stages), stage)
+func progressPrinter(w io.Writer) (start func(string, int, int), done func(*compiler.StageResult)) {
+	i, n := 0, 0
+	start = func(stage string, si, sn int) {
+		i, n = si, sn
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s ...\n", i, n, stage)
 	}
 	done = func(s *compiler.StageResult) {
 		what := ""
@@ -274,7 +424,7 @@ func progressPrinter(w io.Writer) (start func(string), done func(*compiler.Stage
 		case s.Size > 0:
 			what = fmt.Sprintf(", %d bytes", s.Size)
 		}
-		fmt.Fprintf(w, "recom compile: [%d/%d] %s %.3f s%s\n", i, len(compiler.Stages), s.Name, (s.Wall + s.PrintWall).Seconds(), what)
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s %.3f s%s\n", i, n, s.Name, (s.Wall + s.PrintWall).Seconds(), what)
 	}
 	return start, done
 }

@@ -16,10 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/recom-compiler/recom/backend/llc"
-	"github.com/recom-compiler/recom/backend/nvptx"
-	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/runtime/cuda"
-	"github.com/recom-compiler/recom/textir"
 )
 
 func init() { subcommands = append(subcommands, newGPUSmokeCmd) }
@@ -95,22 +93,18 @@ func newGPUSmokeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// gpuSmokePTX compiles the embedded kernels: parse, verify, emit NVPTX
-// LLVM IR, llc-19.
+// gpuSmokePTX compiles the embedded kernels, IR of the gpu stage, through
+// the compiler's backend stages: parse, verify, emit NVPTX LLVM IR, llc-19.
 func gpuSmokePTX(ctx context.Context, mcpu string) ([]byte, error) {
-	tctx := all.NewContext()
-	m, err := textir.Parse(tctx, "gpusmoke.mlir", gpuSmokeKernels)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := compiler.CompileBytes(ctx, "gpusmoke.mlir", gpuSmokeKernels,
+		compiler.Options{MCPU: mcpu, NoCubin: true, StopAfter: compiler.StagePTX})
 	if err != nil {
 		return nil, err
 	}
-	if err := textir.Verify(tctx, m); err != nil {
-		return nil, err
-	}
-	ll, err := nvptx.EmitText(m)
-	if err != nil {
-		return nil, err
-	}
-	return llc.CompilePTX(ctx, []byte(ll), llc.Options{CPU: mcpu, OptLevel: llc.DefaultOptLevel})
+	return res.PTX, nil
 }
 
 // bagInputs are the inputs of bag_sum.

@@ -5,17 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/frontend/graphdef"
-	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
-	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
@@ -28,9 +24,11 @@ const interpHelp = `Runs MODEL on the CPU reference interpreter and writes the o
 .npz file.
 
 MODEL is a GraphDef (.pb, .pbtxt, saved_model.pb), imported into the tfg
-dialect, or a textual IR file (.mlir). With --inputs, a GraphDef is first cut
+dialect by the compiler's import stage (as recom compile does), or a
+textual IR file (.mlir) of any stage. With --inputs, a GraphDef is first cut
 to the inference subgraph computing --outputs from the --inputs (as
-recom-translate does); the contents of the vocabulary tables whose
+recom-translate and recom compile do; a SavedModel is cut at its serving
+signature without them); the contents of the vocabulary tables whose
 initializers the cut removes are taken from the whole graph, and feeds may
 name the cut tensors ("IteratorGetNext:3") or their placeholders
 ("IteratorGetNext/out3").
@@ -84,51 +82,36 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	if f.out == "" {
 		return errors.New("interp: -o is required")
 	}
-	tctx := all.NewContext()
 	opts := &exec.Options{RandomTables: true, Seed: f.seed, Tables: map[string]exec.TableData{}, Variables: map[string]*interp.Tensor{}}
-	var root *textir.Operation
-	var rename map[string]string // fed tensor -> the placeholder that replaces it
-	if strings.HasSuffix(model, ".mlir") {
-		if len(f.inputs) > 0 {
+	copts := compiler.Options{StopAfter: compiler.StageImport}
+	if len(f.inputs) > 0 {
+		if strings.HasSuffix(model, ".mlir") {
 			return errors.New("interp: --inputs applies to GraphDefs only")
 		}
-		src, err := os.ReadFile(model)
+		if len(f.outputs) == 0 {
+			return errors.New("interp: --inputs needs --outputs")
+		}
+		copts.Inputs, copts.Outputs = f.inputs, f.outputs
+	}
+	res, err := compiler.Compile(ctx, model, copts)
+	if err != nil {
+		return err
+	}
+	root := res.Module
+	rename := res.Placeholders // fed tensor -> the placeholder that replaces it
+	if len(res.Outputs) > 0 {
+		// The cut leaves out the tables' initializers: their contents come
+		// from the whole graph.
+		whole, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, WholeGraph: true})
 		if err != nil {
 			return err
 		}
-		if root, err = textir.Parse(tctx, model, src); err != nil {
-			return err
-		}
-	} else {
-		gf, err := graphdef.Load(model)
+		tables, err := tfg.TableInitData(ctx, whole.Module, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("reading the graph's tables: %w", err)
 		}
-		g := gf.Graph
-		if len(f.inputs) > 0 {
-			if len(f.outputs) == 0 {
-				return errors.New("interp: --inputs needs --outputs")
-			}
-			full, err := importer.Import(tctx, g)
-			if err != nil {
-				return err
-			}
-			tables, err := tfg.TableInitData(ctx, full, nil)
-			if err != nil {
-				return fmt.Errorf("reading the graph's tables: %w", err)
-			}
-			for k, v := range tables {
-				opts.Tables[k] = v
-			}
-			if rename, err = placeholderNames(g, f.inputs); err != nil {
-				return err
-			}
-			if g, err = graphdef.Extract(g, f.inputs, f.outputs); err != nil {
-				return err
-			}
-		}
-		if root, err = importer.Import(tctx, g); err != nil {
-			return err
+		for k, v := range tables {
+			opts.Tables[k] = v
 		}
 	}
 	if f.tables != "" {
@@ -174,32 +157,6 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 		}
 	}
 	return npz.WriteFile(f.out, arrays)
-}
-
-// placeholderNames maps each input tensor ("node:idx") to the name of the
-// Placeholder graphdef.Extract puts in its place.
-func placeholderNames(g *tfpb.GraphDef, inputs []string) (map[string]string, error) {
-	byName := map[string]*tfpb.NodeDef{}
-	for _, n := range g.GetNode() {
-		byName[n.GetName()] = n
-	}
-	m := map[string]string{}
-	for _, in := range inputs {
-		r, err := graphdef.ParseInput(in)
-		if err != nil {
-			return nil, fmt.Errorf("input %q: %w", in, err)
-		}
-		n, ok := byName[r.Node]
-		if !ok {
-			return nil, fmt.Errorf("input %q: no node %q", in, r.Node)
-		}
-		k, err := graphdef.NumOutputs(n)
-		if err != nil {
-			k = 1
-		}
-		m[fmt.Sprintf("%s:%d", r.Node, r.Index)] = graphdef.PlaceholderName(r.Node, r.Index, k)
-	}
-	return m, nil
 }
 
 // tensorName turns an .npz array name "node__idx" into "node:idx".

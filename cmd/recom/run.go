@@ -14,22 +14,15 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/recom-compiler/recom/backend/llc"
-	"github.com/recom-compiler/recom/backend/nvptx"
-	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/fused"
-	"github.com/recom-compiler/recom/frontend/graphdef"
-	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
-	"github.com/recom-compiler/recom/lowering/densetogpu"
-	"github.com/recom-compiler/recom/lowering/embtogpu"
-	"github.com/recom-compiler/recom/lowering/pass"
-	"github.com/recom-compiler/recom/lowering/simplifyshapes"
-	"github.com/recom-compiler/recom/lowering/tfgtoemb"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/fusedrt"
 	"github.com/recom-compiler/recom/textir"
@@ -37,12 +30,19 @@ import (
 
 func init() { subcommands = append(subcommands, newRunCmd, newBenchCmd) }
 
-const runHelp = `Compiles MODEL in-process (import, --lower-emb, --simplify-shapes, --fuse),
-runs it with the embedding layer on the GPU (runtime/fusedrt: one packed
-host-to-device copy, one launch, one copy back) and, with --dense=gpu (the
-default), its dense layers too (--fuse-dense: one kernel per layer, weights
-uploaded once, activations kept on the device between layers); everything
-else runs in the CPU interpreter. It writes the outputs to an .npz file.
+const runHelp = `Compiles MODEL in-process through the compiler's pipeline, as recom compile
+does with the same flags (a GraphDef or SavedModel, cut at --outputs when
+given, or a .mlir file of any stage; --lower-emb, --simplify-shapes, --fuse,
+--fuse-dense), runs it with the embedding layer on the GPU
+(runtime/fusedrt: one packed host-to-device copy, one launch, one copy
+back) and, with --dense=gpu (the default), its dense layers too
+(--fuse-dense: one kernel per layer, weights uploaded once, activations
+kept on the device between layers); everything else runs in the CPU
+interpreter. It writes the outputs to an .npz file.
+
+--schedule is --fuse's schedule option ('tuned ids-in-kernel=false' passes
+more of its options); the pass flags take every pass's options, as recom
+compile's do, and --fuse's given there win over --schedule.
 
 The GPU machine has no llc: make the PTX where llc-19 is with --emit-ptx
 FILE (no GPU needed; the PTX records the hash of the LLVM IR it was made
@@ -53,9 +53,10 @@ Tables come from --tables (an .npz by variable name, as recom interp) or
 are the interpreter's deterministic random values from --seed: the GPU gets
 exactly the values the interpreter uses.
 
---check also runs the pure interpreter on the imported model and fails
-(exit 1, worst element printed) unless every output matches (rtol 1e-5,
-atol 1e-6). Without a GPU or driver: a message and exit 1.`
+--check also runs the pure interpreter on the imported model (the import
+stage of the same compilation) and fails (exit 1, worst element printed)
+unless every output matches (rtol 1e-5, atol 1e-6). Without a GPU or
+driver: a message and exit 1.`
 
 // runFlags are the flags run and bench share.
 type runFlags struct {
@@ -65,23 +66,24 @@ type runFlags struct {
 	seed                                             uint64
 	device                                           int
 	check                                            bool
+	passOpts                                         map[string]*string
+	fl                                               *pflag.FlagSet
+	// keepIR keeps every stage's output in the compiler's result (tests).
+	keepIR bool
 }
 
-func (f *runFlags) common(fl interface {
-	StringVar(*string, string, string, string)
-	StringSliceVar(*[]string, string, []string, string)
-	Uint64Var(*uint64, string, uint64, string)
-	IntVar(*int, string, int, string)
-}) {
+func (f *runFlags) common(fl *pflag.FlagSet) {
+	f.fl = fl
 	fl.StringVar(&f.tables, "tables", "", "variable values, an .npz (default: random tables from --seed)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random values of variables absent from --tables")
 	fl.StringVar(&f.ptx, "ptx", "", "the kernel's PTX, made by --emit-ptx (default: compile with llc-19 now)")
 	fl.StringVar(&f.emitPTX, "emit-ptx", "", "compile, write the kernel's PTX to `FILE` and exit (needs llc-19, no GPU)")
-	fl.StringVar(&f.schedule, "schedule", "tuned", "kernel design: tuned or recom")
+	fl.StringVar(&f.schedule, "schedule", "tuned", "kernel design: tuned or recom (--fuse's schedule option; more of its options may follow)")
 	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer, activations kept on the device) or cpu (the interpreter: an ablation)")
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU of the PTX (llc's -mcpu)")
 	fl.IntVar(&f.device, "device", 0, "the CUDA device ordinal")
-	fl.StringSliceVar(&f.outputs, "outputs", nil, "output tensors, comma separated (default: the program's sole sink)")
+	fl.StringSliceVar(&f.outputs, "outputs", nil, "output tensors, comma separated (default: the program's sole sink); the graph is cut at them, as recom compile --outputs does")
+	f.passOpts = addPassFlags(fl)
 }
 
 func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -103,12 +105,12 @@ func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// model is a compiled model: the program after --fuse, its kernel's PTX
-// (or what is needed to check one), and the run options.
+// model is a compiled model: the compiler's result (the program after its
+// last IR stage, its LLVM IR, and its PTX unless it comes from --ptx), the
+// outputs to fetch, and the run options.
 type model struct {
 	path     string
-	tctx     *textir.Context
-	root     *textir.Operation
+	res      *compiler.Result
 	outputs  []string
 	llHash   string
 	schedule string
@@ -116,72 +118,66 @@ type model struct {
 	compileT time.Duration
 }
 
-// loadProgram imports a GraphDef or parses an .mlir file.
-func loadProgram(tctx *textir.Context, path string) (*textir.Operation, error) {
-	if strings.HasSuffix(path, ".mlir") {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return textir.Parse(tctx, path, src)
+// options returns the compiler's options for run's and bench's flags: the
+// pass flags, --schedule as --fuse's schedule option (the --fuse flag's
+// own options after it, so they win), --dense, --mcpu, the cut at
+// --outputs; the stages end after stopAfter.
+func (f *runFlags) options(stopAfter string) (compiler.Options, error) {
+	opts := compiler.Options{Outputs: f.outputs, MCPU: f.mcpu, NoCubin: true, StopAfter: stopAfter, KeepIR: f.keepIR}
+	var err error
+	if opts.Dense, err = denseOnGPU(f.dense); err != nil {
+		return opts, err
 	}
-	gf, err := graphdef.Load(path)
-	if err != nil {
-		return nil, err
+	opts.PassOptions = changedPassOptions(f.fl, f.passOpts)
+	if opts.PassOptions == nil {
+		opts.PassOptions = map[string]string{}
 	}
-	return importer.Import(tctx, gf.Graph)
+	fuse := "schedule=" + f.schedule
+	if o := opts.PassOptions[compiler.StageFuse]; o != "" {
+		fuse += " " + o
+	}
+	opts.PassOptions[compiler.StageFuse] = fuse
+	return opts, opts.CheckOptions()
 }
 
-// compileModel imports path and runs --lower-emb, --simplify-shapes,
-// --fuse{schedule=...} and, with dense ("gpu"), --fuse-dense on it.
-func compileModel(path, schedule string, outputs []string, dense string) (*model, error) {
-	if dense != "gpu" && dense != "cpu" {
-		return nil, fmt.Errorf("--dense must be gpu or cpu, got %q", dense)
+// compileModel compiles the model at path through the compiler, up to the
+// PTX (to the LLVM IR when the PTX comes from --ptx). The import runs on
+// its own first, so that the outputs default to the imported program's
+// (its sole sink, or recom gen's prediction and input_layer/concat);
+// the compilation then goes on from the imported module.
+func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error) {
+	stop := compiler.StagePTX
+	if f.ptx != "" {
+		stop = compiler.StageLLVM
+	}
+	opts, err := f.options(stop)
+	if err != nil {
+		return nil, err
 	}
 	t0 := time.Now()
-	m := &model{path: path, tctx: all.NewContext(), schedule: schedule, dense: dense == "gpu"}
-	root, err := loadProgram(m.tctx, path)
+	imp := opts
+	imp.StopAfter = compiler.StageImport
+	first, err := compiler.Compile(ctx, path, imp)
 	if err != nil {
 		return nil, err
 	}
-	m.outputs = outputs
+	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs}
 	if len(m.outputs) == 0 {
-		sink, err := soleSink(root)
-		if err != nil {
-			// recom gen's models: the prediction and the layer's output.
-			have := map[string]bool{}
-			root.Walk(func(op *textir.Operation) bool {
-				have[exec.OpName(op)] = true
-				return true
-			})
-			for _, n := range []string{"prediction", "input_layer/concat"} {
-				if have[n] {
-					m.outputs = append(m.outputs, n)
-				}
-			}
-			if len(m.outputs) == 0 {
-				return nil, err
-			}
-		} else {
-			m.outputs = []string{sink}
+		if m.outputs, err = defaultOutputs(first.Module); err != nil {
+			return nil, err
 		}
 	}
-	specs := []pass.PassSpec{
-		{Flag: tfgtoemb.Flag}, {Flag: simplifyshapes.Flag}, {Flag: embtogpu.Flag, Options: "schedule=" + schedule},
-	}
-	if m.dense {
-		specs = append(specs, pass.PassSpec{Flag: densetogpu.Flag})
-	}
-	pm, err := pass.FromSpecs("", specs)
+	opts.Outputs, opts.Inputs = nil, nil // cut already
+	m.res, err = compiler.CompileModule(ctx, path, first.Context, first.Module, opts)
+	m.res.Stages = append(first.Stages, m.res.Stages...)
 	if err != nil {
+		if errors.Is(err, llc.ErrNotFound) {
+			return nil, fmt.Errorf("%w; make the PTX elsewhere with --emit-ptx and pass it with --ptx", err)
+		}
 		return nil, err
 	}
-	if err := pm.Run(m.tctx, root); err != nil {
-		return nil, err
-	}
-	m.root = root
 	n := 0
-	root.Walk(func(op *textir.Operation) bool {
+	m.res.Module.Walk(func(op *textir.Operation) bool {
 		if op.Name() == fused.EmbeddingLayerOp {
 			n++
 		}
@@ -190,54 +186,56 @@ func compileModel(path, schedule string, outputs []string, dense string) (*model
 	if n == 0 {
 		return nil, fmt.Errorf("%s: --fuse made no fused.embedding_layer (no embedding layer found)", path)
 	}
+	h := sha256.Sum256(m.res.LLVM)
+	m.llHash = hex.EncodeToString(h[:])
 	m.compileT = time.Since(t0)
 	return m, nil
 }
 
-// llvmIR emits the model's gpu.module as NVPTX LLVM IR and records its hash.
-func (m *model) llvmIR() (string, error) {
-	ll, err := nvptx.EmitText(m.root)
-	if err != nil {
-		return "", err
+// defaultOutputs are the outputs of a program when none are given: its
+// sole sink, or else those of recom gen's models that it has (the
+// prediction and the layer's output).
+func defaultOutputs(root *textir.Operation) ([]string, error) {
+	sink, err := soleSink(root)
+	if err == nil {
+		return []string{sink}, nil
 	}
-	h := sha256.Sum256([]byte(ll))
-	m.llHash = hex.EncodeToString(h[:])
-	return ll, nil
+	have := map[string]bool{}
+	root.Walk(func(op *textir.Operation) bool {
+		have[exec.OpName(op)] = true
+		return true
+	})
+	var outs []string
+	for _, n := range []string{"prediction", "input_layer/concat"} {
+		if have[n] {
+			outs = append(outs, n)
+		}
+	}
+	if len(outs) == 0 {
+		return nil, err
+	}
+	return outs, nil
 }
 
 const ptxHashPrefix = "// recom: llvm-ir sha256 "
 
-// makePTX compiles the kernel with llc-19, stamping the IR's hash.
-func (m *model) makePTX(ctx context.Context, mcpu string) ([]byte, error) {
-	ll, err := m.llvmIR()
-	if err != nil {
-		return nil, err
-	}
-	ptx, err := llc.CompilePTX(ctx, []byte(ll), llc.Options{CPU: mcpu, OptLevel: llc.DefaultOptLevel})
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(ptxHashPrefix+m.llHash+"\n"), ptx...), nil
+// stampedPTX is the compiled PTX with the hash of the LLVM IR it was made
+// from on its first line.
+func (m *model) stampedPTX() []byte {
+	return append([]byte(ptxHashPrefix+m.llHash+"\n"), m.res.PTX...)
 }
 
 // ptx returns the kernel's PTX: read from file (checking that it was made
-// from this compilation) or made now.
-func (m *model) ptx(ctx context.Context, file, mcpu string) ([]byte, error) {
+// from this compilation) or the compilation's.
+func (m *model) ptx(file string) ([]byte, error) {
 	if file == "" {
-		ptx, err := m.makePTX(ctx, mcpu)
-		if errors.Is(err, llc.ErrNotFound) {
-			return nil, fmt.Errorf("%w; make the PTX elsewhere with --emit-ptx and pass it with --ptx", err)
-		}
-		return ptx, err
+		return m.stampedPTX(), nil
 	}
 	ptx, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	if first, _, ok := strings.Cut(string(ptx), "\n"); ok && strings.HasPrefix(first, ptxHashPrefix) {
-		if _, err := m.llvmIR(); err != nil {
-			return nil, err
-		}
 		if got := strings.TrimPrefix(first, ptxHashPrefix); got != m.llHash {
 			return nil, fmt.Errorf("%s was made from another compilation (LLVM IR sha256 %.12s…, this model with schedule=%s gives %.12s…)", file, got, m.schedule, m.llHash)
 		}
@@ -423,22 +421,19 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	if f.out == "" && f.emitPTX == "" {
 		return errors.New("run: -o is required")
 	}
-	m, err := compileModel(path, f.schedule, f.outputs, f.dense)
+	m, err := f.compileModel(ctx, path)
 	if err != nil {
 		return err
 	}
 	if f.emitPTX != "" {
-		ptx, err := m.makePTX(ctx, f.mcpu)
-		if err != nil {
-			return err
-		}
+		ptx := m.stampedPTX()
 		if err := os.WriteFile(f.emitPTX, ptx, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s (%d bytes of PTX, schedule=%s, LLVM IR sha256 %.12s…)\n", f.emitPTX, len(ptx), f.schedule, m.llHash)
 		return nil
 	}
-	ptx, err := m.ptx(ctx, f.ptx, f.mcpu)
+	ptx, err := m.ptx(f.ptx)
 	if err != nil {
 		return err
 	}
@@ -450,7 +445,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	if err := materializeTables(m.root, opts); err != nil {
+	if err := materializeTables(m.res.Module, opts); err != nil {
 		return err
 	}
 	g, err := openGPU(f.device, ptx)
@@ -460,7 +455,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	defer g.close()
 	g.install(m, opts)
 	t0 := time.Now()
-	got, err := exec.Run(ctx, m.root, feeds, m.outputs, opts)
+	got, err := exec.Run(ctx, m.res.Module, feeds, m.outputs, opts)
 	if err != nil {
 		return err
 	}
@@ -487,11 +482,11 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	return checkAgainstInterp(ctx, path, feeds, f, m.outputs, got, stdout)
 }
 
-// checkAgainstInterp runs the pure interpreter on the imported model and
-// compares its outputs with got.
+// checkAgainstInterp runs the pure interpreter on the imported model (the
+// import stage of the same compilation: the same cut) and compares its
+// outputs with got.
 func checkAgainstInterp(ctx context.Context, path string, feeds map[string]*interp.Tensor, f *runFlags, outputs []string, got map[string]*interp.Tensor, stdout io.Writer) error {
-	tctx := all.NewContext()
-	ref, err := loadProgram(tctx, path)
+	ref, err := compiler.Compile(ctx, path, compiler.Options{Outputs: f.outputs, StopAfter: compiler.StageImport})
 	if err != nil {
 		return err
 	}
@@ -500,7 +495,7 @@ func checkAgainstInterp(ctx context.Context, path string, feeds map[string]*inte
 		return err
 	}
 	t0 := time.Now()
-	want, err := exec.Run(ctx, ref, feeds, outputs, opts)
+	want, err := exec.Run(ctx, ref.Module, feeds, outputs, opts)
 	if err != nil {
 		return fmt.Errorf("reference interpreter: %w", err)
 	}
