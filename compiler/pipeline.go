@@ -515,7 +515,7 @@ func (d *driver) run(start int) error {
 	if !irDone {
 		// Stopped at an IR stage the options leave out, or the input is
 		// already at or past StopAfter.
-		d.kernelsFromIR()
+		d.endIR()
 	}
 	return nil
 }

@@ -222,6 +222,12 @@ func TestStopAfter(t *testing.T) {
 			}
 		})
 	}
+	t.Run("fuse-dense left out", func(t *testing.T) {
+		r := compileSmall(t, Options{StopAfter: StageFuseDense})
+		if s := r.Stages[len(r.Stages)-1]; s.Name != StageFuse || r.LLVM != nil || len(r.Kernels) != 1 {
+			t.Errorf("stop at a stage left out: last stage %s, %d bytes of .ll, kernels %v", s.Name, len(r.LLVM), r.Kernels)
+		}
+	})
 	t.Run(StageLLVM, func(t *testing.T) {
 		r := compileSmall(t, Options{StopAfter: StageLLVM})
 		if r.LLVM == nil || r.PTX != nil || r.Stage(StageLLVM).Size != len(r.LLVM) {
