@@ -19,7 +19,7 @@
 #
 # The graphs, how they are cut for inference (the inputs fed and the
 # predictions) and what the compiler finds in each (the same table is in
-# lowering/pipeline/realgraphs_test.go):
+# compiler/realgraphs_test.go):
 #   census_wide_deep_tf1          IteratorGetNext:0..14 -> head/predictions/logistic    9 columns
 #   census_wide_deep_tf2_resource fifo_queue_DequeueMany:1..16 -> head/predictions/logistic   8 columns
 #   criteo_bucketized_tiles       IteratorGetNext:0..10 -> dense/BiasAdd                 0 columns (11 indicator)
