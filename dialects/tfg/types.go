@@ -39,11 +39,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
-// Name is the dialect namespace.
-const Name = "tfg"
+// Name is the dialect namespace (the op table's, package optab).
+const Name = optab.Dialect
 
 // Control returns !tfg.control, the type of control results and inputs.
 func Control() textir.Type { return textir.OpaqueTypeOf(Name, "control", "") }

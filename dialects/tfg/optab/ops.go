@@ -1,17 +1,18 @@
-package graphdef
+package optab
 
-// opSpecs is the built-in op-signature table, written as TensorFlow's
-// REGISTER_OP declares the ops (core/ops/*.cc): the argument lists, and every
+// rows is the table, one row per op. Signatures are written as TensorFlow's
+// REGISTER_OP declares them (core/ops/*.cc): the argument lists, and every
 // attr with its kind and default. Allowed-type sets are recorded where they
 // decide a default (e.g. {int32, int64} = DT_INT32); other type constraints
-// are written as plain "type". TestOpTableMatchesRealGraphs checks the table
-// against every node of the real graphs in shared/testdata/graphdefs.
+// are written as plain "type". frontend/graphdef's
+// TestOpTableMatchesRealGraphs checks the signatures against every node of
+// the real graphs in shared/testdata/graphdefs.
 //
 // It covers the ops of TF feature columns and safe_embedding_lookup_sparse,
 // shape arithmetic, lookup tables, strings, the DNN, variables, iterators,
 // control flow, and the training/saver/summary/queue ops of Estimator graphs
 // (so that Validate can check their inputs too).
-var opSpecs = []opSpec{
+var rows = []row{
 	// --- constants, placeholders, identities ---
 	{name: "Const", out: "output: dtype", attrs: "value: tensor; dtype: type"},
 	{name: "Placeholder", out: "output: dtype", attrs: "dtype: type; shape: shape = unknown"},
