@@ -2,12 +2,14 @@ package simplifyshapes
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/shape/expr"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/rewrite"
 	"github.com/recom-compiler/recom/textir"
@@ -23,14 +25,21 @@ var removable = func() map[string]bool {
 		"StringSplitV2", "StringSplit", "Where", "GatherNd", "Unique", "BiasAdd", "MatMul", "NotEqual"} {
 		m[n] = true
 	}
-	for n := range unaryElementwise {
-		m[n] = true
-	}
-	for n := range binaryElementwise {
-		m[n] = true
+	for _, o := range optab.All() {
+		if o.Class != optab.Opaque {
+			m[o.Name] = true // elementwise and shape-preserving ops
+		}
 	}
 	return m
 }()
+
+// tfName is the short name of a tfg op ("Reshape"), or "".
+func tfName(op *textir.Operation) string {
+	if op == nil || op.Dialect() != tfg.Name {
+		return ""
+	}
+	return strings.TrimPrefix(op.Name(), "tfg.")
+}
 
 // chainOps are the ops whose survival the statistics report.
 var chainOps = map[string]bool{"Shape": true, "StridedSlice": true, "Pack": true, "Prod": true, "Slice": true}

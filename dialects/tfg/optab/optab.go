@@ -77,6 +77,33 @@ func (c Category) String() string {
 	return "Category(" + strconv.Itoa(int(c)) + ")"
 }
 
+// Class is an op's elementwise structure.
+type Class uint8
+
+const (
+	// Opaque ops have no elementwise structure the table records; their
+	// shape function, if any, says everything.
+	Opaque Class = iota
+	// Unary ops are elementwise over their one input: the result has the
+	// input's shape, and element i depends on input element i only.
+	Unary
+	// Binary ops are elementwise over two inputs whose shapes broadcast as
+	// in NumPy: the result has the broadcast shape.
+	Binary
+	// SameShape ops keep the shape of their first input, but an element of
+	// the result depends on more than one input element (Softmax).
+	SameShape
+)
+
+var classNames = [...]string{"opaque", "unary", "binary", "same-shape"}
+
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return "Class(" + strconv.Itoa(int(c)) + ")"
+}
+
 // DType is a TensorFlow dtype as op registrations spell it: "float",
 // "int64", "string", "resource", ...
 type DType string
@@ -160,6 +187,10 @@ type Op struct {
 	Outputs  []Arg
 	Attrs    []Attr
 	Category Category
+	Class    Class
+	// Shape is the op's shape function: its own, or its class's (see
+	// ClassShape); nil when nothing is known of its results.
+	Shape ShapeFn
 }
 
 // Attr returns the named attribute of the op.
@@ -221,13 +252,21 @@ func All() []*Op {
 //	in/out: "name: T" "name: N * T" "name: Ref(T)" "name: int64", comma separated;
 //	attrs: "name: kind" or "name: kind = default", semicolon separated, where
 //	kind is type, {int32, int64} (a restricted type), int >= 1, list(type), ...
+//
+// class and shape give the op's class and shape function; a row without a
+// shape function takes its class's (ClassShape).
 type row struct {
 	name, in, out, attrs string
 	cat                  Category
+	class                Class
+	shape                ShapeFn
 }
 
 func parseRow(r row) (*Op, error) {
-	o := &Op{Name: r.name, Category: r.cat}
+	o := &Op{Name: r.name, Category: r.cat, Class: r.class, Shape: r.shape}
+	if o.Shape == nil {
+		o.Shape = ClassShape(r.class)
+	}
 	for _, a := range splitList(r.attrs, ';') {
 		at, err := parseAttr(a)
 		if err != nil {
@@ -241,6 +280,10 @@ func parseRow(r row) (*Op, error) {
 	}
 	if o.Outputs, err = parseArgs(o, r.out); err != nil {
 		return nil, fmt.Errorf("%s: %v", r.name, err)
+	}
+	if (r.class == Unary || r.class == SameShape) && (len(o.Inputs) == 0 || len(o.Outputs) == 0) ||
+		r.class == Binary && (len(o.Inputs) != 2 || len(o.Outputs) == 0) {
+		return nil, fmt.Errorf("%s: class %s does not fit %d inputs and %d outputs", r.name, r.class, len(o.Inputs), len(o.Outputs))
 	}
 	return o, nil
 }
