@@ -175,7 +175,7 @@ var rows = []row{
 	{name: "LogicalOr", in: "x: bool, y: bool", out: "z: bool", class: Binary},
 	{name: "Sum", in: "input: T, reduction_indices: Tidx", out: "output: T", attrs: "keep_dims: bool = false; T: type; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(accSum)},
 	{name: "Prod", in: "input: T, reduction_indices: Tidx", out: "output: T", attrs: "keep_dims: bool = false; T: type; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(accProd)},
-	{name: "Mean", in: "input: T, reduction_indices: Tidx", out: "output: T", attrs: "keep_dims: bool = false; T: type; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(accMean)},
+	{name: "Mean", in: "input: T, reduction_indices: Tidx", out: "output: T", attrs: "keep_dims: bool = false; T: type; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(nil)},
 	{name: "Max", in: "input: T, reduction_indices: Tidx", out: "output: T", attrs: "keep_dims: bool = false; T: type; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(accMax)},
 	{name: "Min", in: "input: T, reduction_indices: Tidx", out: "output: T", attrs: "keep_dims: bool = false; T: type; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(accMin)},
 	{name: "All", in: "input: bool, reduction_indices: Tidx", out: "output: bool", attrs: "keep_dims: bool = false; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(nil)},

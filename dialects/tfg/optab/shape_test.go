@@ -411,6 +411,7 @@ func TestShapeFunctions(t *testing.T) {
 		{"Prod/content", shapeCase{op: "Prod", ins: []in{i32("2;b,4"), i32(";0")}, want: "#0 []{(b*4)}"}},
 		{"Sum/content", shapeCase{op: "Sum", ins: []in{i32("2;b,4"), i32(";0")}, want: "#0 []{(b+4)}"}},
 		{"Max/content", shapeCase{op: "Max", ins: []in{i32("2;b,4"), i32(";0")}, want: "#0 []{max(b,4)}"}},
+		{"Mean/no content", shapeCase{op: "Mean", ins: []in{i32("2;b,4"), i32(";0")}, want: "#0 []"}},
 		{"Min/empty", shapeCase{op: "Min", ins: []in{i32("0;"), i32(";0")}, want: "#0 []"}},
 		{"All/axes unknown", shapeCase{op: "All", ins: []in{in{textir.I1(), "b"}, i32("")}, want: "#0 *"}},
 		{"StridedSlice/element", shapeCase{op: "StridedSlice", attrs: map[string]textir.Attribute{"shrink_axis_mask": ia(1)},

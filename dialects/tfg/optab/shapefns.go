@@ -406,10 +406,6 @@ func accMin(c ShapeContext, xc []Dim) (Dim, bool) {
 	return c.Min(xc...), true
 }
 
-// accMean folds a Mean as the reduction code always has: to 0, whatever
-// the elements.
-func accMean(c ShapeContext, xc []Dim) (Dim, bool) { return c.Const(0), len(xc) > 0 }
-
 // sliceIndices computes the TensorFlow strided-slice indices of a dim of
 // constant size n.
 func sliceIndices(n, b, e, s int64, bm, em bool) []int64 {
