@@ -78,8 +78,8 @@ type simplifier struct {
 	// created counts the ops the patterns made, so that a pattern knows
 	// whether it changed the IR.
 	created int
-	// rebuilt marks the ops whose operands were rebuilt (or tried);
-	// dead lists the producers of rebuilt operands, erased after the sweep.
+	// rebuilt marks the ops whose operands were rebuilt; dead lists the
+	// producers of rebuilt operands, erased after the sweep.
 	rebuilt map[*textir.Operation]bool
 	dead    []*textir.Operation
 	// asserted marks the ops whose sizes are asserted.
@@ -378,7 +378,6 @@ func (sp *simplifier) rebuildOperands(op *textir.Operation, rw textir.PatternRew
 	if op.Block() != sp.b || sp.rebuilt[op] || op.Dialect() == shape.Name || op.Dialect() == arith.Name {
 		return false
 	}
-	sp.rebuilt[op] = true
 	if tfName(op) != "" && sp.producesOnlyContent(op) {
 		return false
 	}
@@ -402,7 +401,11 @@ func (sp *simplifier) rebuildOperands(op *textir.Operation, rw textir.PatternRew
 		sp.s.rebuilt.Inc()
 		sp.dead = append(sp.dead, d)
 	}
-	return modified || sp.created != before
+	if !modified && sp.created == before {
+		return false
+	}
+	sp.rebuilt[op] = true // the driver visits it again, modified
+	return true
 }
 
 // producesOnlyContent reports whether every data result of a removable

@@ -11,10 +11,11 @@ import "github.com/recom-compiler/recom/textir"
 // defaults; when one argument's count cannot be read (a placeholder inside
 // a function body), it is what the other arguments leave.
 
+// controlType is !tfg.control (tfg.Control).
+var controlType textir.Type = textir.OpaqueTypeOf(Dialect, "control", "")
+
 // isControl reports whether t is !tfg.control (tfg.IsControl).
-func isControl(t textir.Type) bool {
-	return t == textir.Type(textir.OpaqueTypeOf(Dialect, "control", ""))
-}
+func isControl(t textir.Type) bool { return t == controlType }
 
 // numDataOperands is the number of op's operands before the first control one.
 func numDataOperands(op *textir.Operation) int {
@@ -68,36 +69,34 @@ func (o *Op) count(op *textir.Operation, a *Arg) int {
 
 // argRange places argument name of args among total tensors.
 func (o *Op) argRange(op *textir.Operation, args []Arg, total int, name string) (lo, hi int, ok bool) {
-	at := -1
-	counts := make([]int, len(args))
-	unknown, known := -1, 0
+	at, unknown, known, before := -1, -1, 0, 0
 	for i := range args {
 		if args[i].Name == name {
-			at = i
+			at, before = i, known
 		}
-		counts[i] = o.count(op, &args[i])
-		if counts[i] < 0 {
+		n := o.count(op, &args[i])
+		if n < 0 {
 			if unknown >= 0 {
 				return 0, 0, false // two counts unknown: nothing places them
 			}
 			unknown = i
 			continue
 		}
-		known += counts[i]
+		known += n
 	}
-	if at < 0 {
+	if at < 0 || unknown >= 0 && known > total {
 		return 0, 0, false
 	}
-	if unknown >= 0 {
-		if known > total {
-			return 0, 0, false
-		}
-		counts[unknown] = total - known
+	// lo is what the arguments before at take, the unknown one included.
+	lo = before
+	if unknown >= 0 && unknown < at {
+		lo += total - known
 	}
-	for i := range at {
-		lo += counts[i]
+	n := total - known
+	if at != unknown {
+		n = o.count(op, &args[at])
 	}
-	hi = lo + counts[at]
+	hi = lo + n
 	if hi > total {
 		return 0, 0, false
 	}

@@ -43,6 +43,7 @@ const operandsGraph = `
 %x:3 = "tfg.SparseCross"(%a#0, %b#0, %c#0, %a#0, %b#0, %c#0) {N = 2 : i64, _mlir_name = "x", dense_types = [i32], sparse_types = [], hash_key = 1 : i64, hashed_output = true, internal_type = i64, num_buckets = 5 : i64, out_type = i64} : (tensor<*xi32>, tensor<*xi32>, tensor<*xi32>, tensor<*xi32>, tensor<*xi32>, tensor<*xi32>) -> (tensor<*xi64>, tensor<*xi64>, !tfg.control)
 %two:2 = "tfg.SparseCross"(%a#0, %b#0, %c#0) {N = #tfg.placeholder<"N">, _mlir_name = "two", dense_types = #tfg.placeholder<"d">, sparse_types = [], hash_key = 1 : i64, hashed_output = true, internal_type = i64, num_buckets = 5 : i64, out_type = i64} : (tensor<*xi32>, tensor<*xi32>, tensor<*xi32>) -> (tensor<*xi64>, !tfg.control)
 %short:2 = "tfg.ConcatV2"(%a#0) {N = 2 : i64, T = i32, Tidx = i32, _mlir_name = "short"} : (tensor<*xi32>) -> (tensor<*xi32>, !tfg.control)
+%half:2 = "tfg.Reshape"(%a#0) {T = i32, Tshape = i32, _mlir_name = "half"} : (tensor<*xi32>) -> (tensor<*xi32>, !tfg.control)
 %p:2 = "tfg.Pack"(%a#0, %b#0) {N = 2 : i64, T = i32, _mlir_name = "p"} : (tensor<*xi32>, tensor<*xi32>) -> (tensor<*xi32>, !tfg.control)
 %foo:2 = "tfg.NotAnOp"(%a#0) {_mlir_name = "foo"} : (tensor<*xi32>) -> (tensor<*xi32>, !tfg.control)
 `
@@ -100,6 +101,8 @@ func TestNamedOperands(t *testing.T) {
 		{node: "two", arg: "indices", one: "nil", list: "nil"},
 		{node: "short", arg: "values", one: "nil", list: "nil"},
 		{node: "short", arg: "axis", one: "nil", list: "nil"},
+		{node: "half", arg: "tensor", one: "a:0", list: "[a:0]"}, // what is there is found
+		{node: "half", arg: "shape", one: "nil", list: "nil"},
 		{node: "p", arg: "values", one: "nil", list: "[a:0 b:0]"},
 		{node: "foo", arg: "x", one: "nil", list: "nil"},
 	} {
