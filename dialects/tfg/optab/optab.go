@@ -70,6 +70,7 @@ const (
 
 var categoryNames = [...]string{"compute", "state", "control flow", "iterator", "training", "checkpoint", "summary", "queue"}
 
+// String returns the category's name ("control flow").
 func (c Category) String() string {
 	if c >= 0 && int(c) < len(categoryNames) {
 		return categoryNames[c]
@@ -97,6 +98,7 @@ const (
 
 var classNames = [...]string{"opaque", "unary", "binary", "same-shape"}
 
+// String returns the class's name ("binary").
 func (c Class) String() string {
 	if int(c) < len(classNames) {
 		return classNames[c]
