@@ -16,17 +16,17 @@ var embShapes = map[string]func(c shapeCtx, op *textir.Operation){
 	emb.FromDenseOp:     fromDenseShape,
 	emb.FromSparseOp:    fromSparseShape,
 	emb.SplitStringsOp:  splitStringsShape,
-	emb.HashOp:          sameAsFirstShape,
-	emb.AsStringOp:      sameAsFirstShape,
-	emb.BucketizeOp:     sameAsFirstShape,
-	emb.VocabLookupOp:   sameAsFirstShape,
-	emb.CheckRangeOp:    sameAsFirstShape,
-	emb.CastOp:          sameAsFirstShape,
-	emb.AddOffsetOp:     sameAsFirstShape,
+	emb.HashOp:          transformShape(emb.Hash),
+	emb.AsStringOp:      transformShape(emb.AsString),
+	emb.BucketizeOp:     transformShape(emb.Bucketize),
+	emb.VocabLookupOp:   transformShape(emb.VocabLookup),
+	emb.CheckRangeOp:    transformShape(emb.CheckRange),
+	emb.CastOp:          transformShape(emb.Cast),
+	emb.AddOffsetOp:     addOffsetShape,
 	emb.FilterOp:        filterShape,
 	emb.TableOp:         tableShape,
-	emb.LookupOp:        lookupShape,
-	emb.GatherScatterOp: lookupShape,
+	emb.LookupOp:        lookupShape(emb.Lookup),
+	emb.GatherScatterOp: lookupShape(emb.GatherScatter),
 	emb.GatherOp:        embGatherShape,
 	emb.ConcatOp:        embConcatShape,
 }
@@ -48,24 +48,6 @@ func (c shapeCtx) dim0(v *textir.Value) optab.Dim {
 	return c.Unknown()
 }
 
-func fromDenseShape(c shapeCtx, op *textir.Operation) {
-	x := op.Operand(0)
-	xd := c.Dims(x)
-	b := c.Unknown()
-	if len(xd) >= 1 {
-		b = xd[0]
-	}
-	var n optab.Dim
-	if op.Attr(emb.AttrIgnore) == nil {
-		n = c.numel(xd)
-	}
-	if n == nil || n.Err() != nil {
-		n = c.nnz(x, "", op.Result(0))
-	}
-	c.Set(op.Result(0), []optab.Dim{n}, nil)
-	c.Set(op.Result(1), c.rowsPlusOne(b), nil)
-}
-
 // numel is the number of elements of a tensor of the given dims.
 func (c shapeCtx) numel(dims []optab.Dim) optab.Dim {
 	if dims == nil {
@@ -78,66 +60,94 @@ func (c shapeCtx) numel(dims []optab.Dim) optab.Dim {
 	return n
 }
 
+func fromDenseShape(c shapeCtx, op *textir.Operation) {
+	s := emb.FromDense(op)
+	x := s.Input()
+	b := c.dim0(x)
+	var n optab.Dim
+	if op.Attr(emb.AttrIgnore) == nil {
+		n = c.numel(c.Dims(x))
+	}
+	if n == nil || n.Err() != nil {
+		n = c.nnz(x, "", s.Values())
+	}
+	c.Set(s.Values(), []optab.Dim{n}, nil)
+	c.Set(s.RowSplits(), c.rowsPlusOne(b), nil)
+}
+
 func fromSparseShape(c shapeCtx, op *textir.Operation) {
-	vd := c.Dims(op.Operand(1))
+	s := emb.FromSparse(op)
+	vd := c.Dims(s.SparseValues())
 	n := c.Unknown()
 	if len(vd) == 1 {
 		n = vd[0]
 	}
 	if n.Err() != nil {
-		n = c.nnz(op.Operand(1), "", op.Result(0))
+		n = c.nnz(s.SparseValues(), "", s.Values())
 	}
 	b := c.Unknown()
-	if ct := c.Content(op.Operand(2)); len(ct) >= 1 {
+	if ct := c.Content(s.DenseShape()); len(ct) >= 1 {
 		b = ct[0]
 	}
-	c.Set(op.Result(0), []optab.Dim{n}, nil)
-	c.Set(op.Result(1), c.rowsPlusOne(b), nil)
+	c.Set(s.Values(), []optab.Dim{n}, nil)
+	c.Set(s.RowSplits(), c.rowsPlusOne(b), nil)
 }
 
 func splitStringsShape(c shapeCtx, op *textir.Operation) {
-	x := op.Operand(0)
-	b := c.dim0(x)
-	n := c.nnz(x, "", op.Result(0))
-	c.Set(op.Result(0), []optab.Dim{n}, nil)
-	c.Set(op.Result(1), c.rowsPlusOne(b), nil)
+	s := emb.SplitStrings(op)
+	b := c.dim0(s.Input())
+	n := c.nnz(s.Input(), "", s.Values())
+	c.Set(s.Values(), []optab.Dim{n}, nil)
+	c.Set(s.RowSplits(), c.rowsPlusOne(b), nil)
 }
 
-// sameAsFirstShape: the id transforms keep their ids' dims.
-func sameAsFirstShape(c shapeCtx, op *textir.Operation) {
-	c.Set(op.Result(0), c.Dims(op.Operand(0)), nil)
+// transformShape: an id transform keeps its ids' dims.
+func transformShape(view func(*textir.Operation) emb.Transform) func(c shapeCtx, op *textir.Operation) {
+	return func(c shapeCtx, op *textir.Operation) {
+		t := view(op)
+		c.Set(t.Result(), c.Dims(t.Input()), nil)
+	}
+}
+
+func addOffsetShape(c shapeCtx, op *textir.Operation) {
+	a := emb.AddOffset(op)
+	c.Set(a.Result(), c.Dims(a.Values()), nil)
 }
 
 // filterShape: the kept values are a new count; weights, when filtered
 // too, match the values.
 func filterShape(c shapeCtx, op *textir.Operation) {
-	n := c.nnz(op.Operand(0), ".kept", op.Result(0))
-	c.Set(op.Result(0), []optab.Dim{n}, nil)
-	c.Set(op.Result(1), c.Dims(op.Operand(1)), nil)
-	if op.NumResults() > 2 {
-		if wd, vd := c.Dims(op.Operand(2)), c.Dims(op.Operand(0)); len(wd) == 1 && len(vd) >= 1 {
+	f := emb.Filter(op)
+	n := c.nnz(f.Values(), ".kept", f.FilteredValues())
+	c.Set(f.FilteredValues(), []optab.Dim{n}, nil)
+	c.Set(f.FilteredRowSplits(), c.Dims(f.RowSplits()), nil)
+	if fw := f.FilteredWeights(); fw != nil {
+		if wd, vd := c.Dims(f.Weights()), c.Dims(f.Values()); len(wd) == 1 && len(vd) >= 1 {
 			c.Equate(wd[0], vd[0])
 		}
-		c.Set(op.Result(2), []optab.Dim{n}, nil)
+		c.Set(fw, []optab.Dim{n}, nil)
 	}
 }
 
-func tableShape(c shapeCtx, op *textir.Operation) { c.Set(op.Result(0), nil, nil) }
+func tableShape(c shapeCtx, op *textir.Operation) { c.Set(emb.Table(op).Result(), nil, nil) }
 
 // lookupShape (lookup, gather_scatter): one row per bag (row splits minus
-// one) of the table's width; values and weights match.
-func lookupShape(c shapeCtx, op *textir.Operation) {
-	if op.NumOperands() > 3 {
-		vd, wd := c.Dims(op.Operand(1)), c.Dims(op.Operand(3))
-		if len(vd) == 1 && len(wd) == 1 {
-			c.Equate(vd[0], wd[0])
+// one) of the table's width; ids and weights match.
+func lookupShape(view func(*textir.Operation) emb.LookupView) func(c shapeCtx, op *textir.Operation) {
+	return func(c shapeCtx, op *textir.Operation) {
+		l := view(op)
+		if w := l.Weights(); w != nil {
+			vd, wd := c.Dims(l.IDs()), c.Dims(w)
+			if len(vd) == 1 && len(wd) == 1 {
+				c.Equate(vd[0], wd[0])
+			}
 		}
+		rows := c.Unknown()
+		if d := c.Dims(l.RowSplits()); len(d) == 1 {
+			rows = c.Sub(d[0], c.Const(1))
+		}
+		c.Set(l.Result(), []optab.Dim{rows, c.width(l.Table())}, nil)
 	}
-	rows := c.Unknown()
-	if d := c.Dims(op.Operand(2)); len(d) == 1 {
-		rows = c.Sub(d[0], c.Const(1))
-	}
-	c.Set(op.Result(0), []optab.Dim{rows, c.width(op.Operand(0))}, nil)
 }
 
 // width is a table's dim 1.
@@ -150,18 +160,20 @@ func (c shapeCtx) width(table *textir.Value) optab.Dim {
 
 // embGatherShape: one row per id.
 func embGatherShape(c shapeCtx, op *textir.Operation) {
+	g := emb.Gather(op)
 	n := c.Unknown()
-	if d := c.Dims(op.Operand(1)); len(d) == 1 {
+	if d := c.Dims(g.IDs()); len(d) == 1 {
 		n = d[0]
 	}
-	c.Set(op.Result(0), []optab.Dim{n, c.width(op.Operand(0))}, nil)
+	c.Set(g.Result(), []optab.Dim{n, c.width(g.Table())}, nil)
 }
 
 // embConcatShape: equal batches, widths added.
 func embConcatShape(c shapeCtx, op *textir.Operation) {
+	cc := emb.Concat(op)
 	b := c.Unknown()
 	sum := c.Const(0)
-	for _, x := range op.Operands() {
+	for _, x := range cc.Inputs() {
 		d := c.Dims(x)
 		if len(d) != 2 {
 			sum = c.Unknown()
@@ -174,5 +186,5 @@ func embConcatShape(c shapeCtx, op *textir.Operation) {
 		}
 		sum = c.Add(sum, d[1])
 	}
-	c.Set(op.Result(0), []optab.Dim{b, sum}, nil)
+	c.Set(cc.Result(), []optab.Dim{b, sum}, nil)
 }

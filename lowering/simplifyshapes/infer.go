@@ -423,23 +423,27 @@ func (a *Analysis) infer(op *textir.Operation) {
 // dims are canonical expressions (expr.Expr) over the analysis's symbols.
 type shapeCtx struct{ a *Analysis }
 
-func (c shapeCtx) Dims(v *textir.Value) []optab.Dim               { return c.a.dims(v) }
-func (c shapeCtx) Content(v *textir.Value) []optab.Dim            { return c.a.content(v) }
-func (c shapeCtx) Consts(v *textir.Value) ([]int64, bool)         { return c.a.consts(v) }
-func (c shapeCtx) Set(v *textir.Value, dims, content []optab.Dim) { c.a.set(v, dims, content) }
-func (c shapeCtx) MaxContent() int                                { return MaxContent }
-func (c shapeCtx) Const(k int64) optab.Dim                        { return expr.Const(k) }
-func (c shapeCtx) Unknown() optab.Dim                             { return unk }
-func (c shapeCtx) Add(x, y optab.Dim) optab.Dim                   { return expr.Add(ex(x), ex(y)) }
-func (c shapeCtx) Sub(x, y optab.Dim) optab.Dim                   { return expr.Sub(ex(x), ex(y)) }
-func (c shapeCtx) Mul(x, y optab.Dim) optab.Dim                   { return expr.Mul(ex(x), ex(y)) }
-func (c shapeCtx) FloorDiv(x, y optab.Dim) optab.Dim              { return expr.FloorDiv(ex(x), ex(y)) }
-func (c shapeCtx) CeilDiv(x, y optab.Dim) optab.Dim               { return expr.CeilDiv(ex(x), ex(y)) }
-func (c shapeCtx) Mod(x, y optab.Dim) optab.Dim                   { return expr.Mod(ex(x), ex(y)) }
-func (c shapeCtx) Max(xs ...optab.Dim) optab.Dim                  { return expr.Max(exs(xs)...) }
-func (c shapeCtx) Min(xs ...optab.Dim) optab.Dim                  { return expr.Min(exs(xs)...) }
-func (c shapeCtx) Equate(x, y optab.Dim)                          { c.a.equate(ex(x), ex(y)) }
-func (c shapeCtx) Same(x, y optab.Dim) bool                       { return c.a.same(ex(x), ex(y)) }
+func (c shapeCtx) Dims(v *textir.Value) []optab.Dim       { return c.a.dims(v) }
+func (c shapeCtx) Content(v *textir.Value) []optab.Dim    { return c.a.content(v) }
+func (c shapeCtx) Consts(v *textir.Value) ([]int64, bool) { return c.a.consts(v) }
+func (c shapeCtx) Set(v *textir.Value, dims, content []optab.Dim) {
+	if v != nil {
+		c.a.set(v, dims, content)
+	}
+}
+func (c shapeCtx) MaxContent() int                   { return MaxContent }
+func (c shapeCtx) Const(k int64) optab.Dim           { return expr.Const(k) }
+func (c shapeCtx) Unknown() optab.Dim                { return unk }
+func (c shapeCtx) Add(x, y optab.Dim) optab.Dim      { return expr.Add(ex(x), ex(y)) }
+func (c shapeCtx) Sub(x, y optab.Dim) optab.Dim      { return expr.Sub(ex(x), ex(y)) }
+func (c shapeCtx) Mul(x, y optab.Dim) optab.Dim      { return expr.Mul(ex(x), ex(y)) }
+func (c shapeCtx) FloorDiv(x, y optab.Dim) optab.Dim { return expr.FloorDiv(ex(x), ex(y)) }
+func (c shapeCtx) CeilDiv(x, y optab.Dim) optab.Dim  { return expr.CeilDiv(ex(x), ex(y)) }
+func (c shapeCtx) Mod(x, y optab.Dim) optab.Dim      { return expr.Mod(ex(x), ex(y)) }
+func (c shapeCtx) Max(xs ...optab.Dim) optab.Dim     { return expr.Max(exs(xs)...) }
+func (c shapeCtx) Min(xs ...optab.Dim) optab.Dim     { return expr.Min(exs(xs)...) }
+func (c shapeCtx) Equate(x, y optab.Dim)             { c.a.equate(ex(x), ex(y)) }
+func (c shapeCtx) Same(x, y optab.Dim) bool          { return c.a.same(ex(x), ex(y)) }
 
 func (c shapeCtx) AttrDims(op *textir.Operation, attr string, bind *textir.Value) []optab.Dim {
 	return c.a.shapeAttrDims(op, attr, bind, bind != nil)

@@ -515,10 +515,11 @@ func (sp *simplifier) assertEmbConcat(op *textir.Operation, rw textir.PatternRew
 	}
 	sp.asserted[op] = true
 	before := sp.created
-	for _, x := range op.Operands() {
+	cc := emb.Concat(op)
+	for _, x := range cc.Inputs() {
 		sp.assert(rw, op, x)
 	}
-	sp.assert(rw, op, op.Result(0))
+	sp.assert(rw, op, cc.Result())
 	return sp.created != before
 }
 
@@ -544,7 +545,14 @@ func (sp *simplifier) assertLookupIds(op *textir.Operation, rw textir.PatternRew
 	}
 	sp.asserted[op] = true
 	before := sp.created
-	sp.assert(rw, op, op.Operand(1))
+	ids := emb.Lookup(op).IDs()
+	if ids == nil {
+		ids = emb.GatherScatter(op).IDs()
+	}
+	if ids == nil {
+		ids = emb.Gather(op).IDs()
+	}
+	sp.assert(rw, op, ids)
 	return sp.created != before
 }
 
@@ -577,6 +585,9 @@ func (sp *simplifier) isLayer(op *textir.Operation) bool {
 
 // assert attaches a shape.assert_shape stating v's dims, before user.
 func (sp *simplifier) assert(rw textir.PatternRewriter, user *textir.Operation, v *textir.Value) {
+	if v == nil {
+		return
+	}
 	dims := sp.a.Of(v).Dims
 	if !sp.allBindable(dims) && len(dims) > 0 {
 		return
