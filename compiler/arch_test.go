@@ -48,8 +48,6 @@ var apart = [][2]string{{"lowering", "frontend"}, {"frontend", "lowering"}}
 // package (path prefix) of a package (path prefix), in its tests only
 // unless noted. An exception that no import needs any more fails the test.
 var exceptions = []exception{
-	{"dialects/tfg", "frontend/graphdef", false,
-		"the tfg dialect defines its ops from TensorFlow's op signatures (graphdef.Signatures) and reads their attributes as GraphDef AttrValues; to go when the signatures move below dialects"},
 	{"dialects", "lowering/rewrite", true,
 		"canonicalization patterns are tested by driving them with the greedy rewriter, as MLIR's tests run -canonicalize"},
 	{"dialects/tfg", "frontend", true,

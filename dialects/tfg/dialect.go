@@ -3,13 +3,12 @@ package tfg
 import (
 	"strings"
 
-	"github.com/recom-compiler/recom/frontend/graphdef"
-	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
-// Dialect returns the tfg dialect: "tfg.graph" plus one op per TensorFlow op
-// signature known to frontend/graphdef, each verified against it. The
+// Dialect returns the tfg dialect: "tfg.graph" plus one op per row of the
+// TensorFlow op table (package optab), each verified against its signature. The
 // dialect is open: any other TensorFlow op is accepted as an unregistered
 // tfg op, as TensorFlow's own TFG dialect does.
 func Dialect() *textir.Dialect {
@@ -20,13 +19,13 @@ func Dialect() *textir.Dialect {
 		Regions: textir.Exactly(1),
 		Traits:  textir.GraphRegion | textir.NoTerminator | textir.SingleBlock,
 	})
-	for _, sig := range graphdef.Signatures() {
+	for _, sig := range optab.All() {
 		d.Ops = append(d.Ops, nodeOpDef(sig))
 	}
 	return d
 }
 
-func nodeOpDef(sig *graphdef.OpSig) *textir.OpDef {
+func nodeOpDef(sig *optab.Op) *textir.OpDef {
 	return &textir.OpDef{
 		Name:     Name + "." + sig.Name,
 		Summary:  "TensorFlow " + sig.Name,
@@ -75,7 +74,7 @@ func NodeName(op *textir.Operation) string {
 	return ""
 }
 
-func verifyNode(op *textir.Operation, sig *graphdef.OpSig) error {
+func verifyNode(op *textir.Operation, sig *optab.Op) error {
 	n := op.NumResults()
 	if !IsControl(op.Result(n - 1).Type()) {
 		return op.Errorf("last result must be !tfg.control, got %s", op.Result(n-1).Type())
@@ -123,7 +122,7 @@ func verifyNode(op *textir.Operation, sig *graphdef.OpSig) error {
 // argCount counts the tensors of a signature's argument list from op's
 // attributes; ok is false when an attribute it needs is missing (reported
 // by the attribute checks, or a placeholder inside a function).
-func argCount(op *textir.Operation, sig *graphdef.OpSig, args []graphdef.ArgSig) (int, bool) {
+func argCount(op *textir.Operation, sig *optab.Op, args []optab.Arg) (int, bool) {
 	total := 0
 	for _, a := range args {
 		switch {
@@ -146,21 +145,17 @@ func argCount(op *textir.Operation, sig *graphdef.OpSig, args []graphdef.ArgSig)
 	return total, true
 }
 
-func attrOrDefault(op *textir.Operation, sig *graphdef.OpSig, name string) textir.Attribute {
+func attrOrDefault(op *textir.Operation, sig *optab.Op, name string) textir.Attribute {
 	if v := op.Attr(name); v != nil {
 		return v
 	}
-	if a, ok := sig.Attr(name); ok && a.Default != nil {
-		switch v := a.Default.GetValue().(type) {
-		case *tfpb.AttrValue_List:
+	if a, ok := sig.Attr(name); ok {
+		switch v := a.Default.(type) {
+		case optab.EmptyList:
 			// Only the length of a defaulted list(type) matters here.
-			elems := make([]textir.Attribute, len(v.List.GetType()))
-			for i := range elems {
-				elems[i] = textir.UnitAttr{}
-			}
-			return textir.ArrayAttr{Elems: elems}
-		case *tfpb.AttrValue_I:
-			return textir.I64Attr(v.I)
+			return textir.ArrayAttr{}
+		case optab.Int:
+			return textir.I64Attr(int64(v))
 		}
 	}
 	return nil

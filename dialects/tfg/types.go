@@ -39,23 +39,33 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
-// Name is the dialect namespace.
-const Name = "tfg"
+// Name is the dialect namespace (the op table's, package optab).
+const Name = optab.Dialect
+
+// The dialect's plain types, uniqued once (IsControl runs for every
+// operand of every tfg op a pass looks at).
+var (
+	controlType  textir.Type = textir.OpaqueTypeOf(Name, "control", "")
+	stringType   textir.Type = textir.OpaqueTypeOf(Name, "string", "")
+	resourceType textir.Type = textir.OpaqueTypeOf(Name, "resource", "")
+	variantType  textir.Type = textir.OpaqueTypeOf(Name, "variant", "")
+)
 
 // Control returns !tfg.control, the type of control results and inputs.
-func Control() textir.Type { return textir.OpaqueTypeOf(Name, "control", "") }
+func Control() textir.Type { return controlType }
 
 // String returns !tfg.string.
-func String() textir.Type { return textir.OpaqueTypeOf(Name, "string", "") }
+func String() textir.Type { return stringType }
 
 // Resource returns !tfg.resource.
-func Resource() textir.Type { return textir.OpaqueTypeOf(Name, "resource", "") }
+func Resource() textir.Type { return resourceType }
 
 // Variant returns !tfg.variant.
-func Variant() textir.Type { return textir.OpaqueTypeOf(Name, "variant", "") }
+func Variant() textir.Type { return variantType }
 
 // Ref returns !tfg.ref<elem>, the element type of a reference dtype.
 func Ref(elem textir.Type) textir.Type { return textir.OpaqueTypeOf(Name, "ref", elem.String()) }

@@ -7,8 +7,9 @@
 //   - Write writes a GraphDef as binary or deterministic text, atomically.
 //   - Validate checks names, inputs, output indices, arities and cycles.
 //   - Signature, OutputTypes, InputTypes, NumOutputs and NumInputs answer
-//     questions about ops from a built-in table of TensorFlow op signatures
-//     (opdefs.go); Ops adds the functions of a graph's library.
+//     questions about ops from the built-in TensorFlow op signatures, those
+//     of the op table (dialects/tfg/optab) as protobuf types; Ops adds the
+//     functions of a graph's library.
 //   - Extract cuts a graph at feed tensors (which become Placeholders) and
 //     prunes it to what the requested outputs need, refusing graphs that still
 //     need iterators, unresolved control flow or training ops.

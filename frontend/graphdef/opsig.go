@@ -3,51 +3,31 @@ package graphdef
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 )
 
 // Category classifies an op by what it is for, which decides whether it may
-// remain in a graph extracted for inference.
-type Category int
+// remain in a graph extracted for inference (see optab.Category).
+type Category = optab.Category
 
+// The categories, as optab defines them.
 const (
-	// Compute ops compute tensors and can run at inference.
-	Compute Category = iota
-	// State ops are stateful but may run at inference: they create or read
-	// variables and tables (VariableV2, VarHandleOp, ReadVariableOp,
-	// ResourceGather, HashTableV2, LookupTableFindV2), draw random numbers,
-	// assert, or call stateful functions.
-	State
-	// ControlFlow ops are TF1 dataflow control flow (Switch, Merge, Enter,
-	// Exit, NextIteration, LoopCond); a compiler needs them resolved.
-	ControlFlow
-	// Iterator ops pull data from a tf.data pipeline; inference feeds replace them.
-	Iterator
-	// Training ops update state or compute gradients: optimizer applies,
-	// Assign*, *Grad, and variable/table initialisation.
-	Training
-	// Checkpoint ops save or restore variables.
-	Checkpoint
-	// Summary ops write TensorBoard summaries.
-	Summary
-	// Queue ops are TF1 input queues.
-	Queue
+	Compute     = optab.Compute
+	State       = optab.State
+	ControlFlow = optab.ControlFlow
+	Iterator    = optab.Iterator
+	Training    = optab.Training
+	Checkpoint  = optab.Checkpoint
+	Summary     = optab.Summary
+	Queue       = optab.Queue
 )
 
-var categoryNames = [...]string{"compute", "state", "control flow", "iterator", "training", "checkpoint", "summary", "queue"}
-
-func (c Category) String() string {
-	if int(c) < len(categoryNames) {
-		return categoryNames[c]
-	}
-	return "Category(" + strconv.Itoa(int(c)) + ")"
-}
-
 // OpSig is the signature of a TensorFlow op: its input and output arguments
-// and its attributes, as in TensorFlow's REGISTER_OP.
+// and its attributes, as in TensorFlow's REGISTER_OP, with dtypes and
+// defaults as GraphDef protobufs. The built-in signatures are those of the
+// op table (dialects/tfg/optab).
 type OpSig struct {
 	Name     string
 	Inputs   []ArgSig
@@ -281,209 +261,97 @@ func sigFromOpDef(d *tfpb.OpDef) *OpSig {
 	return s
 }
 
-// ---- the REGISTER_OP-like spec language of opdefs.go ----
-
-// opSpec is one op in TensorFlow's own spelling:
-//
-//	inputs/outputs: "name: T" "name: N * T" "name: Ref(T)" "name: int64", comma separated;
-//	attrs: "name: kind" or "name: kind = default", semicolon separated, where
-//	kind is type, {int32, int64} (a restricted type), int >= 1, list(type), ...
-type opSpec struct {
-	name, in, out, attrs string
-	cat                  Category
-}
+// ---- the built-in signatures, from the op table ----
 
 var builtinOps = map[string]*OpSig{}
 
 func init() {
-	for _, sp := range opSpecs {
-		s, err := parseOpSpec(sp)
+	for _, o := range optab.All() {
+		s, err := sigFromRow(o)
 		if err != nil {
-			panic("graphdef: bad built-in op spec: " + err.Error()) // a bug in opdefs.go, not bad input
-		}
-		if _, dup := builtinOps[s.Name]; dup {
-			panic("graphdef: duplicate built-in op spec " + s.Name)
+			panic("graphdef: op table row " + o.Name + ": " + err.Error()) // a bug in optab, not bad input
 		}
 		builtinOps[s.Name] = s
 	}
 }
 
-func parseOpSpec(sp opSpec) (*OpSig, error) {
-	s := &OpSig{Name: sp.name, Category: sp.cat}
-	for _, a := range splitList(sp.attrs, ';') {
-		at, err := parseAttrSpec(a)
-		if err != nil {
-			return nil, fmt.Errorf("%s: attr %q: %v", sp.name, a, err)
+// dtypeOf returns the protobuf dtype of an op-table dtype.
+func dtypeOf(d optab.DType) (tfpb.DataType, error) {
+	v, ok := tfpb.DataType_value[d.Enum()]
+	if !ok {
+		return 0, fmt.Errorf("dtype %q has no DataType", d)
+	}
+	return tfpb.DataType(v), nil
+}
+
+// sigFromRow converts a row of the op table to an OpSig.
+func sigFromRow(o *optab.Op) (*OpSig, error) {
+	s := &OpSig{Name: o.Name, Category: o.Category}
+	args := func(in []optab.Arg) ([]ArgSig, error) {
+		var out []ArgSig
+		for _, a := range in {
+			arg := ArgSig{Name: a.Name, TypeAttr: a.TypeAttr, NumberAttr: a.NumberAttr, TypeListAttr: a.TypeListAttr, IsRef: a.IsRef}
+			if a.Type != "" {
+				t, err := dtypeOf(a.Type)
+				if err != nil {
+					return nil, err
+				}
+				arg.Type = t
+			}
+			out = append(out, arg)
 		}
-		s.Attrs = append(s.Attrs, at)
+		return out, nil
 	}
 	var err error
-	if s.Inputs, err = parseArgSpecs(s, sp.in); err != nil {
-		return nil, fmt.Errorf("%s: %v", sp.name, err)
+	if s.Inputs, err = args(o.Inputs); err != nil {
+		return nil, err
 	}
-	if s.Outputs, err = parseArgSpecs(s, sp.out); err != nil {
-		return nil, fmt.Errorf("%s: %v", sp.name, err)
+	if s.Outputs, err = args(o.Outputs); err != nil {
+		return nil, err
+	}
+	for _, a := range o.Attrs {
+		at := AttrSig{Name: a.Name, Kind: a.Kind, Minimum: a.Minimum}
+		for _, d := range a.Allowed {
+			t, err := dtypeOf(d)
+			if err != nil {
+				return nil, err
+			}
+			at.Allowed = append(at.Allowed, t)
+		}
+		if a.Default != nil {
+			if at.Default, err = attrValueOf(a.Default); err != nil {
+				return nil, fmt.Errorf("attr %s: %v", a.Name, err)
+			}
+		}
+		s.Attrs = append(s.Attrs, at)
 	}
 	return s, nil
 }
 
-func splitList(s string, sep byte) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			switch s[i] {
-			case '{', '(', '[':
-				depth++
-				continue
-			case '}', ')', ']':
-				depth--
-				continue
-			}
-			if s[i] != sep || depth > 0 {
-				continue
-			}
+// attrValueOf returns the AttrValue of an op-table default.
+func attrValueOf(v optab.Value) (*tfpb.AttrValue, error) {
+	out := &tfpb.AttrValue{}
+	switch v := v.(type) {
+	case optab.Int:
+		out.Value = &tfpb.AttrValue_I{I: int64(v)}
+	case optab.Float:
+		out.Value = &tfpb.AttrValue_F{F: float32(v)}
+	case optab.Bool:
+		out.Value = &tfpb.AttrValue_B{B: bool(v)}
+	case optab.String:
+		out.Value = &tfpb.AttrValue_S{S: []byte(v)}
+	case optab.DType:
+		t, err := dtypeOf(v)
+		if err != nil {
+			return nil, err
 		}
-		if p := strings.TrimSpace(s[start:i]); p != "" {
-			out = append(out, p)
-		}
-		start = i + 1
-	}
-	return out
-}
-
-// dtypeByShortName maps TensorFlow's op-registration type names to dtypes.
-var dtypeByShortName = map[string]tfpb.DataType{
-	"float": tfpb.DataType_DT_FLOAT, "double": tfpb.DataType_DT_DOUBLE, "int32": tfpb.DataType_DT_INT32,
-	"uint8": tfpb.DataType_DT_UINT8, "int16": tfpb.DataType_DT_INT16, "int8": tfpb.DataType_DT_INT8,
-	"string": tfpb.DataType_DT_STRING, "complex64": tfpb.DataType_DT_COMPLEX64, "int64": tfpb.DataType_DT_INT64,
-	"bool": tfpb.DataType_DT_BOOL, "bfloat16": tfpb.DataType_DT_BFLOAT16, "uint16": tfpb.DataType_DT_UINT16,
-	"complex128": tfpb.DataType_DT_COMPLEX128, "half": tfpb.DataType_DT_HALF, "resource": tfpb.DataType_DT_RESOURCE,
-	"variant": tfpb.DataType_DT_VARIANT, "uint32": tfpb.DataType_DT_UINT32, "uint64": tfpb.DataType_DT_UINT64,
-}
-
-func parseArgSpecs(s *OpSig, list string) ([]ArgSig, error) {
-	var out []ArgSig
-	for _, a := range splitList(list, ',') {
-		name, typ, ok := strings.Cut(a, ":")
-		if !ok {
-			return nil, fmt.Errorf("arg %q: missing ':'", a)
-		}
-		arg := ArgSig{Name: strings.TrimSpace(name)}
-		typ = strings.TrimSpace(typ)
-		if strings.HasPrefix(typ, "Ref(") && strings.HasSuffix(typ, ")") {
-			arg.IsRef = true
-			typ = strings.TrimSpace(typ[4 : len(typ)-1])
-		}
-		if n, t, ok := strings.Cut(typ, "*"); ok {
-			arg.NumberAttr = strings.TrimSpace(n)
-			typ = strings.TrimSpace(t)
-			if at, ok := s.Attr(arg.NumberAttr); !ok || at.Kind != "int" {
-				return nil, fmt.Errorf("arg %q: number attr %q is not an int attr", a, arg.NumberAttr)
-			}
-		}
-		if dt, ok := dtypeByShortName[typ]; ok {
-			arg.Type = dt
-		} else if at, ok := s.Attr(typ); ok && at.Kind == "type" {
-			arg.TypeAttr = typ
-		} else if ok && at.Kind == "list(type)" && arg.NumberAttr == "" {
-			arg.TypeListAttr = typ
-		} else {
-			return nil, fmt.Errorf("arg %q: %q is neither a dtype nor a type attr", a, typ)
-		}
-		out = append(out, arg)
+		out.Value = &tfpb.AttrValue_Type{Type: t}
+	case optab.EmptyList:
+		out.Value = &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{}}
+	case optab.UnknownShape:
+		out.Value = &tfpb.AttrValue_Shape{Shape: &tfpb.TensorShapeProto{UnknownRank: true}}
+	default:
+		return nil, fmt.Errorf("default of type %T", v)
 	}
 	return out, nil
-}
-
-func parseAttrSpec(a string) (AttrSig, error) {
-	name, rest, ok := strings.Cut(a, ":")
-	if !ok {
-		return AttrSig{}, errors.New("missing ':'")
-	}
-	at := AttrSig{Name: strings.TrimSpace(name)}
-	kind, def, hasDef := rest, "", false
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == '=' && (i == 0 || rest[i-1] != '>') {
-			kind, def, hasDef = rest[:i], rest[i+1:], true
-			break
-		}
-	}
-	kind = strings.TrimSpace(kind)
-	if k, m, ok := strings.Cut(kind, ">="); ok {
-		kind = strings.TrimSpace(k)
-		v, err := strconv.ParseInt(strings.TrimSpace(m), 10, 64)
-		if err != nil {
-			return at, err
-		}
-		at.Minimum = v
-	}
-	if strings.HasPrefix(kind, "{") {
-		for _, t := range splitList(strings.Trim(kind, "{}"), ',') {
-			if strings.HasPrefix(t, "'") {
-				kind = "string"
-				break
-			}
-			dt, ok := dtypeByShortName[t]
-			if !ok {
-				return at, fmt.Errorf("unknown dtype %q", t)
-			}
-			at.Allowed = append(at.Allowed, dt)
-		}
-		if kind != "string" {
-			kind = "type"
-		}
-	}
-	at.Kind = kind
-	if !hasDef {
-		return at, nil
-	}
-	def = strings.TrimSpace(def)
-	v := &tfpb.AttrValue{}
-	switch {
-	case strings.HasPrefix(kind, "list("):
-		v.Value = &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{}}
-		if def != "[]" {
-			return at, fmt.Errorf("only [] list defaults are supported, got %q", def)
-		}
-	case kind == "type":
-		dt, ok := tfpb.DataType_value[def]
-		if !ok {
-			return at, fmt.Errorf("unknown dtype default %q", def)
-		}
-		v.Value = &tfpb.AttrValue_Type{Type: tfpb.DataType(dt)}
-	case kind == "int":
-		i, err := strconv.ParseInt(def, 10, 64)
-		if err != nil {
-			return at, err
-		}
-		v.Value = &tfpb.AttrValue_I{I: i}
-	case kind == "float":
-		f, err := strconv.ParseFloat(def, 32)
-		if err != nil {
-			return at, err
-		}
-		v.Value = &tfpb.AttrValue_F{F: float32(f)}
-	case kind == "bool":
-		b, err := strconv.ParseBool(def)
-		if err != nil {
-			return at, err
-		}
-		v.Value = &tfpb.AttrValue_B{B: b}
-	case kind == "string":
-		str, err := strconv.Unquote(def)
-		if err != nil {
-			return at, fmt.Errorf("string default %s: %v", def, err)
-		}
-		v.Value = &tfpb.AttrValue_S{S: []byte(str)}
-	case kind == "shape":
-		if def != "unknown" {
-			return at, fmt.Errorf("only the 'unknown' shape default is supported")
-		}
-		v.Value = &tfpb.AttrValue_Shape{Shape: &tfpb.TensorShapeProto{UnknownRank: true}}
-	default:
-		return at, fmt.Errorf("no default syntax for kind %q", kind)
-	}
-	at.Default = v
-	return at, nil
 }

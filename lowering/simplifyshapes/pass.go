@@ -7,14 +7,18 @@
 // The pass runs on each tfg.graph. Infer computes, for every tensor, its
 // dims as canonical symbolic expressions (package dialects/shape/expr),
 // and for small integer tensors (rank ≤ 1, at most MaxContent elements)
-// their content. Symbols are created for unknown placeholder dims (the
-// first placeholder's dim 0 is "batch") and for data-dependent counts (the
-// values of each emb source and filter, Unique, Where, StringSplit); ops
-// that require equal dims (ConcatV2, broadcasting elementwise ops, MatMul,
-// BiasAdd, Select, Pack) merge their symbols' equality classes, so every
-// column ends up with the one batch symbol.
+// their content. Each tfg op's results follow from its shape function in
+// the TensorFlow op table (dialects/tfg/optab), which the analysis runs
+// as an optab.ShapeContext; each emb op's from embShapes. Symbols are
+// created for unknown placeholder dims (the first placeholder's dim 0 is
+// "batch") and for data-dependent counts (the values of each emb source
+// and filter, Unique, Where, StringSplit); ops that require equal dims
+// (ConcatV2, broadcasting elementwise ops, MatMul, BiasAdd, Select, Pack)
+// merge their symbols' equality classes, so every column ends up with the
+// one batch symbol.
 //
-// The rewrite, through lowering/rewrite's Rewriter:
+// The rewrite is patterns rooted at the ops they change, applied by
+// lowering/rewrite's greedy driver (see rewrite.go):
 //   - a Reshape whose input already has the target dims symbolically is
 //     removed (the input_layer's reshape of a [batch, D] lookup result);
 //   - every small integer operand computed by a TensorFlow chain (a Reshape
@@ -112,19 +116,25 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 		st.MarkUnchanged()
 		return nil
 	}
-	var blocks []*textir.Block
+	type graphBlock struct {
+		g *textir.Operation
+		b *textir.Block
+	}
+	var blocks []graphBlock
 	root.Walk(func(op *textir.Operation) bool {
 		if op.Name() == "tfg.graph" {
 			for _, r := range op.Regions() {
-				blocks = append(blocks, r.Blocks()...)
+				for _, b := range r.Blocks() {
+					blocks = append(blocks, graphBlock{op, b})
+				}
 			}
 			return false
 		}
 		return true
 	})
 	changed := false
-	for _, b := range blocks {
-		c, err := p.runBlock(st, b, s)
+	for _, gb := range blocks {
+		c, err := p.runBlock(st, gb.g, gb.b, s)
 		if err != nil {
 			return err
 		}
