@@ -50,10 +50,11 @@ device)
         --dump-inputs "$dump" "${e2eflag[@]}" 2>&1 | tee "$out/logs/recom-$p-$b.log" | grep -v '^  '
       dumps+=("$dump")
     done
-    (IFS=,; echo "== peers $p: ${dumps[*]}")
-    (IFS=,; $PY -u bench/peers.py --model $p --dumps "${dumps[*]}" --spec $d/$p.spec.json \
-      --no-jax --iters ${PEER_ITERS:-50} --precisions ${PRECISIONS:-fp32,tf32,bf16} \
-      --inflight ${INFLIGHT:-2,4} --json "$out/peers-$p.jsonl") 2>&1 | tee "$out/logs/peers-$p.log" | grep -E 'PEER|match|DIFF|fail|peers:'
+    list=$(IFS=,; echo "${dumps[*]}")
+    echo "== peers $p: $list"
+    $PY -u bench/peers.py --model "$p" --dumps "$list" --spec "$d/$p.spec.json" \
+      --no-jax --iters "${PEER_ITERS:-50}" --precisions "${PRECISIONS:-fp32,tf32,bf16}" \
+      --inflight "${INFLIGHT:-2,4}" --json "$out/peers-$p.jsonl" 2>&1 | tee "$out/logs/peers-$p.log" | grep -E 'PEER|match|DIFF|fail|peers:'
   done
   tar czf "$out/a-e2e-logs.tgz" -C "$out" logs && rm -rf "$out/logs"
   ;;
