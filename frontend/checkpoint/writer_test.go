@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -244,6 +245,19 @@ func (tb *testBundle) index() []byte {
 		es = append(es, tableEntry{key: []byte(k), value: v})
 	}
 	return buildTable(es, tb.table)
+}
+
+// blockContents returns the contents of the index as one block: the
+// header and entries, restarting every tb.table.restartInterval keys.
+func (tb *testBundle) blockContents() []byte {
+	keys := slices.Sorted(mapKeys(tb.entries))
+	h, _ := proto.Marshal(tb.header)
+	es := []tableEntry{{key: []byte{}, value: h}}
+	for _, k := range keys {
+		v, _ := proto.Marshal(tb.entries[k])
+		es = append(es, tableEntry{key: []byte(k), value: v})
+	}
+	return buildBlock(es, max(tb.table.restartInterval, 1))
 }
 
 // write writes the bundle under dir/name and returns its prefix.
