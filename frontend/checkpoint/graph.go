@@ -559,15 +559,15 @@ func (s *scope) constStrings(in string, want int) ([]string, error) {
 		}
 		tp := n.GetAttr()["value"].GetTensor()
 		if tp == nil || tp.GetDtype() != tfpb.DataType_DT_STRING {
-			return nil, fmt.Errorf("Const %q does not hold strings", r.node)
+			return nil, fmt.Errorf("node %q, a Const, does not hold strings", r.node)
 		}
 		dims := tp.GetTensorShape().GetDim()
 		if len(dims) != 1 || dims[0].GetSize() != int64(want) {
-			return nil, fmt.Errorf("Const %q is not a vector of %d strings, one per entry of the RestoreV2's dtypes", r.node, want)
+			return nil, fmt.Errorf("node %q, a Const, is not a vector of %d strings, one per entry of the RestoreV2's dtypes", r.node, want)
 		}
 		vals := tp.GetStringVal()
 		if len(vals) > want || (len(vals) == 0 && want > 0) {
-			return nil, fmt.Errorf("Const %q: %d strings for %d elements", r.node, len(vals), want)
+			return nil, fmt.Errorf("node %q, a Const, has %d strings for %d elements", r.node, len(vals), want)
 		}
 		out := make([]string, want)
 		for i := range out {

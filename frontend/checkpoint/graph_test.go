@@ -181,7 +181,7 @@ func TestRestoreErrors(t *testing.T) {
 		{"too few names", func(g *tfpb.GraphDef) {
 			g.Node[6] = strConst("save/RestoreV2/tensor_names", []int64{4}, "w", "emb", "emb", "hvar")
 		},
-			`not a vector of 5 strings`},
+			`node "save/RestoreV2/tensor_names", a Const, is not a vector of 5 strings`},
 		{"RestoreV2 without inputs", func(g *tfpb.GraphDef) { g.Node[8].Input = nil }, `RestoreV2 has 0 inputs, want 3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

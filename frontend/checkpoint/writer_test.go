@@ -275,17 +275,6 @@ func (tb *testBundle) write(t testing.TB, dir, name string) string {
 	return prefix
 }
 
-// open returns the bundle read from memory, without files.
-func (tb *testBundle) open(t testing.TB) *Bundle {
-	t.Helper()
-	b, err := parseIndex("mem.index", tb.index())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.open = memShards(tb.shards)
-	return b
-}
-
 // memShards opens shards held in memory.
 func memShards(shards [][]byte) func(int) (*shard, error) {
 	return func(i int) (*shard, error) {
