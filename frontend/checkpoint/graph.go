@@ -177,8 +177,8 @@ func checkVariable(n *tfpb.NodeDef, t *interp.Tensor) error {
 }
 
 // objectKeys maps the full names of the variables in a TF2 checkpoint's
-// object graph to their checkpoint keys; it is empty for a checkpoint
-// without an object graph.
+// object graph to their checkpoint keys, leaving out names given to
+// several keys; it is empty for a checkpoint without an object graph.
 func objectKeys(b *Bundle) (map[string]string, error) {
 	out := map[string]string{}
 	if !b.Has(objectGraphKey) {
@@ -195,12 +195,25 @@ func objectKeys(b *Bundle) (map[string]string, error) {
 	if err := proto.Unmarshal([]byte(t.Strings()[0]), og); err != nil {
 		return nil, fmt.Errorf("%s: %s: %v", b.index, objectGraphKey, err)
 	}
+	// A full name is the variable's name when it was created, which need
+	// not be unique (two Keras metrics each have a variable "total", which
+	// the exported graph names total and total_1): a name given to two
+	// keys designates neither.
+	ambiguous := map[string]bool{}
 	for _, n := range og.GetNodes() {
 		for _, a := range n.GetAttributes() {
-			if a.GetName() == "VARIABLE_VALUE" && a.GetFullName() != "" {
-				out[a.GetFullName()] = a.GetCheckpointKey()
+			name := a.GetFullName()
+			if a.GetName() != "VARIABLE_VALUE" || name == "" {
+				continue
 			}
+			if old, ok := out[name]; ok && old != a.GetCheckpointKey() {
+				ambiguous[name] = true
+			}
+			out[name] = a.GetCheckpointKey()
 		}
+	}
+	for name := range ambiguous {
+		delete(out, name)
 	}
 	return out, nil
 }
