@@ -3,7 +3,9 @@
 // TensorShapeProto, DataType, FullTypeDef, VersionDef, FunctionDefLibrary
 // (FunctionDef, OpDef, GradientDef), GraphDebugInfo, MetaGraphDef (MetaInfoDef,
 // SaverDef, CollectionDef, SignatureDef, TensorInfo, AssetFileDef),
-// SavedModel, ResourceHandleProto and VariantTensorDataProto, with
+// SavedModel, ResourceHandleProto and VariantTensorDataProto, and of the
+// checkpoint format (BundleHeaderProto, BundleEntryProto, TensorSliceProto,
+// TrackableObjectGraph) that frontend/checkpoint reads, with
 // TensorFlow's message names (package tensorflow) and field numbers, so that
 // both the binary and the text format read files TensorFlow wrote.
 //

@@ -1,0 +1,26 @@
+package checkpoint
+
+// The limits on what a checkpoint may declare (docs/LIMITS.md, "Checkpoints").
+// Sizes that a file declares are checked against them, or against the real
+// size of the file they point into, before any memory is taken for them:
+//
+//   - a block of the index must lie inside the index file, and its keys
+//     decode to at most maxKeyExpansion times its size;
+//   - a tensor's bytes [offset, offset+size) must lie inside its data
+//     shard, and size must be what its dtype and shape need (exactly for
+//     fixed-width dtypes; for strings, at least one length byte per element
+//     and the 4-byte length checksum, every length within what is left);
+//   - a tensor's element count must be at most interp.MaxElements
+//     (RECOM_MAX_TENSOR_ELEMENTS), its rank at most interp.MaxRank;
+//   - the shard count and the number of slices of a partitioned tensor are
+//     bounded by the constants below.
+const (
+	// MaxShards is the largest num_shards a bundle header may declare.
+	// TensorFlow names shards with five digits (data-00000-of-00001); a
+	// sharded save writes one shard per device, so real bundles have a few.
+	MaxShards = 1 << 16
+	// MaxSlices is the largest number of slices of one partitioned tensor.
+	// Partitioned variables have one slice per partition, a few to a few
+	// thousand in real models.
+	MaxSlices = 1 << 16
+)
