@@ -338,26 +338,21 @@ func (h *Handle) NewPlan(g GEMM) (*Plan, error) {
 		}
 		la, lb, ld := g.layouts()
 		ep := epilogues[g.Epilogue].value
-		attrs := []struct {
+		type attr struct {
 			name string
 			attr uint32
 			ptr  unsafe.Pointer
-			size uint64
-		}{
-			{"TRANSA", descTransA, unsafe.Pointer(&la.op), 4},
-			{"TRANSB", descTransB, unsafe.Pointer(&lb.op), 4},
-			{"EPILOGUE", descEpilogue, unsafe.Pointer(&ep), 4},
+		}
+		attrs := []attr{ // every value is 4 bytes: int32_t or uint32_t
+			{"TRANSA", descTransA, unsafe.Pointer(&la.op)},
+			{"TRANSB", descTransB, unsafe.Pointer(&lb.op)},
+			{"EPILOGUE", descEpilogue, unsafe.Pointer(&ep)},
 		}
 		if g.Epilogue.HasBias() {
-			attrs = append(attrs, struct {
-				name string
-				attr uint32
-				ptr  unsafe.Pointer
-				size uint64
-			}{"BIAS_DATA_TYPE", descBiasDataType, unsafe.Pointer(&outT), 4})
+			attrs = append(attrs, attr{"BIAS_DATA_TYPE", descBiasDataType, unsafe.Pointer(&outT)})
 		}
 		for _, at := range attrs {
-			if err := a.check("cublasLtMatmulDescSetAttribute", a.cublasLtMatmulDescSetAttribute(p.desc, at.attr, at.ptr, at.size)); err != nil {
+			if err := a.check("cublasLtMatmulDescSetAttribute", a.cublasLtMatmulDescSetAttribute(p.desc, at.attr, at.ptr, 4)); err != nil {
 				return fmt.Errorf("set CUBLASLT_MATMUL_DESC_%s: %w", at.name, err)
 			}
 		}
