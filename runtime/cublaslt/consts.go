@@ -1,11 +1,13 @@
 package cublaslt
 
-// The enum values this package passes to cuBLASLt. Sources: cublasLt.h
-// and cublas_api.h of cuBLAS 12.x (the values are those of the cuBLAS
-// documentation, "cuBLASLt Datatypes Reference", for 12.x and 13.x) and
-// library_types.h of the CUDA toolkit. TestHeader compares every one with
-// the headers of the installed toolkit (CUDA 13.0, cuBLAS 13.1 on the H200
-// machine) wherever they are found; its table names each constant's C name.
+// The enum values this package passes to cuBLASLt, from cublasLt.h and
+// cublas_api.h (cuBLAS 13.1.0, CUBLAS_VER_BUILD 3, of the CUDA 13.0 toolkit
+// on the H200 machine; the values are those of cuBLAS 12.x too) and
+// library_types.h of the same toolkit. TestHeader compares every one, the
+// prototypes the api table stands for, and the two structures below with
+// the installed headers wherever a toolkit is found; on 2026-12-03 it
+// passed against those 13.1.0 headers. Its tables name each constant's C
+// name.
 
 // cudaDataType_t (library_types.h).
 const (
