@@ -67,7 +67,8 @@
 // that fit int32), and no operand may exceed 2⁶³-1 bytes. Every buffer
 // (X, W, bias, Y, workspace) must be 256-byte aligned, the alignment the
 // heuristic assumes by default (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES)
-// and the one cuda.Context.Alloc gives. A plan's workspace limit defaults
+// and the one cuda.Context.Alloc gives; those preferences do not cover the
+// bias, whose kernel may assume 16 bytes, so it is held to 256 too. A plan's workspace limit defaults
 // to 32 MiB (DefaultWorkspaceBytes); Plan.WorkspaceBytes is what its
 // algorithm needs, and Run refuses a smaller workspace. A plan's Run is
 // safe for concurrent use (it sets the bias pointer on the plan's
