@@ -164,6 +164,18 @@ func (c *Context) do(what string, f func(a *api) error) error {
 	return nil
 }
 
+// Current runs f with the goroutine locked to its OS thread and the
+// context current on it, for libraries that work on the calling thread's
+// current context (cuBLASLt). f's error is returned as it is; only a
+// failure to make the context current is this package's error.
+func (c *Context) Current(f func() error) error {
+	var ferr error
+	if err := c.do("make the context current", func(*api) error { ferr = f(); return nil }); err != nil {
+		return err
+	}
+	return ferr
+}
+
 // Synchronize waits for all work of the context (cuCtxSynchronize).
 func (c *Context) Synchronize() error {
 	return c.do("synchronize", func(a *api) error { return a.check("cuCtxSynchronize", a.cuCtxSynchronize()) })

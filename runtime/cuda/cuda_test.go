@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -285,5 +286,40 @@ func TestNoParamInfo(t *testing.T) {
 	p, _ := c.Alloc(8)
 	if err := fill.Launch(Dim(1), Dim(1), 0, nil, p, int64(5), int64(1)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCurrentAndHandle: the accessors for libraries that use the current
+// context and take raw stream handles (runtime/cublaslt).
+func TestCurrentAndHandle(t *testing.T) {
+	g := newFakeGPU()
+	c := openFake(t, g)
+	g.current = 0
+	ran := false
+	if err := c.Current(func() error { ran = g.current == 0xc0; return nil }); err != nil || !ran {
+		t.Errorf("Current: %v, context current while f ran: %v", err, ran)
+	}
+	want := errors.New("f failed")
+	if err := c.Current(func() error { return want }); err != want {
+		t.Errorf("Current returned %v, want f's error as it is", err)
+	}
+	s, err := c.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := s.Handle(); err != nil || h != s.s || h == 0 {
+		t.Errorf("Handle = %#x, %v, want %#x", h, err, s.s)
+	}
+	if h, err := (*Stream)(nil).Handle(); err != nil || h != 0 {
+		t.Errorf("nil stream: %#x, %v, want the legacy default stream 0", h, err)
+	}
+	s.Close()
+	if _, err := s.Handle(); err == nil || err.Error() != "cuda: stream handle: cuda: use of closed Stream" {
+		t.Errorf("closed stream: %v", err)
+	}
+	c.Close()
+	if err := c.Current(func() error { t.Error("f ran on a closed context"); return nil }); err == nil ||
+		!strings.Contains(err.Error(), "use of closed Context") {
+		t.Errorf("Current on a closed context: %v", err)
 	}
 }

@@ -91,6 +91,17 @@ func (c *Context) NewStream() (*Stream, error) {
 	return s, nil
 }
 
+// Handle is the stream's CUstream, for libraries that take one (a
+// cudaStream_t is the same handle); a nil Stream is the legacy default
+// stream, 0. A closed stream is an error.
+func (s *Stream) Handle() (uintptr, error) {
+	h, err := streamHandle(s)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: stream handle: %w", err)
+	}
+	return h, nil
+}
+
 func (s *Stream) usable(what string) error {
 	if s == nil {
 		return fmt.Errorf("cuda: %s: nil Stream", what)
