@@ -1,0 +1,343 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/lowering/pipeline"
+	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// The bundled model and its tables.
+var (
+	smallModel  = filepath.Join("..", "..", "examples", "small.pbtxt")
+	smallTables = filepath.Join("..", "..", "examples", "small.tables.npz")
+)
+
+// compiled is a model compiled for a session, with what its reference
+// run needs.
+type compiled struct {
+	prog    Program
+	ref     *textir.Operation // the imported GraphDef, for the interpreter
+	opts    *exec.Options     // variables and tables
+	spec    *gen.Spec
+	outputs []string
+}
+
+// compileModel compiles the GraphDef at path through --fuse-dense, and
+// imports it again for the reference run.
+func compileModel(t testing.TB, path string, data []byte, opts *exec.Options, spec *gen.Spec) *compiled {
+	t.Helper()
+	ctx := context.Background()
+	r, err := pipeline.CompileBytes(ctx, path, data, pipeline.Options{Dense: true, StopAfter: pipeline.StageFuseDense})
+	if err != nil {
+		t.Fatalf("compile %s: %v", path, err)
+	}
+	ref, err := pipeline.CompileBytes(ctx, path, data, pipeline.Options{StopAfter: pipeline.StageImport})
+	if err != nil {
+		t.Fatalf("import %s: %v", path, err)
+	}
+	return &compiled{prog: Program{Context: r.Context, Module: r.Module}, ref: ref.Module, opts: opts, spec: spec, outputs: []string{"prediction"}}
+}
+
+// loadSmall compiles the bundled model with its tables.
+func loadSmall(t testing.TB) *compiled {
+	t.Helper()
+	data := readFile(t, smallModel)
+	opts := &exec.Options{Variables: map[string]*interp.Tensor{}, Tables: map[string]exec.TableData{}}
+	arrays, err := npz.ReadFile(smallTables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arrays {
+		opts.Variables[a.Name] = a.Tensor
+	}
+	spec, err := gen.Preset("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileModel(t, smallModel, data, opts, spec)
+}
+
+// feeds draws a batch of b rows from the model's spec.
+func (m *compiled) feeds(t testing.TB, b int, seed uint64) map[string]*interp.Tensor {
+	t.Helper()
+	arrays, err := gen.Feeds(m.spec, b, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := map[string]*interp.Tensor{}
+	for _, a := range arrays {
+		f[a.Name] = a.Tensor
+	}
+	return f
+}
+
+// reference runs the imported GraphDef in the interpreter.
+func (m *compiled) reference(t testing.TB, feeds map[string]*interp.Tensor) map[string]*interp.Tensor {
+	t.Helper()
+	want, err := exec.Run(context.Background(), m.ref, feeds, m.outputs, m.opts)
+	if err != nil {
+		t.Fatalf("reference interpreter: %v", err)
+	}
+	return want
+}
+
+// check compares a session's outputs with the interpreter's: rtol 1e-5,
+// atol 1e-6 (the dense kernels accumulate in float64, as the
+// interpreter does), and no NaN (the poison of what was not written).
+func check(t testing.TB, what string, got, want map[string]*interp.Tensor) {
+	t.Helper()
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("%s: output %q missing", what, name)
+			continue
+		}
+		if f := g.Float32s(); f != nil {
+			for i, x := range f {
+				if math.IsNaN(float64(x)) {
+					t.Errorf("%s: output %q element %d is NaN: the graph did not write it", what, name, i)
+					break
+				}
+			}
+		}
+		if err := g.AllClose(w, 1e-5, 1e-6); err != nil {
+			t.Errorf("%s: output %q differs from the interpreter: %v", what, name, err)
+		}
+	}
+}
+
+// simKernels registers every gpu.func kernel of the module on sim, run by
+// the gpu dialect's simulator over the simulated device memory.
+func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
+	t.Helper()
+	module.Walk(func(op *textir.Operation) bool {
+		if op.Name() != gpu.FuncOp || !gpu.IsKernel(op) {
+			return true
+		}
+		name, _ := textir.SymbolName(op)
+		k, err := gpu.Compile(op)
+		if err != nil {
+			t.Fatalf("kernel %s: %v", name, err)
+		}
+		args := op.Region(0).Front().Args()
+		sizes := make([]uint64, len(args))
+		ptr := make([]bool, len(args))
+		for i, a := range args {
+			switch ty := a.Type().(type) {
+			case *textir.IntType:
+				sizes[i] = uint64(ty.Width / 8)
+			case *textir.FloatType:
+				sizes[i] = 4
+				if ty.Kind == textir.KindF64 {
+					sizes[i] = 8
+				}
+			default:
+				sizes[i] = 8
+				ptr[i] = gpu.PtrSpace(ty) == gpu.Global
+			}
+		}
+		sim.AddKernel(name, sizes, func(s *cuda.Sim, grid, block uint32, vals []uint64) {
+			in := make([]any, len(vals))
+			for i, v := range vals {
+				switch {
+				case ptr[i]:
+					mem := s.Memory(v)
+					if mem == nil {
+						s.Fault(fmt.Errorf("%s: argument %d (%#x) is not device memory", name, i, v))
+						return
+					}
+					in[i] = gpu.Buf{Data: mem}
+				case sizes[i] == 4:
+					in[i] = int64(int32(v))
+				default:
+					in[i] = int64(v)
+				}
+			}
+			if err := k.Launch(int64(grid), int64(block), in, nil); err != nil {
+				s.Fault(fmt.Errorf("%s: %v", name, err))
+			}
+		})
+		return false
+	})
+}
+
+// simSession makes a session of m on a simulated GPU (deferred streams,
+// so that a missing wait shows) with poisoned results.
+func simSession(t testing.TB, m *compiled, opts Options) (*Session, *cuda.Sim) {
+	t.Helper()
+	sim := cuda.NewSim()
+	sim.Deferred = true
+	simKernels(t, sim, m.prog.Module)
+	drv, err := sim.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := drv.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.CUDA = c
+	opts.Poison = true
+	if opts.Outputs == nil {
+		opts.Outputs = m.outputs
+	}
+	if opts.Interp == nil {
+		opts.Interp = m.opts
+	}
+	s, err := New(context.Background(), m.prog, []byte("simulated PTX"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if c := sim.Counts(); c.Allocs != 0 || c.HostAllocs != 0 {
+			t.Errorf("the session leaked %d device and %d pinned allocations", c.Allocs, c.HostAllocs)
+		}
+		c.Close()
+	})
+	return s, sim
+}
+
+// simErr adds the simulator's fault to err.
+func simErr(sim *cuda.Sim, err error) error {
+	if f := sim.Err(); f != nil {
+		return errors.Join(err, fmt.Errorf("simulator: %w", f))
+	}
+	return err
+}
+
+// The bundled model on the simulated GPU, against the interpreter, at
+// several batch sizes, synchronously and with batches in flight.
+func TestSimSmall(t *testing.T) {
+	m := loadSmall(t)
+	s, sim := simSession(t, m, Options{Slots: 2})
+	seed := uint64(100)
+	for _, b := range []int{1, 37, 64} {
+		seed++
+		f := m.feeds(t, b, seed)
+		got, err := s.Run(f)
+		if err != nil {
+			t.Fatalf("B=%d: %v", b, simErr(sim, err))
+		}
+		check(t, fmt.Sprintf("B=%d", b), got, m.reference(t, f))
+		if p := got["prediction"]; p == nil || p.Rank() != 2 || p.Dim(0) != int64(b) || p.Dim(1) != 1 {
+			t.Errorf("B=%d: prediction of shape %v", b, p.Shape())
+		}
+	}
+	before := sim.Counts()
+	// Batches in flight: each packed while the others are on the GPU.
+	const n = 6
+	fs := make([]map[string]*interp.Tensor, n)
+	ps := make([]*Pending, n)
+	for i := range fs {
+		fs[i] = m.feeds(t, 37, 200+uint64(i))
+		p, err := s.RunAsync(fs[i])
+		if err != nil {
+			t.Fatal(simErr(sim, err))
+		}
+		ps[i] = p
+	}
+	for i, p := range ps {
+		got, err := p.Wait()
+		if err != nil {
+			t.Fatal(simErr(sim, err))
+		}
+		check(t, fmt.Sprintf("async batch %d", i), got, m.reference(t, fs[i]))
+	}
+	after := sim.Counts()
+	if d := after.GraphLaunches - before.GraphLaunches; d != n {
+		t.Errorf("%d graph launches for %d batches", d, n)
+	}
+	if d := after.CopiesToDevice - before.CopiesToDevice; d != n {
+		t.Errorf("%d host-to-device copies for %d batches, want one each", d, n)
+	}
+	if d := after.CopiesToHost - before.CopiesToHost; d != n {
+		t.Errorf("%d device-to-host copies for %d batches, want one each", d, n)
+	}
+	// One graph per batch size and slot: B=37 was seen by the first slot
+	// before; the second one captured it now (unless the packed size
+	// crossed a bucket).
+	if g := after.Graphs - before.Graphs; g > 2 {
+		t.Errorf("%d graphs captured for 6 batches of one size on 2 slots", g)
+	}
+	sum := s.Summary()
+	text := sum.String()
+	t.Logf("\n%s", text)
+	for _, want := range []string{"fallback", "the batch's graph on the device", "kernel layer", "copy out"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the summary lacks %q", want)
+		}
+	}
+	if sum.Batches != 9 {
+		t.Errorf("summary: %d batches, want 9", sum.Batches)
+	}
+}
+
+// A pipeline returns the outputs in submission order, whatever order the
+// workers finish in.
+func TestSimPipeline(t *testing.T) {
+	m := loadSmall(t)
+	s, sim := simSession(t, m, Options{Slots: 3})
+	p := s.NewPipeline(3)
+	defer p.Close()
+	const n = 7
+	fs := make([]map[string]*interp.Tensor, n)
+	for i := range fs {
+		fs[i] = m.feeds(t, 1+5*i, 300+uint64(i))
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, f := range fs {
+			if err := p.Submit(f); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := range fs {
+		got, err := p.Next()
+		if err != nil {
+			t.Fatal(simErr(sim, err))
+		}
+		if b := got["prediction"].Dim(0); b != int64(1+5*i) {
+			t.Fatalf("result %d has %d rows: out of order", i, b)
+		}
+		check(t, fmt.Sprintf("pipelined batch %d", i), got, m.reference(t, fs[i]))
+	}
+	wg.Wait()
+	p.Close()
+	if _, err := p.Next(); err == nil {
+		t.Error("Next on a closed pipeline with nothing left")
+	}
+	if err := p.Submit(fs[0]); err == nil {
+		t.Error("Submit on a closed pipeline")
+	}
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
