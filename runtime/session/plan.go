@@ -498,7 +498,7 @@ func (p *plan) planDense(op *textir.Operation) error {
 		case v.kind == kindDevice:
 		case (v.kind == kindFeed || v.kind == kindHost) && !v.afterDevice:
 			if v.dev == nil {
-				v.dev = &devValue{name: fmt.Sprintf("%s:input%d", ds.node, i), width: k, rest: []int64{k}, fromHost: v}
+				v.dev = &devValue{name: fmt.Sprintf("input #%d of fused.dense (node %q)", i, ds.node), width: k, rest: []int64{k}, fromHost: v}
 				p.devs = append(p.devs, v.dev)
 				p.uploads = append(p.uploads, v.dev)
 			}

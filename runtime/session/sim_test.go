@@ -341,3 +341,74 @@ func readFile(t testing.TB, path string) []byte {
 	}
 	return b
 }
+
+// Host steps before the graph (a cast of the feed, uploaded), after it (a
+// reshape and a product of a result copied back), a device alias, and
+// outputs of every kind: a model without an embedding layer.
+func TestSimHostSteps(t *testing.T) {
+	path := filepath.Join("testdata", "host_steps.pbtxt")
+	m := compileModel(t, path, readFile(t, path), &exec.Options{}, nil)
+	m.outputs = []string{"out", "ident", "r1", "xf", "x", "two"}
+	s, sim := simSession(t, m, Options{Slots: 1})
+	for _, b := range []int64{3, 1, 130} {
+		x := make([]int64, 4*b)
+		for i := range x {
+			x[i] = int64(i%7) - 3
+		}
+		f := map[string]*interp.Tensor{"x": interp.Must(interp.New([]int64{b, 4}, x))}
+		got, err := s.Run(f)
+		if err != nil {
+			t.Fatalf("B=%d: %v", b, simErr(sim, err))
+		}
+		check(t, fmt.Sprintf("B=%d", b), got, m.reference(t, f))
+		if sh := got["ident"].Shape(); len(sh) != 2 || sh[0] != b || sh[1] != 1 {
+			t.Errorf("B=%d: ident of shape %v", b, sh)
+		}
+	}
+	text := s.Summary().String()
+	t.Logf("\n%s", text)
+	for _, want := range []string{`tfg.Cast (node "xf") before the graph`, `tfg.Reshape (node "flat") after the graph`,
+		`tfg.Mul (node "out") after the graph`, "into pinned memory (1)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the summary lacks %q", want)
+		}
+	}
+	if _, err := s.Run(map[string]*interp.Tensor{}); err == nil || err.Error() != `session: feed "x" is missing` {
+		t.Errorf("missing feed: %v", err)
+	}
+	if _, err := s.Run(map[string]*interp.Tensor{"x": interp.Vector[int64](1, 2)}); err == nil || err.Error() != `session: input #0 of fused.dense (node "r1") must be a float32 [2, 4] matrix, got float32 of shape [2]` {
+		t.Errorf("feed of the wrong shape: %v", err)
+	}
+}
+
+// A slot keeps the frames of its last BatchSizes batch sizes; the others
+// are freed and made again, and their graphs captured again. A batch that
+// fails (a feed missing) leaves the slot usable.
+func TestSimBatchSizes(t *testing.T) {
+	m := loadSmall(t)
+	s, sim := simSession(t, m, Options{Slots: 1, BatchSizes: 2})
+	f := m.feeds(t, 5, 1)
+	delete(f, "str_0000")
+	if _, err := s.Run(f); err == nil || !strings.Contains(err.Error(), "str_0000") {
+		t.Errorf("a missing feed: %v", err)
+	}
+	graphs := 0
+	for i, b := range []int{1, 40, 3, 40, 1, 1} {
+		f := m.feeds(t, b, 10+uint64(i))
+		before := sim.Counts().Graphs
+		got, err := s.Run(f)
+		if err != nil {
+			t.Fatalf("batch %d (B=%d): %v", i, b, simErr(sim, err))
+		}
+		check(t, fmt.Sprintf("batch %d (B=%d)", i, b), got, m.reference(t, f))
+		graphs += sim.Counts().Graphs - before
+	}
+	// 1, 40, 3 (drops 1), 40 (kept), 1 (made again, drops 40), 1 (kept,
+	// unless its packed size moved to another class).
+	if graphs < 4 || graphs > 5 {
+		t.Errorf("%d graphs captured, want 4 (5 if a packed size changed class)", graphs)
+	}
+	if n := len(s.slots[0].frames); n != 2 {
+		t.Errorf("the slot keeps %d frames, want 2", n)
+	}
+}

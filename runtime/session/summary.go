@@ -103,8 +103,8 @@ func newStats(s *Session) *stats {
 		st.dense = ""
 	}
 	st.rows = make([]StepCost, statFixed)
-	st.rows[statFeeds] = StepCost{Step: fmt.Sprintf("check the %d feeds", len(p.feeds)), Where: WhereHost}
-	st.rows[statStage] = StepCost{Step: fmt.Sprintf("stage %d host values for the device into pinned memory", len(p.uploads)), Where: WhereHost}
+	st.rows[statFeeds] = StepCost{Step: fmt.Sprintf("check the feeds (%d placeholders)", len(p.feeds)), Where: WhereHost}
+	st.rows[statStage] = StepCost{Step: fmt.Sprintf("stage the host values the device reads into pinned memory (%d)", len(p.uploads)), Where: WhereHost}
 	st.rows[statCapture] = StepCost{Step: "capture and instantiate a graph (a new batch size or input size)", Where: WhereHost}
 	st.rows[statLaunch] = StepCost{Step: "launch the batch's graph", Where: WhereHost}
 	st.rows[statGPU] = StepCost{Step: "the batch's graph on the device", Where: WhereGPU}
