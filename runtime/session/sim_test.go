@@ -412,3 +412,41 @@ func TestSimBatchSizes(t *testing.T) {
 		t.Errorf("the slot keeps %d frames, want 2", n)
 	}
 }
+
+// Bench on the simulated GPU: the harness, not the numbers.
+func TestSimBench(t *testing.T) {
+	m := loadSmall(t)
+	s, sim := simSession(t, m, Options{Slots: 2})
+	var sets []map[string]*interp.Tensor
+	for i := range 4 {
+		sets = append(sets, m.feeds(t, 2, 40+uint64(i)))
+	}
+	if _, err := Bench(s, sets[:3], BenchOptions{}); err == nil {
+		t.Error("Bench with 3 feed sets")
+	}
+	if _, err := Bench(s, sets, BenchOptions{InFlight: []int{4}}); err == nil {
+		t.Error("Bench with 4 in flight on 2 slots")
+	}
+	r, err := Bench(s, sets, BenchOptions{InFlight: []int{1, 2}, Batches: 12})
+	if err != nil {
+		t.Fatal(simErr(sim, err))
+	}
+	t.Logf("\n%s%s", r, r.Summary)
+	if r.Batch != 2 || r.Latency.N != 200 || r.Latency.Min > r.Latency.Median || r.Latency.Median > r.Latency.P99 || r.Latency.P99 > r.Latency.Max {
+		t.Errorf("latency %+v of batch %d", r.Latency, r.Batch)
+	}
+	if len(r.Throughput) != 2 || r.Throughput[1].InFlight != 2 || r.Throughput[1].Batches != 12 || r.Throughput[1].SamplesPerSec <= 0 {
+		t.Errorf("throughput %+v", r.Throughput)
+	}
+	if r.Summary.Batches != 200 {
+		t.Errorf("the summary counts %d batches, want the 200 timed", r.Summary.Batches)
+	}
+	if !strings.Contains(r.String(), "E2E batch=2 sets=4 latency_n=200") || !strings.Contains(r.String(), "in_flight=2 batches=12") {
+		t.Errorf("result:\n%s", r)
+	}
+	// Sets of different batch sizes are refused.
+	sets[3] = m.feeds(t, 3, 44)
+	if _, err := Bench(s, sets, BenchOptions{InFlight: []int{1}}); err == nil || !strings.Contains(err.Error(), "one batch size") {
+		t.Errorf("sets of two batch sizes: %v", err)
+	}
+}
