@@ -44,7 +44,9 @@ type DenseBackend interface {
 // A DenseStep enqueues one fused.dense.
 type DenseStep interface {
 	// Workspace is the device memory a run over b rows needs besides its
-	// inputs and output (0: none).
+	// inputs and output (0: none). It is called once per batch size and
+	// slot, before any Enqueue of that size and outside any capture: a
+	// backend may prepare per-size state there (a GEMM plan).
 	Workspace(b int64) int64
 	// Enqueue enqueues y = act(concat(xs)·W + bias) over b rows on s: xs
 	// are the inputs, b×ks[i] floats each, y b×N floats, row-major; ws

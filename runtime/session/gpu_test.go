@@ -300,6 +300,16 @@ func TestE2EBench(t *testing.T) {
 			t.Fatal(err)
 		}
 		fmt.Printf("model=%s %s", *e2eModel, strings.ReplaceAll(r.String(), "\nE2E", "\nmodel="+*e2eModel+" E2E"))
-		t.Logf("B=%d step costs over the latency runs:\n%s", b, r.Summary)
+		if err := s.Profile(sets[0], 20); err != nil {
+			t.Fatal(err)
+		}
+		prof := s.Summary()
+		var alone []string
+		for _, c := range prof.Steps {
+			if c.Where == WhereAlone {
+				alone = append(alone, fmt.Sprintf("  %8.1f us  %s", float64(c.Mean().Nanoseconds())/1e3, c.Step))
+			}
+		}
+		t.Logf("B=%d step costs over the latency runs:\n%s\nthe graph's steps launched alone (Profile, 20 runs):\n%s", b, r.Summary, strings.Join(alone, "\n"))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
@@ -429,3 +430,90 @@ func (s *Session) Layers() []*abi.Layer {
 
 // Outputs returns the names of the tensors Run returns.
 func (s *Session) Outputs() []string { return append([]string(nil), s.plan.names...) }
+
+// Profile runs the batch of feeds once as usual, then iters times with its
+// GPU steps enqueued one by one (not as a graph) between device events,
+// and keeps each step's mean device time for the Summary (its "GPU, step
+// alone" rows, replaced by each Profile). Launching steps one by one adds
+// the launch gaps a graph removes: the graph row is the batch's real
+// cost, these rows say where it goes.
+func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
+	if iters < 1 {
+		return errors.New("session: Profile needs at least one iteration")
+	}
+	sl, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer s.release(sl)
+	b, err := sl.launch(feeds)
+	if err != nil {
+		return err
+	}
+	if _, err := sl.finish(b); err != nil {
+		return err
+	}
+	if b.empty {
+		return errors.New("session: Profile of an empty batch")
+	}
+	var evs []*cuda.Event
+	defer func() {
+		for _, e := range evs {
+			e.Close()
+		}
+	}()
+	var descs []string
+	var total []time.Duration
+	for it := range iters {
+		k := 0
+		mark := func(what string) error {
+			if k == len(evs) {
+				e, err := s.cctx.NewEvent()
+				if err != nil {
+					return err
+				}
+				evs = append(evs, e)
+			}
+			if it == 0 && k > 0 {
+				descs = append(descs, what)
+			}
+			k++
+			return evs[k-1].Record(sl.stream)
+		}
+		if err := mark(""); err != nil {
+			return err
+		}
+		sl.inflight = true
+		err := sl.enqueue(b, mark)
+		if rerr := sl.done.Record(sl.stream); rerr != nil {
+			sl.stream.Synchronize()
+			sl.inflight = false
+			return errors.Join(err, rerr)
+		}
+		if err != nil {
+			return err // release waits for what was enqueued
+		}
+		if err := evs[k-1].Synchronize(); err != nil {
+			return err
+		}
+		sl.inflight = false
+		if it == 0 {
+			total = make([]time.Duration, k-1)
+		}
+		for i := 1; i < k; i++ {
+			d, err := cuda.Elapsed(evs[i-1], evs[i])
+			if err != nil {
+				return err
+			}
+			total[i-1] += d
+		}
+	}
+	rows := make([]StepCost, len(descs))
+	for i, d := range descs {
+		rows[i] = StepCost{Step: fmt.Sprintf("batch %d: %s", b.b, d), Where: WhereAlone, Calls: int64(iters), Total: total[i]}
+	}
+	s.stats.mu.Lock()
+	s.stats.profile = rows
+	s.stats.mu.Unlock()
+	return nil
+}

@@ -277,16 +277,20 @@ func TestSimSmall(t *testing.T) {
 	if g := after.Graphs - before.Graphs; g > 2 {
 		t.Errorf("%d graphs captured for 6 batches of one size on 2 slots", g)
 	}
+	if err := s.Profile(fs[0], 2); err != nil {
+		t.Fatal(simErr(sim, err))
+	}
 	sum := s.Summary()
 	text := sum.String()
 	t.Logf("\n%s", text)
-	for _, want := range []string{"fallback", "the batch's graph on the device", "kernel layer", "copy out"} {
+	for _, want := range []string{"fallback", "the batch's graph on the device", "kernel layer", "copy out",
+		"GPU, step alone: batch 37: kernel layer", "GPU, step alone: batch 37: copy out 256 bytes"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q", want)
 		}
 	}
-	if sum.Batches != 9 {
-		t.Errorf("summary: %d batches, want 9", sum.Batches)
+	if sum.Batches != 10 {
+		t.Errorf("summary: %d batches, want 10 (9 and Profile's)", sum.Batches)
 	}
 }
 

@@ -451,8 +451,79 @@ func (sl *slot) buffer(f *frame, d *devValue) Buffer {
 	return Buffer{Ptr: f.bufs[base], Bytes: n}
 }
 
-// capture records the batch's GPU work as one graph: the copies in, the
-// layers' kernels, the dense steps and the copy out.
+// enqueue enqueues the batch's GPU work on the slot's stream, step by
+// step, calling mark with a description after each: the copies in, the
+// poison (Options.Poison), the layers' kernels, the dense steps and the
+// copy out.
+func (sl *slot) enqueue(b *batch, mark func(what string) error) error {
+	s := sl.s
+	f := b.fr
+	for r, ru := range b.regions {
+		n := ru.prefix + ru.bucket
+		if err := cuda.CopyHostToDeviceAsync(sl.devIn[r], 0, sl.pinIn[r], 0, n, sl.stream); err != nil {
+			return err
+		}
+		if err := mark(fmt.Sprintf("copy in %d bytes", n)); err != nil {
+			return err
+		}
+	}
+	if s.opts.Poison {
+		for _, p := range f.bufs {
+			if err := p.Memset8Async(0xff, sl.stream); err != nil {
+				return err
+			}
+		}
+		if f.arena != nil {
+			if err := f.arena.Memset8Async(0xff, sl.stream); err != nil {
+				return err
+			}
+		}
+		if err := mark("poison"); err != nil {
+			return err
+		}
+	}
+	for r, ls := range s.plan.layers {
+		pk := b.packed[r]
+		if pk.Grid == 0 {
+			continue
+		}
+		in := sl.devIn[r].Addr() + uint64(b.regions[r].prefix)
+		out := sl.buffer(f, ls.out)
+		if err := s.fns[r].Launch(cuda.Dim(int(pk.Grid)), cuda.Dim(int(pk.Block)), 0, sl.stream, s.tables[r], in, out.Addr(), pk.Batch, pk.Tasks); err != nil {
+			return ls.op.Errorf("launch: %v", err)
+		}
+		if err := mark(fmt.Sprintf("kernel %s %d x %d", ls.kernel, pk.Grid, pk.Block)); err != nil {
+			return err
+		}
+	}
+	for i, ds := range s.plan.dense {
+		xs := make([]Buffer, len(ds.in))
+		for j, d := range ds.in {
+			xs[j] = sl.buffer(f, d)
+		}
+		var ws Buffer
+		if f.ws[i] != nil {
+			ws = Buffer{Ptr: f.ws[i], Bytes: f.ws[i].Size()}
+		}
+		if err := ds.step.Enqueue(sl.stream, f.b, xs, sl.buffer(f, ds.out), ws); err != nil {
+			return ds.op.Errorf("launch: %v", err)
+		}
+		if err := mark(ds.step.Describe(f.b)); err != nil {
+			return err
+		}
+	}
+	if f.arenaBytes > 0 {
+		if err := cuda.CopyDeviceToHostAsync(sl.pinOut, 0, f.arena, 0, f.arenaBytes, sl.stream); err != nil {
+			return err
+		}
+		if err := mark(fmt.Sprintf("copy out %d bytes", f.arenaBytes)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// capture records the batch's GPU work as one graph.
 func (sl *slot) capture(b *batch, key string) (*cuda.Graph, error) {
 	s := sl.s
 	f := b.fr
@@ -462,61 +533,7 @@ func (sl *slot) capture(b *batch, key string) (*cuda.Graph, error) {
 		return nil, err
 	}
 	var desc []string
-	err := func() error {
-		for r, ru := range b.regions {
-			n := ru.prefix + ru.bucket
-			if err := cuda.CopyHostToDeviceAsync(sl.devIn[r], 0, sl.pinIn[r], 0, n, sl.stream); err != nil {
-				return err
-			}
-			desc = append(desc, fmt.Sprintf("copy in %d bytes", n))
-		}
-		if s.opts.Poison {
-			for _, p := range f.bufs {
-				if err := p.Memset8Async(0xff, sl.stream); err != nil {
-					return err
-				}
-			}
-			if f.arena != nil {
-				if err := f.arena.Memset8Async(0xff, sl.stream); err != nil {
-					return err
-				}
-			}
-			desc = append(desc, "poison")
-		}
-		for r, ls := range s.plan.layers {
-			pk := b.packed[r]
-			if pk.Grid == 0 {
-				continue
-			}
-			in := sl.devIn[r].Addr() + uint64(b.regions[r].prefix)
-			out := sl.buffer(f, ls.out)
-			if err := s.fns[r].Launch(cuda.Dim(int(pk.Grid)), cuda.Dim(int(pk.Block)), 0, sl.stream, s.tables[r], in, out.Addr(), pk.Batch, pk.Tasks); err != nil {
-				return ls.op.Errorf("launch: %v", err)
-			}
-			desc = append(desc, fmt.Sprintf("kernel %s %d x %d", ls.kernel, pk.Grid, pk.Block))
-		}
-		for i, ds := range s.plan.dense {
-			xs := make([]Buffer, len(ds.in))
-			for j, d := range ds.in {
-				xs[j] = sl.buffer(f, d)
-			}
-			var ws Buffer
-			if f.ws[i] != nil {
-				ws = Buffer{Ptr: f.ws[i], Bytes: f.ws[i].Size()}
-			}
-			if err := ds.step.Enqueue(sl.stream, f.b, xs, sl.buffer(f, ds.out), ws); err != nil {
-				return ds.op.Errorf("launch: %v", err)
-			}
-			desc = append(desc, ds.step.Describe(f.b))
-		}
-		if f.arenaBytes > 0 {
-			if err := cuda.CopyDeviceToHostAsync(sl.pinOut, 0, f.arena, 0, f.arenaBytes, sl.stream); err != nil {
-				return err
-			}
-			desc = append(desc, fmt.Sprintf("copy out %d bytes", f.arenaBytes))
-		}
-		return nil
-	}()
+	err := sl.enqueue(b, func(what string) error { desc = append(desc, what); return nil })
 	g, cerr := sl.stream.EndCapture()
 	if err == nil {
 		err = cerr

@@ -14,6 +14,7 @@ const (
 	WhereFallback = "host, fallback"        // the interpreter packer
 	WhereGPU      = "GPU, one CUDA graph"   // the batch's graph, timed with events
 	WhereWait     = "host, waiting for GPU" // the host blocked on the batch's event
+	WhereAlone    = "GPU, step alone"       // a step of the graph launched on its own (Profile)
 )
 
 // StepCost is one step of the plan and what it cost so far.
@@ -21,7 +22,8 @@ type StepCost struct {
 	// Step says what the step does (the op and its node for host steps
 	// and layers, the graph's nodes for the GPU).
 	Step string
-	// Where is WhereHost, WhereFallback, WhereGPU or WhereWait.
+	// Where is WhereHost, WhereFallback, WhereGPU, WhereWait or
+	// WhereAlone.
 	Where string
 	// Calls and Total are the runs so far and their time: wall time on
 	// the host, device time (events) for the GPU.
@@ -94,6 +96,7 @@ type stats struct {
 	slots   int
 	packers []string
 	dense   string
+	profile []StepCost // the last Profile's rows
 }
 
 func newStats(s *Session) *stats {
@@ -173,6 +176,7 @@ func (s *Session) Summary() *Summary {
 		}
 		sum.Steps = append(sum.Steps, r)
 	}
+	sum.Steps = append(sum.Steps, st.profile...)
 	var bs []int64
 	for b := range st.graphs {
 		bs = append(bs, b)
