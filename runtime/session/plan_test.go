@@ -1,11 +1,8 @@
 package session
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/recom-compiler/recom/lowering/pipeline"
 )
 
 // Nodes of the plan tests' GraphDefs.
@@ -17,11 +14,11 @@ const (
 
 func planOf(t *testing.T, graph string, outputs ...string) (*plan, error) {
 	t.Helper()
-	r, err := pipeline.CompileBytes(context.Background(), "g.pbtxt", []byte(graph), pipeline.Options{Dense: true, StopAfter: pipeline.StageFuseDense})
+	prog, err := compileProgram("g.pbtxt", []byte(graph))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return planProgram(r.Module, outputs)
+	return planProgram(prog.Module, outputs)
 }
 
 // What a session cannot run natively is an error naming the op and its

@@ -11,12 +11,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
-	"github.com/recom-compiler/recom/lowering/pipeline"
+	allpasses "github.com/recom-compiler/recom/lowering/all"
+	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -41,16 +45,42 @@ type compiled struct {
 // imports it again for the reference run.
 func compileModel(t testing.TB, path string, data []byte, opts *exec.Options, spec *gen.Spec) *compiled {
 	t.Helper()
-	ctx := context.Background()
-	r, err := pipeline.CompileBytes(ctx, path, data, pipeline.Options{Dense: true, StopAfter: pipeline.StageFuseDense})
+	prog, err := compileProgram(path, data)
 	if err != nil {
 		t.Fatalf("compile %s: %v", path, err)
 	}
-	ref, err := pipeline.CompileBytes(ctx, path, data, pipeline.Options{StopAfter: pipeline.StageImport})
+	f, err := graphdef.Parse(data, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := importer.Import(all.NewContext(), f.Graph)
 	if err != nil {
 		t.Fatalf("import %s: %v", path, err)
 	}
-	return &compiled{prog: Program{Context: r.Context, Module: r.Module}, ref: ref.Module, opts: opts, spec: spec, outputs: []string{"prediction"}}
+	return &compiled{prog: prog, ref: ref, opts: opts, spec: spec, outputs: []string{"prediction"}}
+}
+
+// compileProgram imports a GraphDef and runs --lower-emb,
+// --simplify-shapes, --fuse and --fuse-dense on it, as the compiler does.
+func compileProgram(name string, data []byte) (Program, error) {
+	allpasses.Register()
+	f, err := graphdef.Parse(data, name)
+	if err != nil {
+		return Program{}, err
+	}
+	ctx := all.NewContext()
+	m, err := importer.Import(ctx, f.Graph)
+	if err != nil {
+		return Program{}, err
+	}
+	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: "lower-emb"}, {Flag: "simplify-shapes"}, {Flag: "fuse"}, {Flag: "fuse-dense"}})
+	if err != nil {
+		return Program{}, err
+	}
+	if err := pm.Run(ctx, m); err != nil {
+		return Program{}, err
+	}
+	return Program{Context: ctx, Module: m}, nil
 }
 
 // loadSmall compiles the bundled model with its tables.
