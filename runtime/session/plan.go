@@ -95,14 +95,13 @@ type layerStep struct {
 
 // denseStep is one fused.dense.
 type denseStep struct {
-	op     *textir.Operation
-	node   string
-	dense  *abi.Dense
-	step   DenseStep
-	in     []*devValue
-	out    *devValue
-	w, b   *value // constant weight and bias (b nil without one)
-	statID int
+	op    *textir.Operation
+	node  string
+	dense *abi.Dense
+	step  DenseStep
+	in    []*devValue
+	out   *devValue
+	w, b  *value // constant weight and bias (b nil without one)
 }
 
 // plan is what New makes of the program, once.
