@@ -484,3 +484,34 @@ func TestSimBench(t *testing.T) {
 		t.Errorf("sets of two batch sizes: %v", err)
 	}
 }
+
+// A PTX without the program's kernels is refused when the session is
+// made, naming the op.
+func TestSimWrongPTX(t *testing.T) {
+	m := loadSmall(t)
+	sim := cuda.NewSim()
+	sim.AddKernel("layer", []uint64{8, 8, 8, 8}, func(*cuda.Sim, uint32, uint32, []uint64) {})
+	drv, err := sim.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := drv.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = New(context.Background(), m.prog, []byte("other PTX"), Options{CUDA: c, Outputs: m.outputs, Interp: m.opts})
+	want := `'fused.embedding_layer' op (node "input_layer/concat") kernel "layer" takes 4 parameters; the layer's kernel takes 5 (was the PTX made from this program?)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	sim.AddKernel("layer", []uint64{8, 8, 8, 8, 8}, func(*cuda.Sim, uint32, uint32, []uint64) {})
+	_, err = New(context.Background(), m.prog, []byte("other PTX"), Options{CUDA: c, Outputs: m.outputs, Interp: m.opts})
+	want = `'fused.dense' op (node "bottom_mlp/dense/Relu") cuda: function "bottom_mlp_dense": cuModuleGetFunction: CUDA_ERROR_NOT_FOUND: named symbol not found (was the PTX made with --fuse-dense from this program?)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if n := sim.Counts(); n.Allocs != 0 || n.HostAllocs != 0 {
+		t.Errorf("a failed New leaked %d device and %d pinned allocations", n.Allocs, n.HostAllocs)
+	}
+}
