@@ -82,22 +82,9 @@ type Stream struct {
 }
 
 // NewStream creates a stream (cuStreamCreate).
-func (c *Context) NewStream() (*Stream, error) { return c.newStream(0) }
-
-// streamNonBlocking is CU_STREAM_NON_BLOCKING.
-const streamNonBlocking = 0x1
-
-// NewNonBlockingStream creates a stream that does not synchronize with
-// the legacy default stream (CU_STREAM_NON_BLOCKING): its work is neither
-// ordered after nor waited for by synchronous calls such as CopyToDevice
-// or Memset8, so those may run in other goroutines while it is captured
-// into a graph (with a blocking stream, CUDA refuses them then:
-// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT).
-func (c *Context) NewNonBlockingStream() (*Stream, error) { return c.newStream(streamNonBlocking) }
-
-func (c *Context) newStream(flags uint32) (*Stream, error) {
+func (c *Context) NewStream() (*Stream, error) {
 	s := &Stream{ctx: c}
-	err := c.do("create a stream", func(a *api) error { return a.check("cuStreamCreate", a.cuStreamCreate(&s.s, flags)) })
+	err := c.do("create a stream", func(a *api) error { return a.check("cuStreamCreate", a.cuStreamCreate(&s.s, 0)) })
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +99,26 @@ func (s *Stream) usable(what string) error {
 		return fmt.Errorf("cuda: %s: %w", what, errClosed("Stream"))
 	}
 	return nil
+}
+
+// streamNonBlocking is CU_STREAM_NON_BLOCKING.
+const streamNonBlocking = 0x1
+
+// NewNonBlockingStream creates a stream that does not synchronize with
+// the legacy default stream (CU_STREAM_NON_BLOCKING): its work is neither
+// ordered after nor waited for by synchronous calls such as CopyToDevice
+// or Memset8, so those may run in other goroutines while it is captured
+// into a graph (with a blocking stream, CUDA refuses them then:
+// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT).
+func (c *Context) NewNonBlockingStream() (*Stream, error) {
+	s := &Stream{ctx: c}
+	err := c.do("create a non-blocking stream", func(a *api) error {
+		return a.check("cuStreamCreate", a.cuStreamCreate(&s.s, streamNonBlocking))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Synchronize waits for the stream's work (cuStreamSynchronize).
