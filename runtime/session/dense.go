@@ -46,8 +46,8 @@ type DenseStep interface {
 	// Workspace is the device memory a run over b rows needs besides its
 	// inputs and output (0: none). It is called once per batch size and
 	// slot, before any Enqueue of that size and outside any capture: a
-	// backend may prepare per-size state there (a GEMM plan).
-	Workspace(b int64) int64
+	// backend may prepare per-size state there (a GEMM plan), and fail.
+	Workspace(b int64) (int64, error)
 	// Enqueue enqueues y = act(concat(xs)·W + bias) over b rows on s: xs
 	// are the inputs, b×ks[i] floats each, y b×N floats, row-major; ws
 	// is Workspace(b) bytes (zero Buffer when 0). It is called while s is
@@ -139,11 +139,11 @@ type generatedStep struct {
 	w, bias    *cuda.DevicePtr
 }
 
-func (g *generatedStep) Workspace(b int64) int64 {
+func (g *generatedStep) Workspace(b int64) (int64, error) {
 	if !g.d.Split() {
-		return 0
+		return 0, nil
 	}
-	return max(g.d.WorkspaceBytes(b, g.d.Splits(b)), 8) // the kernel takes one even unsplit
+	return max(g.d.WorkspaceBytes(b, g.d.Splits(b)), 8), nil // the kernel takes one even unsplit
 }
 
 func (g *generatedStep) Enqueue(s *cuda.Stream, b int64, xs []Buffer, y, ws Buffer) error {

@@ -401,7 +401,12 @@ func (sl *slot) frame(b int64) (*frame, error) {
 	}
 	f.ws = make([]*cuda.DevicePtr, len(s.plan.dense))
 	for i, ds := range s.plan.dense {
-		if n := ds.step.Workspace(b); n > 0 {
+		n, err := ds.step.Workspace(b)
+		if err != nil {
+			f.close()
+			return nil, ds.op.Errorf("a batch of %d: %v", b, err)
+		}
+		if n > 0 {
 			p, err := s.cctx.Alloc(n)
 			if err != nil {
 				f.close()
