@@ -218,6 +218,7 @@ type Program struct {
 	byName   map[string]int32           // op name -> node index
 	args     map[string][]*textir.Value // "@f" -> entry block arguments of f
 	argIDs   map[*textir.Value]int32    // function argument -> value id
+	valueIDs map[*textir.Value]int32    // op result or function argument -> value id (Evaluate)
 	effects  []int32                    // effect nodes in program order
 
 	memoMu sync.Mutex
@@ -339,6 +340,7 @@ func Compile(root *textir.Operation) (*Program, error) {
 		}
 	}
 	p.memo = make([]any, len(p.nodes))
+	p.valueIDs = ids
 	return p, nil
 }
 
@@ -468,47 +470,12 @@ func Run(ctx context.Context, root *textir.Operation, feeds map[string]*interp.T
 // its effect) given the feeds, and returns them keyed by the names as
 // given. opts may be nil.
 func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outputs []string, opts *Options) (map[string]*interp.Tensor, error) {
-	if opts == nil {
-		opts = &Options{}
-	}
 	if len(outputs) == 0 {
 		return nil, errors.New("exec: no outputs requested")
 	}
-	vals := make([]*interp.Tensor, p.numVals)
-	fed := make([]bool, p.numVals)
-	for name, t := range feeds {
-		id, ni, control, err := p.resolve(name)
-		if err != nil {
-			return nil, fmt.Errorf("feed %q: %w", name, err)
-		}
-		if control {
-			return nil, fmt.Errorf("feed %q: a control input cannot be fed", name)
-		}
-		if t == nil {
-			return nil, fmt.Errorf("feed %q: nil tensor", name)
-		}
-		if ni < 0 { // a function argument
-			a := p.argValue(id)
-			if want, ok := DTypeOf(a.Type()); ok && want != t.DType() {
-				return nil, fmt.Errorf("feed %q has dtype %v, but the argument of type %s is %v", name, t.DType(), a.Type(), want)
-			}
-			if err := checkShape(a.Type(), t); err != nil {
-				return nil, fmt.Errorf("feed %q: %v", name, err)
-			}
-			vals[id] = t
-			fed[id] = true
-			continue
-		}
-		n := &p.nodes[ni]
-		ri := int(id - n.out)
-		if want, ok := DTypeOf(n.op.Result(ri).Type()); ok && want != t.DType() {
-			return nil, n.op.Errorf("feed %q has dtype %v, but the tensor is %v", name, t.DType(), want)
-		}
-		if err := checkShape(n.op.Result(ri).Type(), t); err != nil {
-			return nil, n.op.Errorf("feed %q: %v", name, err)
-		}
-		vals[id] = t
-		fed[id] = true
+	vals, fed, err := p.bindFeeds(feeds)
+	if err != nil {
+		return nil, err
 	}
 	var roots []int32
 	outIDs := make([]int32, len(outputs))
@@ -525,17 +492,116 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			roots = append(roots, ni)
 		}
 	}
+	if err := p.run(ctx, vals, fed, roots, opts); err != nil {
+		return nil, err
+	}
+	res := make(map[string]*interp.Tensor, len(outputs))
+	for i, o := range outputs {
+		if outIDs[i] >= 0 {
+			res[o] = vals[outIDs[i]]
+		}
+	}
+	return res, nil
+}
+
+// Evaluate is Run for callers that hold the values they want rather than
+// their names (names may repeat, and many ops have none): it evaluates
+// values, results of ops of the program or arguments of its functions,
+// given the feeds (by name, as for Run), and returns their tensors in
+// order. A value of a control type is Unit; a function argument must be
+// fed. opts may be nil.
+func (p *Program) Evaluate(ctx context.Context, feeds map[string]*interp.Tensor, values []*textir.Value, opts *Options) ([]*interp.Tensor, error) {
+	if len(values) == 0 {
+		return nil, errors.New("exec: no values requested")
+	}
+	vals, fed, err := p.bindFeeds(feeds)
+	if err != nil {
+		return nil, err
+	}
+	var roots []int32
+	ids := make([]int32, len(values))
+	for i, v := range values {
+		id, ok := p.valueIDs[v]
+		if v == nil || !ok || id < 0 {
+			return nil, fmt.Errorf("exec: value #%d is not a result or function argument of the program", i)
+		}
+		ids[i] = id
+		if fed[id] {
+			continue
+		}
+		ni := p.producer[id]
+		if ni < 0 {
+			return nil, fmt.Errorf("exec: value #%d: the function argument %s was not fed", i, p.argName(id))
+		}
+		roots = append(roots, ni)
+	}
+	if err := p.run(ctx, vals, fed, roots, opts); err != nil {
+		return nil, err
+	}
+	res := make([]*interp.Tensor, len(values))
+	for i, id := range ids {
+		res[i] = vals[id]
+	}
+	return res, nil
+}
+
+// bindFeeds checks the feeds and returns the value table holding them.
+func (p *Program) bindFeeds(feeds map[string]*interp.Tensor) (vals []*interp.Tensor, fed []bool, err error) {
+	vals = make([]*interp.Tensor, p.numVals)
+	fed = make([]bool, p.numVals)
+	for name, t := range feeds {
+		id, ni, control, err := p.resolve(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("feed %q: %w", name, err)
+		}
+		if control {
+			return nil, nil, fmt.Errorf("feed %q: a control input cannot be fed", name)
+		}
+		if t == nil {
+			return nil, nil, fmt.Errorf("feed %q: nil tensor", name)
+		}
+		if ni < 0 { // a function argument
+			a := p.argValue(id)
+			if want, ok := DTypeOf(a.Type()); ok && want != t.DType() {
+				return nil, nil, fmt.Errorf("feed %q has dtype %v, but the argument of type %s is %v", name, t.DType(), a.Type(), want)
+			}
+			if err := checkShape(a.Type(), t); err != nil {
+				return nil, nil, fmt.Errorf("feed %q: %v", name, err)
+			}
+			vals[id] = t
+			fed[id] = true
+			continue
+		}
+		n := &p.nodes[ni]
+		ri := int(id - n.out)
+		if want, ok := DTypeOf(n.op.Result(ri).Type()); ok && want != t.DType() {
+			return nil, nil, n.op.Errorf("feed %q has dtype %v, but the tensor is %v", name, t.DType(), want)
+		}
+		if err := checkShape(n.op.Result(ri).Type(), t); err != nil {
+			return nil, nil, n.op.Errorf("feed %q: %v", name, err)
+		}
+		vals[id] = t
+		fed[id] = true
+	}
+	return vals, fed, nil
+}
+
+// run evaluates the nodes roots need (and every side effect) into vals.
+func (p *Program) run(ctx context.Context, vals []*interp.Tensor, fed []bool, roots []int32, opts *Options) error {
+	if opts == nil {
+		opts = &Options{}
+	}
 	roots = append(roots, p.effects...)
 	order, err := p.schedule(roots, fed, opts.DataOnly)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st := &State{ctx: ctx, prog: p, opts: opts, resources: map[string]any{}}
 	var in []*interp.Tensor
 	for k, ni := range order {
 		if k&255 == 0 && ctx != nil {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		n := &p.nodes[ni]
@@ -544,21 +610,21 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			kern = k
 		}
 		if kern == nil {
-			return nil, n.op.Errorf("has no semantics registered in the interpreter")
+			return n.op.Errorf("has no semantics registered in the interpreter")
 		}
 		in = in[:0]
 		for _, id := range n.in {
 			if id < 0 {
-				return nil, n.op.Errorf("operand #%d is a block argument, which the interpreter cannot bind", len(in))
+				return n.op.Errorf("operand #%d is a block argument, which the interpreter cannot bind", len(in))
 			}
 			v := vals[id]
 			if v == nil {
 				if n.unitIn != nil && n.unitIn[len(in)] {
 					v = Unit
 				} else if p.producer[id] < 0 {
-					return nil, n.op.Errorf("operand #%d is a function argument that was not fed (feed it as \"%s\")", len(in), p.argName(id))
+					return n.op.Errorf("operand #%d is a function argument that was not fed (feed it as \"%s\")", len(in), p.argName(id))
 				} else {
-					return nil, n.op.Errorf("operand #%d has no value", len(in))
+					return n.op.Errorf("operand #%d has no value", len(in))
 				}
 			}
 			in = append(in, v)
@@ -568,12 +634,12 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 		if err != nil {
 			var d *textir.Diagnostic
 			if errors.As(err, &d) {
-				return nil, err
+				return err
 			}
-			return nil, n.op.Errorf("%v", err)
+			return n.op.Errorf("%v", err)
 		}
 		if len(outs) != len(n.data) {
-			return nil, n.op.Errorf("kernel returned %d results, want %d", len(outs), len(n.data))
+			return n.op.Errorf("kernel returned %d results, want %d", len(outs), len(n.data))
 		}
 		for i, r := range n.data {
 			id := n.out + r
@@ -582,14 +648,14 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			}
 			t := outs[i]
 			if t == nil {
-				return nil, n.op.Errorf("kernel returned no value for result #%d", r)
+				return n.op.Errorf("kernel returned no value for result #%d", r)
 			}
 			if w := n.want[i]; w != interp.Invalid && t.DType() != w {
-				return nil, n.op.Errorf("result #%d has dtype %v, but the op's result type %s wants %v", r, t.DType(), n.op.Result(int(r)).Type(), w)
+				return n.op.Errorf("result #%d has dtype %v, but the op's result type %s wants %v", r, t.DType(), n.op.Result(int(r)).Type(), w)
 			}
 			if !st.lazy {
 				if err := checkShape(n.op.Result(int(r)).Type(), t); err != nil {
-					return nil, n.op.Errorf("result #%d: %v", r, err)
+					return n.op.Errorf("result #%d: %v", r, err)
 				}
 			}
 			vals[id] = t
@@ -600,13 +666,7 @@ func (p *Program) Run(ctx context.Context, feeds map[string]*interp.Tensor, outp
 			}
 		}
 	}
-	res := make(map[string]*interp.Tensor, len(outputs))
-	for i, o := range outputs {
-		if outIDs[i] >= 0 {
-			res[o] = vals[outIDs[i]]
-		}
-	}
-	return res, nil
+	return nil
 }
 
 // argValue returns the function argument with value id id.

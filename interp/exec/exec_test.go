@@ -137,3 +137,57 @@ func TestRandomTensorDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Evaluate takes the values themselves: results by op, several results of
+// one op, a fed value, and values that are not the program's.
+func TestEvaluate(t *testing.T) {
+	m := load(t)
+	p, err := exec.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]*textir.Operation{}
+	m.Walk(func(op *textir.Operation) bool {
+		if n := exec.OpName(op); n != "" {
+			ops[n] = op
+		}
+		return true
+	})
+	ctx := context.Background()
+	x := map[string]*interp.Tensor{"x": interp.Vector[float32](1, 2)}
+	got, err := p.Evaluate(ctx, x, []*textir.Value{ops["sq"].Result(0), ops["split"].Result(1), ops["two"].Result(0), ops["x"].Result(0)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []*interp.Tensor{interp.Vector[float32](4, 16), interp.Scalar[float32](2), interp.Vector[float32](2, 4), interp.Vector[float32](1, 2)} {
+		if err := got[i].Equal(w); err != nil {
+			t.Errorf("value %d: %v", i, err)
+		}
+	}
+	// A fed intermediate cuts its producers: x need not be fed.
+	got, err = p.Evaluate(ctx, map[string]*interp.Tensor{"two": interp.Vector[float32](3)}, []*textir.Value{ops["sq"].Result(0)}, nil)
+	if err != nil || got[0].Equal(interp.Vector[float32](9)) != nil {
+		t.Errorf("fed intermediate: %v, %v", got, err)
+	}
+	var foreign *textir.Value
+	load(t).Walk(func(op *textir.Operation) bool {
+		if exec.OpName(op) == "sq" {
+			foreign = op.Result(0)
+		}
+		return true
+	})
+	for _, c := range []struct {
+		name    string
+		values  []*textir.Value
+		wantErr string
+	}{
+		{"not the program's", []*textir.Value{foreign}, "value #0 is not a result or function argument of the program"},
+		{"nil", []*textir.Value{nil}, "value #0 is not a result"},
+		{"none", nil, "no values requested"},
+		{"kernel error names the node", []*textir.Value{ops["bad"].Result(0)}, `(node "bad") Cast:`},
+	} {
+		if _, err := p.Evaluate(ctx, x, c.values, nil); err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.wantErr)
+		}
+	}
+}

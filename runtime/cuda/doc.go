@@ -26,4 +26,14 @@
 // Streams capture their work into CUDA graphs (Stream.BeginCapture,
 // Stream.EndCapture), which are instantiated once and replayed with
 // Graph.Launch.
+//
+// Pinned host memory (Context.AllocHost: a HostBuffer) is what the device
+// reads and writes directly: copies between it and device memory
+// (CopyHostToDeviceAsync, CopyDeviceToHostAsync) run in stream order,
+// overlap the host's work, and can be captured into a graph, which then
+// reads the host buffer at every replay.
+//
+// Sim is a simulated driver (Go memory, kernels as Go functions, streams
+// with CUDA's ordering) on which the tests of this package and of the
+// runtimes built on it run where there is no GPU.
 package cuda

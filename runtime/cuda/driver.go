@@ -36,6 +36,8 @@ type api struct {
 
 	cuMemAlloc           func(p *uint64, n uint64) Result
 	cuMemFree            func(p uint64) Result
+	cuMemHostAlloc       func(p *unsafe.Pointer, n uint64, flags uint32) Result
+	cuMemFreeHost        func(p unsafe.Pointer) Result
 	cuMemcpyHtoD         func(dst uint64, src unsafe.Pointer, n uint64) Result
 	cuMemcpyDtoH         func(dst unsafe.Pointer, src uint64, n uint64) Result
 	cuMemcpyDtoD         func(dst, src uint64, n uint64) Result
@@ -97,6 +99,8 @@ func (a *api) symbols() []symbol {
 		opt(&a.cuFuncGetParamInfo, "cuFuncGetParamInfo"),
 		s(&a.cuMemAlloc, "cuMemAlloc_v2"),
 		s(&a.cuMemFree, "cuMemFree_v2"),
+		s(&a.cuMemHostAlloc, "cuMemHostAlloc"),
+		s(&a.cuMemFreeHost, "cuMemFreeHost"),
 		s(&a.cuMemcpyHtoD, "cuMemcpyHtoD_v2"),
 		s(&a.cuMemcpyDtoH, "cuMemcpyDtoH_v2"),
 		s(&a.cuMemcpyDtoD, "cuMemcpyDtoD_v2"),

@@ -26,13 +26,17 @@ const (
 	ErrorInvalidPTX          Result = 218
 	ErrorUnsupportedPTX      Result = 222
 	ErrorInvalidSource       Result = 300
+	ErrorInvalidHandle       Result = 400
 	ErrorNotFound            Result = 500
 	ErrorNotReady            Result = 600
 	ErrorIllegalAddress      Result = 700
 	ErrorLaunchOutOfRes      Result = 701
 	ErrorLaunchFailed        Result = 719
 	ErrorStreamCaptureUnsupp Result = 900
-	ErrorUnknown             Result = 999
+	// ErrorStreamCaptureImplicit: an operation would synchronize the
+	// legacy default stream with a stream being captured.
+	ErrorStreamCaptureImplicit Result = 906
+	ErrorUnknown               Result = 999
 )
 
 // Error is a failed driver call: the entry point, the CUresult, and the

@@ -112,6 +112,26 @@ func (s *Stream) usable(what string) error {
 	return nil
 }
 
+// streamNonBlocking is CU_STREAM_NON_BLOCKING.
+const streamNonBlocking = 0x1
+
+// NewNonBlockingStream creates a stream that does not synchronize with
+// the legacy default stream (CU_STREAM_NON_BLOCKING): its work is neither
+// ordered after nor waited for by synchronous calls such as CopyToDevice
+// or Memset8, so those may run in other goroutines while it is captured
+// into a graph (with a blocking stream, CUDA refuses them then:
+// CUDA_ERROR_STREAM_CAPTURE_IMPLICIT).
+func (c *Context) NewNonBlockingStream() (*Stream, error) {
+	s := &Stream{ctx: c}
+	err := c.do("create a non-blocking stream", func(a *api) error {
+		return a.check("cuStreamCreate", a.cuStreamCreate(&s.s, streamNonBlocking))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // Synchronize waits for the stream's work (cuStreamSynchronize).
 func (s *Stream) Synchronize() error {
 	if err := s.usable("synchronize a stream"); err != nil {
@@ -223,9 +243,19 @@ type Event struct {
 }
 
 // NewEvent creates an event that records time (cuEventCreate).
-func (c *Context) NewEvent() (*Event, error) {
+func (c *Context) NewEvent() (*Event, error) { return c.newEvent(0) }
+
+// eventDisableTiming is CU_EVENT_DISABLE_TIMING.
+const eventDisableTiming = 0x2
+
+// NewSyncEvent creates an event for ordering and waiting only
+// (CU_EVENT_DISABLE_TIMING): it costs less to record and wait for, and
+// Elapsed refuses it.
+func (c *Context) NewSyncEvent() (*Event, error) { return c.newEvent(eventDisableTiming) }
+
+func (c *Context) newEvent(flags uint32) (*Event, error) {
 	e := &Event{ctx: c}
-	err := c.do("create an event", func(a *api) error { return a.check("cuEventCreate", a.cuEventCreate(&e.e, 0)) })
+	err := c.do("create an event", func(a *api) error { return a.check("cuEventCreate", a.cuEventCreate(&e.e, flags)) })
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,77 @@
+// Package session runs a compiled program natively, batch after batch:
+// the model after --fuse and --fuse-dense is planned once (New), and each
+// batch then goes from feeds in host memory to outputs in host memory
+// (Run) without the interpreter: a few host steps, one copy to the
+// device, the program's kernels, one copy back, all of the GPU part as
+// one CUDA graph.
+//
+// # The plan
+//
+// New walks the ops the requested outputs need (data edges; control
+// dependencies are not run) and gives each a place:
+//
+//   - constants (variables, tables, tfg.Const and whatever is computed
+//     from them alone) are evaluated once, by the interpreter
+//     (exec.Program.Evaluate), from Options.Interp's values;
+//   - each fused.embedding_layer gets its tables arena (abi.Layer's
+//     layout: every table and the id transforms' parameter blocks),
+//     uploaded once, its kernel, and a Packer, which packs the layer's
+//     inputs (abi's packed layout) from the feeds into pinned memory: the
+//     ops between the placeholders and the layer (emb.from_dense,
+//     emb.filter, casts, ...) are the packer's business, not steps of the
+//     plan;
+//   - each fused.dense gets a DenseStep from the DenseBackend, which
+//     uploads its weight and bias once;
+//   - a reshape of a device value (Identity, Reshape, ExpandDims,
+//     Squeeze to [?, static dims]) is an alias of its memory;
+//   - every other op must be one of HostOps (casts, reshapes,
+//     elementwise math, BiasAdd, MatMul, ConcatV2: interp/tfops'
+//     semantics with the attributes decoded once), and runs on the host:
+//     before the graph when it reads only feeds and constants (its result
+//     may then be uploaded, as a dense layer's input), after it when it
+//     reads device results (which are then copied back), but never
+//     between two GPU steps.
+//
+// Anything else (an op outside HostOps, a host step between GPU steps, a
+// layer input that is not computed from the feeds) makes New fail with
+// an error naming the op and its TensorFlow node: the caller then runs
+// the program in the interpreter.
+//
+// # A batch
+//
+// A batch runs in a slot (Options.Slots of them): the feeds are checked,
+// the host steps before the graph run, each layer's packer packs into the
+// slot's pinned input buffer (after the values uploaded for the dense
+// layers, in the first layer's region), and the batch's graph is
+// launched on the slot's stream. The graph, captured once per batch size
+// and per size class of the packed inputs (rounded up to a sixteenth of
+// their power of two, which is what the graph copies), holds one
+// host-to-device copy per layer (one for the usual single layer), the
+// layers' kernels, the dense steps (with their split-K reductions), and
+// one device-to-host copy of every device result the host reads, laid
+// out in one output arena. Run then waits for the batch's event, makes
+// the outputs from the pinned output buffer and runs the host steps
+// after the graph.
+//
+// RunAsync returns once the graph is launched, so that the host packs
+// the next batch while the GPU works; a Pipeline keeps a given number of
+// batches in flight, packed by as many goroutines, and returns their
+// outputs in order. Device buffers, pinned buffers and graphs belong to a
+// slot, so batches in different slots never share memory; a slot keeps
+// the buffers and graphs of its last Options.BatchSizes batch sizes.
+//
+// # Plug-ins
+//
+// Packer (made per layer by Options.Packer) and DenseBackend
+// (Options.Dense) are where the other runtimes plug in: InterpPacker is
+// the fallback packer until runtime/hostpack packs natively, and
+// GeneratedDense launches the program's own dense kernels until
+// runtime/cublaslt's products do.
+//
+// # Cost
+//
+// Summary lists the plan's steps, where each runs (host, fallback, the
+// GPU graph) and their measured cost: host steps by wall time, the graph
+// by device events (two per batch; Options.NoTiming drops them). Bench
+// measures end-to-end latency and throughput.
+package session

@@ -1,0 +1,519 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Program is a compiled program: the module after --fuse and --fuse-dense
+// (pipeline.Result's Context and Module).
+type Program struct {
+	Context *textir.Context
+	Module  *textir.Operation
+}
+
+// Options configure New.
+type Options struct {
+	// Outputs names the tensors Run returns, as the interpreter names
+	// them ("node" or "node:i"). Required.
+	Outputs []string
+	// Interp gives the program's constants their values (Variables,
+	// Tables, RandomTables and Seed, as for the interpreter): New
+	// evaluates them once. nil: no variables.
+	Interp *exec.Options
+	// CUDA is the context to run on; nil opens the driver and device
+	// Ordinal (and Close releases them).
+	CUDA    *cuda.Context
+	Ordinal int
+	// Slots is the number of batches in flight: each slot has its own
+	// stream, pinned buffers, device buffers and graphs. 0 means 2.
+	Slots int
+	// Packer makes each embedding layer's packer; nil is InterpPacker.
+	Packer PackerFactory
+	// Dense computes the fused.dense ops; nil is GeneratedDense.
+	Dense DenseBackend
+	// Poison fills the device results with NaN (0xff bytes) in every
+	// batch's graph before its kernels run, and the pinned outputs before
+	// every batch, so that what the kernels do not write shows: for
+	// checks (it costs a memset per result), not for timing.
+	Poison bool
+	// NoTiming leaves out the two events per batch that time its graph
+	// on the device (the Summary's GPU row).
+	NoTiming bool
+	// BatchSizes bounds the batch sizes each slot keeps device buffers
+	// and graphs for (the least recently used one goes). 0 means 8.
+	BatchSizes int
+}
+
+// Session runs a compiled program batch after batch: planned once by New,
+// then Run (or RunAsync, or a Pipeline) per batch. Its methods are safe
+// for concurrent use.
+type Session struct {
+	plan    *plan
+	opts    Options
+	cctx    *cuda.Context
+	ownCtx  bool
+	mod     *cuda.Module
+	backend DenseBackend
+	tables  []*cuda.DevicePtr // per layer
+	fns     []*cuda.Function  // per layer
+	packers []Packer
+
+	devMu sync.Mutex // device allocations, frees and captures
+	slots []*slot
+	free  chan *slot
+	stats *stats
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New plans prog once and readies it on the GPU: the constants are
+// evaluated (the interpreter, once), each layer's tables uploaded and its
+// packer made, the dense layers' weights uploaded by the backend, the
+// PTX loaded, and the slots made. An op the session cannot run natively
+// is an error naming the op and its node: the caller then runs the
+// program in the interpreter.
+func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session, error) {
+	if prog.Module == nil {
+		return nil, errors.New("session: no program")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, err := planProgram(prog.Module, opts.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Slots <= 0 {
+		opts.Slots = 2
+	}
+	if opts.BatchSizes <= 0 {
+		opts.BatchSizes = 8
+	}
+	if opts.Packer == nil {
+		opts.Packer = InterpPacker
+	}
+	if opts.Dense == nil {
+		opts.Dense = GeneratedDense{}
+	}
+	xprog, err := exec.Compile(prog.Module)
+	if err != nil {
+		return nil, err
+	}
+	iopts := &exec.Options{}
+	if opts.Interp != nil {
+		c := *opts.Interp
+		iopts = &c
+	}
+	constOpts := *iopts
+	constOpts.DataOnly = true
+	if err := evalConsts(ctx, xprog, p.consts, &constOpts); err != nil {
+		return nil, err
+	}
+	s := &Session{plan: p, opts: opts, backend: opts.Dense}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	if s.cctx = opts.CUDA; s.cctx == nil {
+		drv, err := cuda.Open()
+		if err != nil {
+			return nil, err
+		}
+		if s.cctx, err = drv.NewContext(opts.Ordinal); err != nil {
+			return nil, err
+		}
+		s.ownCtx = true
+	}
+	if s.mod, err = s.cctx.LoadModule(ptx); err != nil {
+		return nil, err
+	}
+	for _, ls := range p.layers {
+		if err := s.readyLayer(ctx, ls, xprog, &constOpts, iopts); err != nil {
+			return nil, err
+		}
+	}
+	dev := &Device{Context: s.cctx, Module: s.mod}
+	for _, ds := range p.dense {
+		var b *interp.Tensor
+		if ds.b != nil {
+			b = ds.b.konst
+		}
+		if ds.step, err = s.backend.Prepare(dev, ds.op, ds.dense, ds.w.konst, b); err != nil {
+			return nil, err
+		}
+	}
+	s.stats = newStats(s)
+	s.free = make(chan *slot, opts.Slots)
+	for i := range opts.Slots {
+		sl, err := s.newSlot(i)
+		if err != nil {
+			return nil, err
+		}
+		s.slots = append(s.slots, sl)
+		s.free <- sl
+	}
+	ok = true
+	return s, nil
+}
+
+// evalConsts gives the constants their values with the interpreter.
+func evalConsts(ctx context.Context, xprog *exec.Program, consts []*value, opts *exec.Options) error {
+	if len(consts) == 0 {
+		return nil
+	}
+	vs := make([]*textir.Value, len(consts))
+	for i, c := range consts {
+		vs[i] = c.v
+	}
+	ts, err := xprog.Evaluate(ctx, nil, vs, opts)
+	if err != nil {
+		return fmt.Errorf("session: evaluating the program's constants: %w", err)
+	}
+	for i, c := range consts {
+		c.konst = ts[i]
+	}
+	return nil
+}
+
+// readyLayer fills the layer's tables arena (the tables evaluated in
+// parallel, each copied in and dropped), uploads it, finds the kernel and
+// makes the packer.
+func (s *Session) readyLayer(ctx context.Context, ls *layerStep, xprog *exec.Program, constOpts, iopts *exec.Options) error {
+	l := ls.layer
+	fn, err := s.mod.Function(ls.kernel)
+	if err != nil {
+		return ls.op.Errorf("%v (was the PTX made from this program?)", err)
+	}
+	if n := fn.NumParams(); n >= 0 && n != 5 {
+		return ls.op.Errorf("kernel %q takes %d parameters; the layer's kernel takes 5 (was the PTX made from this program?)", ls.kernel, n)
+	}
+	arena, err := l.TableArena(nil)
+	if err != nil {
+		return ls.op.Errorf("%v", err)
+	}
+	// Column i's table is operand tableOp[i]; one value may be several
+	// columns' table (shared embeddings).
+	tableOp := make([]int, len(l.Columns))
+	byValue := map[*textir.Value][]int{}
+	var order []*textir.Value
+	k := 0
+	for i := range l.Columns {
+		tableOp[i] = k
+		v := ls.op.Operand(k)
+		if _, seen := byValue[v]; !seen {
+			order = append(order, v)
+		}
+		byValue[v] = append(byValue[v], i)
+		k += l.Columns[i].NumOperands()
+	}
+	var next int
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(order)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next == len(order) || firstErr != nil {
+					mu.Unlock()
+					return
+				}
+				v := order[next]
+				next++
+				mu.Unlock()
+				err := fillTable(ctx, xprog, constOpts, ls, v, byValue[v], arena)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	dp, err := s.cctx.Alloc(max(4*int64(len(arena)), 4))
+	if err != nil {
+		return ls.op.Errorf("tables arena (%d bytes): %v", 4*len(arena), err)
+	}
+	s.tables = append(s.tables, dp)
+	s.fns = append(s.fns, fn)
+	if err := cuda.CopyToDevice(dp, arena); err != nil {
+		return err
+	}
+	// The packer sees each table as the arena's slice (no copy).
+	info := &LayerInfo{Op: ls.op, Layer: l, Tables: make([]*interp.Tensor, ls.op.NumOperands()), Program: xprog, Interp: iopts}
+	for i := range l.Columns {
+		c := &l.Columns[i]
+		t, err := interp.New([]int64{c.Rows, c.Width}, arena[c.TableOffset:c.TableOffset+c.Rows*c.Width])
+		if err != nil {
+			return ls.op.Errorf("column %q: %v", c.Name, err)
+		}
+		info.Tables[tableOp[i]] = t
+	}
+	for _, v := range ls.operand {
+		info.Inputs = append(info.Inputs, v.v)
+	}
+	pk, err := s.opts.Packer(info)
+	if err != nil {
+		return err
+	}
+	ls.packer = pk
+	s.packers = append(s.packers, pk)
+	return nil
+}
+
+// fillTable evaluates the table value v and copies it into the arena for
+// each of the columns cols.
+func fillTable(ctx context.Context, xprog *exec.Program, opts *exec.Options, ls *layerStep, v *textir.Value, cols []int, arena []float32) error {
+	ts, err := xprog.Evaluate(ctx, nil, []*textir.Value{v}, opts)
+	if err != nil {
+		return fmt.Errorf("session: the table of column %q: %w", ls.layer.Columns[cols[0]].Name, err)
+	}
+	t := ts[0]
+	for _, i := range cols {
+		c := &ls.layer.Columns[i]
+		f := t.Float32s()
+		if f == nil || t.Rank() != 2 || t.Dim(0) != c.Rows || t.Dim(1) != c.Width {
+			return ls.op.Errorf("column %q: the table must be a float32 %dx%d matrix, got %v of shape %s", c.Name, c.Rows, c.Width, t.DType(), interp.ShapeString(t.Shape()))
+		}
+		copy(arena[c.TableOffset:], f)
+	}
+	return nil
+}
+
+// Run runs one batch: the feeds in host memory to the outputs in host
+// memory. It waits for a free slot.
+func (s *Session) Run(feeds map[string]*interp.Tensor) (map[string]*interp.Tensor, error) {
+	sl, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(sl)
+	b, err := sl.launch(feeds)
+	if err != nil {
+		return nil, err
+	}
+	return sl.finish(b)
+}
+
+// Pending is a batch RunAsync launched.
+type Pending struct {
+	done chan struct{}
+	out  map[string]*interp.Tensor
+	err  error
+}
+
+// Wait returns the batch's outputs once they are in host memory.
+func (p *Pending) Wait() (map[string]*interp.Tensor, error) {
+	<-p.done
+	return p.out, p.err
+}
+
+// RunAsync packs the batch and launches its graph, and returns without
+// waiting for the GPU: the host can pack the next batch meanwhile. It
+// waits for a free slot; the slot is freed when the batch's outputs are
+// in host memory, whether or not Wait is called.
+func (s *Session) RunAsync(feeds map[string]*interp.Tensor) (*Pending, error) {
+	sl, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	b, err := sl.launch(feeds)
+	if err != nil {
+		s.release(sl)
+		return nil, err
+	}
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		p.out, p.err = sl.finish(b)
+		s.release(sl)
+		close(p.done)
+	}()
+	return p, nil
+}
+
+var errClosed = errors.New("session: use of a closed Session")
+
+func (s *Session) acquire() (*slot, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, errClosed
+	}
+	sl, ok := <-s.free
+	if !ok {
+		return nil, errClosed
+	}
+	return sl, nil
+}
+
+// release returns a slot whose work has finished.
+func (s *Session) release(sl *slot) {
+	sl.settle()
+	s.free <- sl
+}
+
+// Close waits for the batches in flight and frees the session's device
+// and pinned memory, its streams and module (and its context, when New
+// opened it).
+func (s *Session) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	var errs []error
+	keep := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for range s.slots {
+		sl := <-s.free
+		keep(sl.close())
+	}
+	if s.free != nil {
+		close(s.free) // a Run waiting for a slot gets errClosed
+	}
+	for _, ds := range s.plan.dense {
+		if ds.step != nil {
+			keep(ds.step.Close())
+		}
+	}
+	for _, t := range s.tables {
+		keep(t.Close())
+	}
+	if s.mod != nil {
+		keep(s.mod.Close())
+	}
+	if s.ownCtx {
+		keep(s.cctx.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Layers returns the embedding layers' descriptions, in plan order.
+func (s *Session) Layers() []*abi.Layer {
+	out := make([]*abi.Layer, len(s.plan.layers))
+	for i, ls := range s.plan.layers {
+		out[i] = ls.layer
+	}
+	return out
+}
+
+// Outputs returns the names of the tensors Run returns.
+func (s *Session) Outputs() []string { return append([]string(nil), s.plan.names...) }
+
+// Profile runs the batch of feeds once as usual, then iters times with its
+// GPU steps enqueued one by one (not as a graph) between device events,
+// and keeps each step's mean device time for the Summary (its "GPU, step
+// alone" rows, replaced by each Profile). Launching steps one by one adds
+// the launch gaps a graph removes: the graph row is the batch's real
+// cost, these rows say where it goes.
+func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
+	if iters < 1 {
+		return errors.New("session: Profile needs at least one iteration")
+	}
+	sl, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer s.release(sl)
+	b, err := sl.launch(feeds)
+	if err != nil {
+		return err
+	}
+	if _, err := sl.finish(b); err != nil {
+		return err
+	}
+	if b.empty {
+		return errors.New("session: Profile of an empty batch")
+	}
+	var evs []*cuda.Event
+	defer func() {
+		for _, e := range evs {
+			e.Close()
+		}
+	}()
+	var descs []string
+	var total []time.Duration
+	for it := range iters {
+		k := 0
+		mark := func(what string) error {
+			if k == len(evs) {
+				e, err := s.cctx.NewEvent()
+				if err != nil {
+					return err
+				}
+				evs = append(evs, e)
+			}
+			if it == 0 && k > 0 {
+				descs = append(descs, what)
+			}
+			k++
+			return evs[k-1].Record(sl.stream)
+		}
+		if err := mark(""); err != nil {
+			return err
+		}
+		sl.inflight = true
+		err := sl.enqueue(b, mark)
+		if rerr := sl.done.Record(sl.stream); rerr != nil {
+			sl.stream.Synchronize()
+			sl.inflight = false
+			return errors.Join(err, rerr)
+		}
+		if err != nil {
+			return err // release waits for what was enqueued
+		}
+		if err := evs[k-1].Synchronize(); err != nil {
+			return err
+		}
+		sl.inflight = false
+		if it == 0 {
+			total = make([]time.Duration, k-1)
+		}
+		for i := 1; i < k; i++ {
+			d, err := cuda.Elapsed(evs[i-1], evs[i])
+			if err != nil {
+				return err
+			}
+			total[i-1] += d
+		}
+	}
+	rows := make([]StepCost, len(descs))
+	for i, d := range descs {
+		rows[i] = StepCost{Step: fmt.Sprintf("batch %d: %s", b.b, d), Where: WhereAlone, Calls: int64(iters), Total: total[i]}
+	}
+	s.stats.mu.Lock()
+	s.stats.profile = rows
+	s.stats.mu.Unlock()
+	return nil
+}
