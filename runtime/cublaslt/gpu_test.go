@@ -225,7 +225,8 @@ func precisionName(p Precision, out bool) string {
 }
 
 // TestGPUMatmul runs every precision, transposition and epilogue on odd
-// and small shapes and compares with the float64 product.
+// and small shapes and compares with the float64 product of the values the
+// plan reads.
 func TestGPUMatmul(t *testing.T) {
 	g := openGPU(t)
 	ws := g.alloc(t, DefaultWorkspaceBytes)
@@ -249,7 +250,13 @@ func TestGPUMatmul(t *testing.T) {
 						continue
 					}
 					name := precisionName(pr.p, pr.out)
-					worst[name] = max(worst[name], compare(t, gm, hg, result(t, gm, y), rowsToCheck(gm)))
+					// Against the product of the values the plan reads (X and W rounded
+					// to bfloat16 for BF16): what is left is the accumulation and the
+					// output's rounding. Against the fp32 inputs, a bf16 product of a few
+					// terms that cancel is off by more than 1e-2 of its own small scale
+					// (0.043 measured on the H200, 2026-12-03), which says nothing about
+					// the layout; TestGPUModelE reports the error against fp32.
+					worst[name] = max(worst[name], compare(t, gm, hg.rounded(), result(t, gm, y), rowsToCheck(gm)))
 				}
 			}
 		}
