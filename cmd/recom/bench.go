@@ -50,7 +50,15 @@ only) + lookups x 8 + the output.
 table_offset, out_offset, weighted; batch; sets) and, per set s,
 ids_s.npy (int64, every column's ids in column order), splits_s.npy
 (int64 [C, B+1], offsets into ids_s), weights_s.npy (float32, 1 where
-unweighted) and out_s.npy (our output, float32 [B, width]).`
+unweighted) and out_s.npy (our output, float32 [B, width]).
+
+--e2e then times the whole model end to end in the native runtime
+(runtime/session, as recom run --runtime=native runs it): max(--sets, 4)
+feed sets in host memory, rotated; "E2E batch=B ... median_us p99_us" is
+the latency of single batches from host feeds to host outputs (at least
+200, or --iters), "E2E batch=B in_flight=K ... samples_per_s" the
+throughput with K batches in flight (K = 1, 2, 4), then the session's step
+costs.`
 
 type benchFlags struct {
 	runFlags
@@ -58,6 +66,7 @@ type benchFlags struct {
 	rotate                     int64
 	feedSeed                   uint64
 	dump                       string
+	e2e                        bool
 }
 
 func newBenchCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -80,6 +89,7 @@ func newBenchCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Int64Var(&f.rotate, "rotate-bytes", 256<<20, "packed-input bytes to rotate over, at least (copies of the sets)")
 	fl.Uint64Var(&f.feedSeed, "feed-seed", 1, "seed of the first feed set (set i uses feed-seed+i)")
 	fl.StringVar(&f.dump, "dump-inputs", "", "write the tables, the per-column inputs and our outputs as .npy files to `DIR`")
+	fl.BoolVar(&f.e2e, "e2e", false, "also time the whole model end to end in the native runtime (runtime/session): feeds in host memory to outputs in host memory, latency median and p99 of single batches, throughput with 1, 2 and 4 in flight")
 	return cmd
 }
 
@@ -189,7 +199,13 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if err := timeDense(g, f.warmup, f.iters, stdout); err != nil {
 		return err
 	}
-	return timeLayer(g, l, f, stdout)
+	if err := timeLayer(g, l, f, stdout); err != nil {
+		return err
+	}
+	if !f.e2e {
+		return nil
+	}
+	return f.benchE2E(ctx, m, ptx, spec, opts, g.c, stdout)
 }
 
 func timeLayer(g *gpuSession, l *fusedrt.Layer, f *benchFlags, stdout io.Writer) error {

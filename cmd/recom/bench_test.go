@@ -91,3 +91,13 @@ func TestRunWithoutGPU(t *testing.T) {
 		t.Errorf("run without a driver: status %d, stderr %q", rc, errb.String())
 	}
 }
+
+// recom run refuses an unknown --runtime before it compiles anything.
+func TestRunBadRuntime(t *testing.T) {
+	var out, errb bytes.Buffer
+	model := filepath.Join("..", "..", "examples", "small.pbtxt")
+	rc := run([]string{"run", model, "--runtime", "cpu", "-o", filepath.Join(t.TempDir(), "o.npz")}, nil, &out, &errb)
+	if rc != 1 || !strings.Contains(errb.String(), `--runtime must be native or interp, got "cpu"`) {
+		t.Errorf("status %d, stderr %q", rc, errb.String())
+	}
+}

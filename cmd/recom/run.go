@@ -33,12 +33,21 @@ func init() { subcommands = append(subcommands, newRunCmd, newBenchCmd) }
 const runHelp = `Compiles MODEL in-process through the compiler's pipeline, as recom compile
 does with the same flags (a GraphDef or SavedModel, cut at --outputs when
 given, or a .mlir file of any stage; --lower-emb, --simplify-shapes, --fuse,
---fuse-dense), runs it with the embedding layer on the GPU
-(runtime/fusedrt: one packed host-to-device copy, one launch, one copy
-back) and, with --dense=gpu (the default), its dense layers too
-(--fuse-dense: one kernel per layer, weights uploaded once, activations
-kept on the device between layers); everything else runs in the CPU
-interpreter. It writes the outputs to an .npz file.
+--fuse-dense) and runs it on the GPU. It writes the outputs to an .npz file.
+
+--runtime=native (the default) runs it in the native runtime
+(runtime/session): the program is planned once (tables and weights
+uploaded, constants evaluated), then the batch goes from the feeds in host
+memory to the outputs in host memory as one CUDA graph: the layer's inputs
+packed into pinned memory, one host-to-device copy, the layer kernel, the
+dense kernels (--dense=gpu, the default), one copy of the outputs back;
+what the compiler left outside the kernels (casts, reshapes) runs as
+compiled host steps. The session's summary (each step, where it runs, its
+cost) goes to stderr. A program the session cannot plan (an op it has no
+native step for, named with its TF node) runs as with --runtime=interp,
+and run says why. --runtime=interp keeps the interpreter around the GPU
+kernels (runtime/fusedrt: the layer and the dense kernels called from the
+interpreter; everything else in the interpreter).
 
 --schedule is --fuse's schedule option ('tuned ids-in-kernel=false' passes
 more of its options); the pass flags take every pass's options, as recom
@@ -60,6 +69,7 @@ driver: a message and exit 1.`
 
 // runFlags are the flags run and bench share.
 type runFlags struct {
+	runtime                                          string // recom run --runtime
 	feeds, tables, out, ptx, emitPTX, schedule, mcpu string
 	dense                                            string
 	outputs                                          []string
@@ -102,6 +112,7 @@ func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.feeds, "feeds", "", "feeds, an .npz of arrays named by tensor")
 	fl.StringVarP(&f.out, "output", "o", "", "output .npz file")
 	fl.BoolVar(&f.check, "check", false, "compare with the pure interpreter (rtol 1e-5); exit 1 on mismatch")
+	fl.StringVar(&f.runtime, "runtime", runtimeNative, "native (runtime/session: the whole batch as one CUDA graph, no interpreter; falls back to interp, saying why, when the program cannot be planned) or interp (the GPU kernels called from the interpreter)")
 	return cmd
 }
 
@@ -421,6 +432,9 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	if f.out == "" && f.emitPTX == "" {
 		return errors.New("run: -o is required")
 	}
+	if f.runtime != runtimeNative && f.runtime != runtimeInterp {
+		return fmt.Errorf("--runtime must be %s or %s, got %q", runtimeNative, runtimeInterp, f.runtime)
+	}
 	m, err := f.compileModel(ctx, path)
 	if err != nil {
 		return err
@@ -447,6 +461,24 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	}
 	if err := materializeTables(m.res.Module, opts); err != nil {
 		return err
+	}
+	switch f.runtime {
+	case runtimeNative:
+		got, fallback, err := f.runNative(ctx, m, ptx, feeds, opts, stderr)
+		if err != nil {
+			return err
+		}
+		if fallback == nil {
+			if err := writeOutputs(f.out, m.outputs, got); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "recom run: wrote %s\n", f.out)
+			if !f.check {
+				return nil
+			}
+			return checkAgainstInterp(ctx, path, feeds, f, m.outputs, got, stdout)
+		}
+		fmt.Fprintf(stderr, "recom run: the native runtime cannot run %s (%v); running it with the interpreter around the GPU kernels\n", path, fallback)
 	}
 	g, err := openGPU(f.device, ptx)
 	if err != nil {
@@ -521,4 +553,15 @@ func checkAgainstInterp(ctx context.Context, path string, feeds map[string]*inte
 	}
 	fmt.Fprintf(stdout, "check: PASS: %d outputs, %d elements match the interpreter (rtol 1e-5, atol 1e-6; reference %.2f s)\n", len(outputs), elems, time.Since(t0).Seconds())
 	return nil
+}
+
+// writeOutputs writes the named outputs of got to the .npz file path.
+func writeOutputs(path string, names []string, got map[string]*interp.Tensor) error {
+	var arrays []npz.Array
+	for _, o := range names {
+		if t, ok := got[o]; ok {
+			arrays = append(arrays, npz.Array{Name: o, Tensor: t})
+		}
+	}
+	return npz.WriteFile(path, arrays)
 }

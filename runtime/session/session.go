@@ -55,6 +55,15 @@ type Options struct {
 	BatchSizes int
 }
 
+// PlanError is New's error when the program has an op the session cannot
+// run natively (it names the op and its TF node): the caller may run the
+// program in the interpreter instead. Other errors of New (the driver, the
+// PTX, the device memory) are not PlanErrors.
+type PlanError struct{ Err error }
+
+func (e *PlanError) Error() string { return e.Err.Error() }
+func (e *PlanError) Unwrap() error { return e.Err }
+
 // Session runs a compiled program batch after batch: planned once by New,
 // then Run (or RunAsync, or a Pipeline) per batch. Its methods are safe
 // for concurrent use.
@@ -93,7 +102,7 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	}
 	p, err := planProgram(prog.Module, opts.Outputs)
 	if err != nil {
-		return nil, err
+		return nil, &PlanError{Err: err}
 	}
 	if opts.Slots <= 0 {
 		opts.Slots = 2

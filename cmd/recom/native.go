@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/session"
+)
+
+// The native runtime (runtime/session) behind recom run (--runtime=native,
+// the default) and recom bench --e2e: the compiled program planned once,
+// then every batch from feeds in host memory to outputs in host memory as
+// one CUDA graph, with no interpreter on the path. What the session
+// cannot plan natively is named, and recom run falls back to the
+// interpreter path (--runtime=interp forces it).
+
+// Runtimes of recom run.
+const (
+	runtimeNative = "native"
+	runtimeInterp = "interp"
+)
+
+// sessionOptions are the session's options for a compiled model.
+func (f *runFlags) sessionOptions(m *model, opts *exec.Options, c *cuda.Context, slots int) session.Options {
+	return session.Options{
+		Outputs: m.outputs,
+		Interp:  opts,
+		CUDA:    c,
+		Ordinal: f.device,
+		Slots:   slots,
+	}
+}
+
+// newSession plans the compiled model m in the native runtime on the
+// context c (nil: its own), or says why it cannot.
+func (f *runFlags) newSession(ctx context.Context, m *model, ptx []byte, opts *exec.Options, c *cuda.Context, slots int) (*session.Session, time.Duration, error) {
+	t0 := time.Now()
+	s, err := session.New(ctx, session.Program{Context: m.res.Context, Module: m.res.Module}, ptx, f.sessionOptions(m, opts, c, slots))
+	return s, time.Since(t0), err
+}
+
+// runNative runs one batch of feeds through the native runtime and
+// returns the outputs; fallback reports an error that the interpreter
+// path may not have (the session's plan refused the program).
+func (f *runFlags) runNative(ctx context.Context, m *model, ptx []byte, feeds map[string]*interp.Tensor, opts *exec.Options, stderr io.Writer) (got map[string]*interp.Tensor, fallback, err error) {
+	s, tNew, err := f.newSession(ctx, m, ptx, opts, nil, 1)
+	var pe *session.PlanError
+	if errors.As(err, &pe) {
+		return nil, err, nil
+	}
+	if errors.Is(err, cuda.ErrNoDriver) {
+		return nil, nil, fmt.Errorf("recom run and recom bench need an NVIDIA GPU and its driver: %w", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	t0 := time.Now()
+	got, err = s.Run(feeds)
+	if err != nil {
+		return nil, nil, err
+	}
+	tRun := time.Since(t0)
+	fmt.Fprintf(stderr, "recom run: %s: native runtime: planned and uploaded in %.2f s; one batch in %.3f ms (first batch: includes the CUDA graph's capture)\n",
+		m.path, tNew.Seconds(), float64(tRun.Microseconds())/1e3)
+	fmt.Fprint(stderr, s.Summary())
+	return got, nil, nil
+}
+
+// benchE2E times the whole model end to end in the native runtime (host
+// feeds to host outputs: latency of single batches, throughput with
+// several in flight) over f.sets feed sets drawn from spec, and prints
+// session.BenchResult's lines and the session's step costs.
+func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, spec *gen.Spec, opts *exec.Options, c *cuda.Context, stdout io.Writer) error {
+	sets := max(f.sets, 4)
+	feeds := make([]map[string]*interp.Tensor, sets)
+	for i := range feeds {
+		arrays, err := gen.Feeds(spec, f.batch, f.feedSeed+uint64(i))
+		if err != nil {
+			return err
+		}
+		feeds[i] = map[string]*interp.Tensor{}
+		for _, a := range arrays {
+			feeds[i][tensorName(a.Name)] = a.Tensor
+		}
+	}
+	s, tNew, err := f.newSession(ctx, m, ptx, opts, c, 4)
+	if err != nil {
+		return fmt.Errorf("bench --e2e: %w", err)
+	}
+	defer s.Close()
+	fmt.Fprintf(stdout, "e2e: native runtime planned and uploaded in %.2f s\n", tNew.Seconds())
+	res, err := session.Bench(s, feeds, session.BenchOptions{Iters: max(f.iters, 200), InFlight: []int{1, 2, 4}})
+	if err != nil {
+		return fmt.Errorf("bench --e2e: %w", err)
+	}
+	fmt.Fprint(stdout, res)
+	if res.Summary != nil {
+		fmt.Fprint(stdout, res.Summary)
+	}
+	return nil
+}
