@@ -423,6 +423,25 @@ func (x *ColumnInput) Len() int {
 
 func align4(n int64) int64 { return (n + 3) &^ 3 }
 
+// size returns what the layout of x's regions depends on (ColumnSize),
+// refusing a hashed string too long for its slot.
+func (x *ColumnInput) size(c *Column) (ColumnSize, error) {
+	s := ColumnSize{N: int64(x.Len())}
+	if c.Source != SourceStr && c.Source != SourceSplit {
+		return s, nil
+	}
+	slots := c.StrSlots()
+	for _, v := range x.Values.Strings() {
+		if err := c.TooLong(len(v)); err != nil {
+			return s, err
+		}
+		if !slots || len(v) >= 8 {
+			s.Bytes += int64(len(v))
+		}
+	}
+	return s, nil
+}
+
 // Pack lays the inputs out as the runtime does (see the package doc). It
 // checks what the kernel relies on: equal batch sizes, valid row splits,
 // ids in range.
@@ -503,111 +522,24 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		}
 		p.Tables = f32Bytes(arena)
 	}
-	bpt := l.BagsPerTask(batch)
-	// Sizes first: the tasks of each column, the task map (tuned), then
-	// the columns' regions.
-	// The tuned schedule's tasks go longest first (TaskOrder), so that
-	// the last wave of the grid holds short tasks rather than a few long
-	// ones; starts[C] is the number of tasks.
-	starts := make([]int64, C+1)
-	ntasks := make([]int64, C)
+	la, err := l.Launch(batch)
+	if err != nil {
+		return nil, err
+	}
+	sizes := make([]ColumnSize, C)
 	for i := range l.Columns {
-		ntasks[i] = 1
-		if l.Schedule == ScheduleTuned {
-			ntasks[i] = (batch + bpt[i] - 1) / bpt[i]
+		if sizes[i], err = in[i].size(&l.Columns[i]); err != nil {
+			return nil, err
 		}
 	}
-	for _, i := range l.TaskOrder(bpt) {
-		starts[i] = starts[C]
-		starts[C] += ntasks[i]
+	lay, err := l.Layout(la, sizes)
+	if err != nil {
+		return nil, err
 	}
-	if starts[C] > math.MaxInt32 {
-		return nil, fmt.Errorf("the layer makes %d tasks, more than the kernel's 32-bit task indices", starts[C])
-	}
-	pos := l.TaskMapOffset()
-	if l.Schedule == ScheduleTuned {
-		pos = align4(pos + starts[C])
-	}
-	desc := make([]int64, DescWords*C)
+	words := make([]int32, lay.Words)
+	lay.PutHeader(l, words)
 	for i := range l.Columns {
-		c, x := &l.Columns[i], &in[i]
-		d := desc[DescWords*i:]
-		d[0], d[2], d[5], d[6] = -1, -1, -1, -1
-		if c.HasSplits() {
-			d[0] = pos
-			pos = align4(pos + batch + 1)
-		}
-		n := int64(x.Len())
-		d[1] = pos
-		switch c.Source {
-		case SourceI64, SourceF64:
-			pos = align4(pos + 2*n)
-		case SourceStr, SourceSplit:
-			var bytes int64
-			if c.StrSlots() {
-				pos = align4(pos + 2*n)
-				for _, s := range x.Values.Strings() {
-					if len(s) >= 8 {
-						bytes += int64(len(s))
-					}
-					if len(s) > MaxSlotString {
-						return nil, fmt.Errorf("column %q: a string of %d bytes (the kernel's limit is %d)", c.Name, len(s), MaxSlotString)
-					}
-				}
-				if bytes > math.MaxUint32 {
-					return nil, fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", c.Name, bytes)
-				}
-			} else {
-				pos = align4(pos + n + 1)
-				for _, s := range x.Values.Strings() {
-					bytes += int64(len(s))
-				}
-			}
-			d[6] = pos
-			pos = align4(pos + (bytes+3)/4)
-		default:
-			pos = align4(pos + n)
-		}
-		if c.Weighted {
-			d[2] = pos
-			pos = align4(pos + n)
-		}
-		d[3] = c.TableOffset / TableAlign
-		d[4] = c.OutOffset
-		if len(c.Transforms) > 0 {
-			d[5] = c.ParamsOffset / TableAlign
-		}
-		d[7] = bpt[i]
-		d[8] = -1
-	}
-	// The scratch of the kernel's id pass, after the copied words.
-	scratch := pos
-	for i := range l.Columns {
-		if l.Prepass(&l.Columns[i]) {
-			desc[DescWords*i+8] = scratch
-			scratch = align4(scratch + scratchWords(&l.Columns[i], &in[i]))
-		}
-	}
-	if scratch > math.MaxInt32 {
-		return nil, fmt.Errorf("the packed inputs and scratch (%d words) exceed the kernel's 32-bit offsets", scratch)
-	}
-	words := make([]int32, pos)
-	for i, s := range starts {
-		words[i] = int32(s)
-	}
-	if l.Schedule == ScheduleTuned {
-		tm := words[l.TaskMapOffset():]
-		for i := range l.Columns {
-			for t := starts[i]; t < starts[i]+ntasks[i]; t++ {
-				tm[t] = int32(i)
-			}
-		}
-	}
-	for i, d := range desc {
-		words[C+1+int64(i)] = int32(d)
-	}
-	for i := range l.Columns {
-		c, x, d := &l.Columns[i], &in[i], desc[DescWords*i:]
+		c, x, d := &l.Columns[i], &in[i], lay.Desc[DescWords*i:]
 		if c.HasSplits() {
 			for j, s := range x.Splits {
 				words[d[0]+int64(j)] = int32(s)
@@ -621,14 +553,8 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 		}
 	}
 	p.Inputs = i32Bytes(words)
-	p.Scratch = 4 * (scratch - pos)
-	p.Tasks = starts[C]
-	if l.Schedule == ScheduleTuned {
-		wpb := l.Block / gpu.WarpSize
-		p.Grid = (p.Tasks + wpb - 1) / wpb
-	} else {
-		p.Grid = p.Tasks
-	}
+	p.Scratch = 4 * lay.Scratch
+	p.Tasks, p.Grid = lay.Tasks, lay.Grid
 	return p, nil
 }
 
@@ -750,21 +676,6 @@ func (l *Layer) Prepass(c *Column) bool {
 		}
 	}
 	return true
-}
-
-// scratchWords returns the words of the scratch of column c (Prepass) for
-// input x (see the package doc): an id per position, or for source
-// "split" the strings' token counts and then the tokens' ids.
-func scratchWords(c *Column, x *ColumnInput) int64 {
-	n := int64(x.Len())
-	if c.Source != SourceSplit {
-		return n
-	}
-	var bytes int64
-	for _, s := range x.Values.Strings() {
-		bytes += int64(len(s))
-	}
-	return 2*n + bytes
 }
 
 // group is the bags of one warp pass of the tuned schedule.

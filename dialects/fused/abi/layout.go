@@ -1,0 +1,212 @@
+package abi
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/recom-compiler/recom/dialects/gpu"
+)
+
+// The placement of one launch's packed inputs, in two steps: Launch, what
+// depends on the batch size only (each column's bags per task and tasks,
+// the task order), and Layout, what depends on the data too (where each
+// column's regions start). Pack computes both for every run; a runtime
+// that packs the inputs itself (runtime/hostpack) keeps the Launch of a
+// batch size and measures the columns' sizes (ColumnSize) before it
+// writes anything.
+
+// Launch is the part of a launch's layout that depends only on the batch
+// size: each column's bags per task (BagsPerTask), its tasks and its
+// first task (in TaskOrder), and the grid.
+type Launch struct {
+	Batch int64
+	// BagsPerTask, NumTasks and Start are per column; Start[c] is column
+	// c's first task (its task_start word).
+	BagsPerTask []int64
+	NumTasks    []int64
+	Start       []int64
+	Tasks       int64 // all columns' tasks
+	Grid, Block int64
+}
+
+// Launch returns the layout of a launch over batch bags that does not
+// depend on the data. It refuses a launch of more tasks than the kernel's
+// 32-bit task indices reach.
+func (l *Layer) Launch(batch int64) (*Launch, error) {
+	if batch < 0 {
+		return nil, fmt.Errorf("negative batch %d", batch)
+	}
+	C := len(l.Columns)
+	la := &Launch{Batch: batch, Block: l.Block, BagsPerTask: l.BagsPerTask(batch),
+		NumTasks: make([]int64, C), Start: make([]int64, C)}
+	for i := range l.Columns {
+		la.NumTasks[i] = 1
+		if l.Schedule == ScheduleTuned {
+			bpt := la.BagsPerTask[i]
+			la.NumTasks[i] = batch/bpt + min(batch%bpt, 1)
+		}
+	}
+	// The tuned schedule's tasks go longest first (TaskOrder), so that
+	// the last wave of the grid holds short tasks rather than a few long
+	// ones.
+	for _, i := range l.TaskOrder(la.BagsPerTask) {
+		la.Start[i] = la.Tasks
+		la.Tasks += la.NumTasks[i]
+	}
+	if la.Tasks > math.MaxInt32 {
+		return nil, fmt.Errorf("the layer makes %d tasks, more than the kernel's 32-bit task indices", la.Tasks)
+	}
+	if l.Schedule == ScheduleTuned {
+		wpb := l.Block / gpu.WarpSize
+		la.Grid = (la.Tasks + wpb - 1) / wpb
+	} else {
+		la.Grid = la.Tasks
+	}
+	return la, nil
+}
+
+// ColumnSize is what the placement of a column's regions depends on
+// besides the batch: its id positions and, for string sources, the bytes
+// of its strings region (with StrSlots only those of the strings of 8
+// bytes or more, which do not fit in their slot).
+type ColumnSize struct {
+	N     int64
+	Bytes int64
+}
+
+// Layout is where one launch's packed inputs go (see the package doc):
+// the header (task starts, descriptors, the task map) and each column's
+// regions, in words.
+type Layout struct {
+	*Launch
+	// Desc holds the DescWords words of each column's descriptor: the
+	// offsets of its regions (-1 where absent) and the rest (DescWords).
+	Desc []int64
+	// Header is the word where the first column's regions start: the
+	// words before it are the header (PutHeader).
+	Header int64
+	// Words is the number of packed words (copied to the device);
+	// Scratch the words after them that only the kernel writes (the id
+	// pass's, Layer.Prepass), allocated with them.
+	Words, Scratch int64
+}
+
+// Layout places the packed inputs of the launch la for columns of the
+// given sizes. It refuses what the kernel's 32-bit offsets cannot reach.
+func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
+	C := int64(len(l.Columns))
+	if int64(len(sizes)) != C {
+		return nil, fmt.Errorf("%d column sizes for %d columns", len(sizes), C)
+	}
+	lay := &Layout{Launch: la, Desc: make([]int64, DescWords*C)}
+	pos := l.TaskMapOffset()
+	if l.Schedule == ScheduleTuned {
+		pos = align4(pos + la.Tasks)
+	}
+	lay.Header = pos
+	batch := la.Batch
+	// Every region grows pos by at most its size plus 3 and the sizes are
+	// checked below 2^31 words one by one, so pos cannot overflow.
+	const limit = math.MaxInt32
+	for i := range l.Columns {
+		c, s := &l.Columns[i], sizes[i]
+		if s.N < 0 || s.N > limit || s.Bytes < 0 || s.Bytes > 4*limit {
+			return nil, fmt.Errorf("column %q: %d values of %d bytes exceed the kernel's 32-bit offsets", c.Name, s.N, s.Bytes)
+		}
+		d := lay.Desc[DescWords*i:]
+		d[0], d[2], d[5], d[6] = -1, -1, -1, -1
+		if c.HasSplits() {
+			d[0] = pos
+			pos = align4(pos + batch + 1)
+		}
+		n := s.N
+		d[1] = pos
+		switch c.Source {
+		case SourceI64, SourceF64:
+			pos = align4(pos + 2*n)
+		case SourceStr, SourceSplit:
+			if c.StrSlots() {
+				if s.Bytes > math.MaxUint32 {
+					return nil, fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", c.Name, s.Bytes)
+				}
+				pos = align4(pos + 2*n)
+			} else {
+				pos = align4(pos + n + 1)
+			}
+			d[6] = pos
+			pos = align4(pos + (s.Bytes+3)/4)
+		default:
+			pos = align4(pos + n)
+		}
+		if c.Weighted {
+			d[2] = pos
+			pos = align4(pos + n)
+		}
+		d[3] = c.TableOffset / TableAlign
+		d[4] = c.OutOffset
+		if len(c.Transforms) > 0 {
+			d[5] = c.ParamsOffset / TableAlign
+		}
+		d[7] = la.BagsPerTask[i]
+		d[8] = -1
+		if pos > limit {
+			return nil, fmt.Errorf("the packed inputs (%d words at column %q) exceed the kernel's 32-bit offsets", pos, c.Name)
+		}
+	}
+	lay.Words = pos
+	// The scratch of the kernel's id pass, after the copied words.
+	scratch := pos
+	for i := range l.Columns {
+		if c := &l.Columns[i]; l.Prepass(c) {
+			lay.Desc[DescWords*i+8] = scratch
+			n := sizes[i].N
+			if c.Source == SourceSplit {
+				n = 2*n + sizes[i].Bytes
+			}
+			scratch = align4(scratch + n)
+		}
+	}
+	if scratch > limit {
+		return nil, fmt.Errorf("the packed inputs and scratch (%d words) exceed the kernel's 32-bit offsets", scratch)
+	}
+	lay.Scratch = scratch - pos
+	return lay, nil
+}
+
+// PutHeader writes the header words [0, Header) into words: the task
+// starts and the number of tasks, the descriptors, the task map (tuned
+// schedule), and zeros in the padding between them.
+func (lay *Layout) PutHeader(l *Layer, words []int32) {
+	C := int64(len(l.Columns))
+	h := words[:lay.Header]
+	for i, s := range lay.Start {
+		h[i] = int32(s)
+	}
+	h[C] = int32(lay.Tasks)
+	for i, d := range lay.Desc {
+		h[C+1+int64(i)] = int32(d)
+	}
+	tm := l.TaskMapOffset()
+	clear(h[C+1+DescWords*C : min(tm, lay.Header)])
+	if l.Schedule != ScheduleTuned {
+		return
+	}
+	m := h[tm:]
+	for i := range l.Columns {
+		col := int32(i)
+		s := m[lay.Start[i] : lay.Start[i]+lay.NumTasks[i]]
+		for t := range s {
+			s[t] = col
+		}
+	}
+	clear(m[lay.Tasks:])
+}
+
+// TooLong is the error for a string of n bytes in column c, when n is
+// more than its slot can describe (StrSlots, MaxSlotString), else nil.
+func (c *Column) TooLong(n int) error {
+	if n > MaxSlotString && c.StrSlots() {
+		return fmt.Errorf("column %q: a string of %d bytes (the kernel's limit is %d)", c.Name, n, MaxSlotString)
+	}
+	return nil
+}
