@@ -1,0 +1,231 @@
+// Package hostpack is the host side of a native runtime for the fused
+// embedding layer: it packs a batch's feeds straight into the layer's
+// packed input buffer (the layout of dialects/fused/abi), byte for byte
+// what abi.Layer.Pack makes of the interpreter's column inputs, without
+// running the interpreter.
+//
+// New compiles, once per program, a Plan for one fused.embedding_layer op
+// (the module after --fuse): for every column, which fed tensor it reads
+// and how — a dense [B, k] (or [B]) tensor with TensorFlow's ignore value
+// dropped (emb.from_dense), a SparseTensor's indices, values and
+// dense_shape (emb.from_sparse), strings split at a separator
+// (emb.split_strings), a [B] (or [B, 1]) string tensor the kernel splits
+// itself (source "split"), weights, the emb.filter ops and the id
+// transforms that --fuse left before the layer (emb.hash, emb.as_string,
+// emb.bucketize, emb.vocab_lookup, emb.check_range, emb.cast,
+// emb.add_offset) — and the tensors the plan reads (Plan.Inputs: the
+// program's placeholders, by the names the interpreter feeds them).
+// Anything else between the placeholders and the layer is an
+// *UnsupportedError naming the op and its TensorFlow node, so that the
+// caller can fall back to the interpreter and say why; with
+// Options.Partial the plan starts at such values instead, and the caller
+// computes them (Input.Computed).
+//
+// A Packer packs batches with a Plan, in two steps, each run in parallel
+// over ranges of columns sized by their work: Measure reads the feeds,
+// checks them (dtypes, shapes, ids in range, every size against the
+// kernel's 32-bit offsets before any memory is taken) and places the
+// columns' regions (abi.Layout: what a runtime needs to size its
+// buffers); Pack writes the packed words into a caller-provided []byte
+// (pinned memory, say), every byte of it, padding included. The common
+// columns (a dense feed through emb.from_dense, or the feed itself) are
+// written straight from the feed; the others are computed in the
+// Packer's buffers, reused from batch to batch, with the interpreter's
+// semantics.
+//
+//	plan, err := hostpack.New(layerOp, nil)
+//	pk := plan.NewPacker()
+//	in, err := plan.Gather(feeds)        // the feeds, in Plan.Inputs order
+//	lay, err := pk.Measure(in)           // sizes: 4*lay.Words bytes, then 4*lay.Scratch of scratch
+//	p, err := pk.Pack(buf[:4*lay.Words]) // p.Inputs is buf[:4*lay.Words]; p.Grid, p.Tasks, p.Batch
+package hostpack
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// Options tune New.
+type Options struct {
+	// Partial starts the plan at the values it cannot compute natively
+	// (the results of ops other than the emb sources, filters and id
+	// transforms, such as a tfg.SparseCross): they become inputs with
+	// Computed set, which the caller computes (with the interpreter) and
+	// passes with the placeholders. Without it such a value makes New
+	// fail with an *UnsupportedError.
+	Partial bool
+	// Workers bounds the goroutines of one Measure or Pack (0: GOMAXPROCS).
+	Workers int
+}
+
+// Input is a tensor a Plan reads.
+type Input struct {
+	// Name is the tensor's name as the interpreter (interp/exec) feeds
+	// it: the node's name for its result 0, "node:i" for result i.
+	Name string
+	// DType and Shape are what the IR says of the tensor: its element
+	// type, and its dimensions (-1 where unknown; nil when the rank is
+	// unknown). Measure checks every feed against them, as the
+	// interpreter checks its feeds.
+	DType interp.DType
+	Shape []int64
+	// Computed is set for a value the plan starts at because it cannot
+	// compute it (Options.Partial): not a placeholder, the caller
+	// computes it from the placeholders.
+	Computed bool
+	// Op is the op whose result the tensor is.
+	Op *textir.Operation
+}
+
+// UnsupportedError is New's error for a value between the placeholders
+// and the layer that the plan cannot compute natively: the op, with its
+// TensorFlow node in the diagnostic, and why.
+type UnsupportedError struct {
+	Op   *textir.Operation
+	Diag *textir.Diagnostic
+}
+
+func (e *UnsupportedError) Error() string { return e.Diag.Error() }
+
+// Unwrap returns the diagnostic.
+func (e *UnsupportedError) Unwrap() error { return e.Diag }
+
+// Plan is the host side of one fused.embedding_layer, compiled once: the
+// inputs it reads and, for each column, how its packed regions are made
+// from them. A Plan is immutable; Packers made from it may run at once.
+type Plan struct {
+	op      *textir.Operation
+	layer   *abi.Layer
+	inputs  []Input
+	cols    []colPlan
+	workers int
+}
+
+// Layer returns the layer's static description (abi.LayerOf of its op).
+func (p *Plan) Layer() *abi.Layer { return p.layer }
+
+// Op returns the fused.embedding_layer op of the plan.
+func (p *Plan) Op() *textir.Operation { return p.op }
+
+// Inputs returns the tensors the plan reads, in the order Measure takes
+// them.
+func (p *Plan) Inputs() []Input { return p.inputs }
+
+// Find returns the fused.embedding_layer ops under root, in program order.
+func Find(root *textir.Operation) []*textir.Operation {
+	var ops []*textir.Operation
+	root.Walk(func(op *textir.Operation) bool {
+		if op.Name() == fused.EmbeddingLayerOp {
+			ops = append(ops, op)
+		}
+		return true
+	})
+	return ops
+}
+
+// NewForModule is New for the only fused.embedding_layer under root.
+func NewForModule(root *textir.Operation, opts *Options) (*Plan, error) {
+	ops := Find(root)
+	if len(ops) != 1 {
+		return nil, fmt.Errorf("hostpack: the program has %d fused.embedding_layer ops, want one", len(ops))
+	}
+	return New(ops[0], opts)
+}
+
+// Gather returns the feeds of the plan's inputs in Plan.Inputs order from
+// a map keyed by tensor name ("node" and "node:0" name the same tensor).
+// A missing input is an error naming it.
+func (p *Plan) Gather(feeds map[string]*interp.Tensor) ([]*interp.Tensor, error) {
+	in := make([]*interp.Tensor, len(p.inputs))
+	var missing []string
+	for i := range p.inputs {
+		name := p.inputs[i].Name
+		t, ok := feeds[name]
+		if !ok {
+			if base, idx, cut := strings.Cut(name, ":"); cut && idx == "0" {
+				t, ok = feeds[base]
+			} else if !cut {
+				t, ok = feeds[name+":0"]
+			}
+		}
+		if !ok || t == nil {
+			missing = append(missing, strconv.Quote(name))
+			continue
+		}
+		in[i] = t
+	}
+	if len(missing) > 0 {
+		if len(missing) > 5 {
+			missing = append(missing[:5], fmt.Sprintf("and %d more", len(missing)-5))
+		}
+		return nil, fmt.Errorf("hostpack: no feed for %s", strings.Join(missing, ", "))
+	}
+	return in, nil
+}
+
+// New compiles the plan of the fused.embedding_layer op (see the package
+// doc). opts may be nil.
+func New(op *textir.Operation, opts *Options) (*Plan, error) {
+	if op.Name() != fused.EmbeddingLayerOp {
+		return nil, op.Errorf("hostpack: not a %s", fused.EmbeddingLayerOp)
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	l, err := abi.LayerOf(op)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for i := range l.Columns {
+		n += l.Columns[i].NumOperands()
+	}
+	if op.NumOperands() != n {
+		return nil, op.Errorf("columns take %d operands, got %d", n, op.NumOperands())
+	}
+	b := &builder{opts: opts, p: &Plan{op: op, layer: l}, inputOf: map[*textir.Value]int{}}
+	b.p.workers = opts.Workers
+	if b.p.workers <= 0 {
+		b.p.workers = runtime.GOMAXPROCS(0)
+	}
+	k := 0
+	for i := range l.Columns {
+		c := &l.Columns[i]
+		vals := op.Operand(k + 1)
+		k += 2
+		var splits, weights *textir.Value
+		if c.HasSplits() {
+			splits = op.Operand(k)
+			k++
+		}
+		if c.Weighted {
+			weights = op.Operand(k)
+			k++
+		}
+		cp, err := b.column(i, c, vals, splits, weights)
+		if err != nil {
+			return nil, err
+		}
+		b.p.cols = append(b.p.cols, cp)
+	}
+	return b.p, nil
+}
+
+// errUnsupported makes the *UnsupportedError of op.
+func errUnsupported(op *textir.Operation, format string, args ...any) error {
+	return &UnsupportedError{Op: op, Diag: op.Errorf("hostpack: "+format, args...)}
+}
+
+// IsUnsupported reports whether err is (or wraps) an *UnsupportedError.
+func IsUnsupported(err error) bool {
+	var u *UnsupportedError
+	return errors.As(err, &u)
+}
