@@ -177,45 +177,59 @@ func strSize(c *abi.Column, d []string, ign string, has bool) (n, bytes int64, e
 	return n, bytes, nil
 }
 
-// putStrs writes the strings of d (not ign) of column c: their slots
-// (StrSlots) or byte offsets from word at, and their bytes (size: bytes)
-// from word bytesAt, the region's last word padded with zeros.
-func putStrs(c *abi.Column, w []int32, at, bytesAt, bytes int64, d []string, ign string, has bool) {
+// putStrs writes the strings of d (not ign) of column c: with s, the row
+// splits of rows of per strings; their slots (StrSlots) or byte offsets
+// from word at; and their bytes (size: bytes) from word bytesAt, the
+// region's last word padded with zeros.
+func putStrs(c *abi.Column, w, s []int32, per int64, at, bytesAt, bytes int64, d []string, ign string, has bool) {
 	if !littleEndian {
 		clear(w[bytesAt : bytesAt+(bytes+3)/4])
 	}
+	rows, rowLen := int64(1), int64(len(d))
+	if s != nil {
+		rows, rowLen = int64(len(s)-1), per
+		s[0] = 0
+	}
+	slots := c.StrSlots()
 	var off int64
-	if c.StrSlots() {
-		j := at
-		for _, s := range d {
-			if has && s == ign {
-				continue
-			}
-			var u uint64
-			if len(s) < 8 {
-				for k := 0; k < len(s); k++ {
-					u |= uint64(s[k]) << (8 * k)
+	j := at
+	for r := range rows {
+		row := d[r*rowLen : (r+1)*rowLen]
+		if slots {
+			for _, x := range row {
+				if has && x == ign {
+					continue
 				}
-				u |= uint64(len(s)) << 56
-			} else {
-				u = uint64(off) | uint64(len(s))<<32 | 0xff<<56
-				putBytes(w, 4*bytesAt+off, s)
-				off += int64(len(s))
+				var u uint64
+				if len(x) < 8 {
+					u = shortSlot(x)
+				} else {
+					u = uint64(off) | uint64(len(x))<<32 | 0xff<<56
+					putBytes(w, 4*bytesAt+off, x)
+					off += int64(len(x))
+				}
+				w[j], w[j+1] = int32(uint32(u)), int32(uint32(u>>32))
+				j += 2
 			}
-			w[j], w[j+1] = int32(uint32(u)), int32(uint32(u>>32))
-			j += 2
+			if s != nil {
+				s[r+1] = int32((j - at) / 2)
+			}
+			continue
 		}
-	} else {
-		j := at
-		for _, s := range d {
-			if has && s == ign {
+		for _, x := range row {
+			if has && x == ign {
 				continue
 			}
 			w[j] = int32(off)
-			putBytes(w, 4*bytesAt+off, s)
-			off += int64(len(s))
+			putBytes(w, 4*bytesAt+off, x)
+			off += int64(len(x))
 			j++
 		}
+		if s != nil {
+			s[r+1] = int32(j - at)
+		}
+	}
+	if !slots {
 		w[j] = int32(off)
 	}
 	// The last word's bytes after the strings, and the region's padding.
@@ -225,6 +239,22 @@ func putStrs(c *abi.Column, w []int32, at, bytesAt, bytes int64, d []string, ign
 		*last &= int32(uint32(math.MaxUint32) >> (8 * tail))
 	}
 	pad(w, end)
+}
+
+// shortSlot is the slot of a string of at most 7 bytes: its bytes, its
+// length in byte 7 (little-endian), read with two overlapping loads.
+func shortSlot(x string) uint64 {
+	n := len(x)
+	var u uint64
+	switch {
+	case n >= 4:
+		lo := uint32(x[0]) | uint32(x[1])<<8 | uint32(x[2])<<16 | uint32(x[3])<<24
+		hi := uint32(x[n-4]) | uint32(x[n-3])<<8 | uint32(x[n-2])<<16 | uint32(x[n-1])<<24
+		u = uint64(lo) | uint64(hi)<<(8*(n-4))
+	case n > 0:
+		u = uint64(x[0]) | uint64(x[n/2])<<(8*(n/2)) | uint64(x[n-1])<<(8*(n-1))
+	}
+	return u | uint64(n)<<56
 }
 
 // putBytes writes the bytes of s at byte b of the little-endian words w.
@@ -355,6 +385,22 @@ func countFeed(c *abi.Column, t *interp.Tensor, ign ignore) (int64, error) {
 func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int64) {
 	c, ign := cp.c, cp.direct.ign
 	n := st.size.N
+	if c.Source == abi.SourceStr || c.Source == abi.SourceSplit {
+		var s []int32
+		if c.HasSplits() {
+			s = w[d[0] : d[0]+st.rows+1]
+		}
+		putStrs(c, w, s, st.per, d[1], d[6], st.size.Bytes, t.Strings(), ign.s, ign.has)
+		if s != nil {
+			pad(w, d[0]+st.rows+1)
+		}
+		if c.StrSlots() {
+			pad(w, d[1]+2*n)
+		} else {
+			pad(w, d[1]+n+1)
+		}
+		return
+	}
 	if c.HasSplits() {
 		s := w[d[0]:]
 		switch x := t.Data().(type) {
@@ -372,8 +418,6 @@ func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int
 			putSplits(s, x, st.rows, st.per, ign.f32, ign.has)
 		case []float64:
 			putSplits(s, x, st.rows, st.per, ign.f64, ign.has)
-		case []string:
-			putSplits(s, x, st.rows, st.per, ign.s, ign.has)
 		}
 		pad(w, d[0]+st.rows+1)
 	}
@@ -413,13 +457,6 @@ func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int
 	case abi.SourceF64:
 		putF64(w[at:at+2*n], t.Float64s(), ign.f64, ign.has)
 		pad(w, at+2*n)
-	case abi.SourceStr, abi.SourceSplit:
-		putStrs(c, w, at, d[6], st.size.Bytes, t.Strings(), ign.s, ign.has)
-		if c.StrSlots() {
-			pad(w, at+2*n)
-		} else {
-			pad(w, at+n+1)
-		}
 	}
 }
 

@@ -691,7 +691,7 @@ func writeGraph(cp *colPlan, st *colState, w []int32, d []int64) {
 		putF64(w[at:at+2*n], v.f64, 0, false)
 		pad(w, at+2*n)
 	case abi.SourceStr, abi.SourceSplit:
-		putStrs(c, w, at, d[6], st.size.Bytes, v.s, "", false)
+		putStrs(c, w, nil, 0, at, d[6], st.size.Bytes, v.s, "", false)
 		if c.StrSlots() {
 			pad(w, at+2*n)
 		} else {

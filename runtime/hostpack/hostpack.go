@@ -81,7 +81,8 @@ type Input struct {
 	// compute it (Options.Partial): not a placeholder, the caller
 	// computes it from the placeholders.
 	Computed bool
-	// Op is the op whose result the tensor is.
+	// Op is the op whose result the tensor is (nil for a function
+	// argument, named "@func:i").
 	Op *textir.Operation
 }
 

@@ -20,7 +20,9 @@ type Packer struct {
 	in   []*interp.Tensor
 	cols []colState
 	la   *abi.Launch
-	lay  *abi.Layout
+	lay  *abi.Layout // nil until a Measure succeeds, else &layout
+	// layout is the last Measure's layout, its buffers reused.
+	layout abi.Layout
 	// sizes, work and bounds are per-batch buffers.
 	sizes  []abi.ColumnSize
 	work   []int64
@@ -50,8 +52,9 @@ func (k *Packer) Layout() *abi.Layout { return k.lay }
 // Plan.Gather orders them), computes the columns that are not written
 // straight from their feeds, and places every column's regions. The
 // packed words take 4*Words bytes; the kernel's scratch 4*Scratch more,
-// after them in the same device buffer. The feeds must not change until
-// Pack has run.
+// after them in the same device buffer. The layout is the Packer's: it
+// holds until the next Measure. The feeds must not change until Pack has
+// run.
 func (k *Packer) Measure(in []*interp.Tensor) (*abi.Layout, error) {
 	k.lay, k.in = nil, nil
 	p := k.p
@@ -102,12 +105,11 @@ func (k *Packer) Measure(in []*interp.Tensor) (*abi.Layout, error) {
 		}
 		k.la = la
 	}
-	lay, err := l.Layout(k.la, k.sizes)
-	if err != nil {
+	if err := l.LayoutInto(&k.layout, k.la, k.sizes); err != nil {
 		return nil, err
 	}
-	k.lay, k.in = lay, in
-	return lay, nil
+	k.lay, k.in = &k.layout, in
+	return k.lay, nil
 }
 
 // Pack writes the packed words of the last Measure into dst, which must
@@ -133,7 +135,7 @@ func (k *Packer) Pack(dst []byte) (*abi.Packed, error) {
 	}
 	p := k.p
 	for i := range p.cols {
-		k.work[i] = k.sizes[i].N + k.sizes[i].Bytes/8 + k.cols[i].batch
+		k.work[i] = packWork(&p.cols[i], &k.cols[i])
 	}
 	err := k.parallel(k.work, func(lo, hi int) error {
 		if lo == 0 {
@@ -206,6 +208,10 @@ func checkFeed(in *Input, t *interp.Tensor) error {
 	return nil
 }
 
+// The work estimates below are in nanoseconds, roughly, on one core: a
+// string's slot or offset and its bytes cost most, a number written
+// whole least.
+
 // measureWork estimates the work of measuring a column: the elements it
 // scans (none for a numeric feed written whole).
 func measureWork(cp *colPlan, in []*interp.Tensor) int64 {
@@ -213,23 +219,42 @@ func measureWork(cp *colPlan, in []*interp.Tensor) int64 {
 		t := in[d.input]
 		switch {
 		case t.DType() == interp.String:
-			return 2 * int64(t.Len())
-		case d.ign.has || cp.c.Source == abi.SourceIDs:
 			return int64(t.Len())
+		case d.ign.has || cp.c.Source == abi.SourceIDs:
+			return int64(t.Len()) / 2
 		}
-		return 1
+		return 10
 	}
 	var w int64
 	for _, n := range cp.graph.nodes {
 		if n.kind == gInput {
-			w += 4 * int64(in[n.input].Len())
+			w += int64(in[n.input].Len())
 		}
 	}
-	return w * int64(len(cp.graph.nodes))
+	return 10 * w * int64(len(cp.graph.nodes))
 }
 
-// minWork is the least work (elements) worth a goroutine of its own.
-const minWork = 8192
+// packWork estimates the work of writing a column's regions.
+func packWork(cp *colPlan, st *colState) int64 {
+	n := st.size.N
+	w := st.batch / 2
+	switch cp.c.Source {
+	case abi.SourceStr, abi.SourceSplit:
+		w += 5*n + st.size.Bytes/4
+	case abi.SourceF32, abi.SourceIDs:
+		w += n / 4
+	default:
+		w += n
+	}
+	if cp.direct != nil && cp.direct.ign.has {
+		w += n
+	}
+	return w
+}
+
+// minWork is the least work (about nanoseconds) worth a goroutine of its
+// own.
+const minWork = 20000
 
 // parallel runs fn over ranges of the columns, contiguous and of about
 // equal work, on up to the plan's workers goroutines (the caller's among

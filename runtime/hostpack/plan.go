@@ -172,7 +172,7 @@ func (b *builder) input(v *textir.Value, user *textir.Operation) (idx int, ok bo
 	for {
 		def := v.DefiningOp()
 		if def == nil {
-			return 0, false, errUnsupported(user, "an operand is a block argument, not a placeholder")
+			return b.argument(v, user)
 		}
 		if def.Name() == "tfg.Identity" && v.Index() == 0 && def.NumOperands() >= 1 {
 			v = def.Operand(0)
@@ -208,6 +208,38 @@ func (b *builder) input(v *textir.Value, user *textir.Operation) (idx int, ok bo
 		b.inputOf[v] = len(b.p.inputs) - 1
 		return len(b.p.inputs) - 1, true, nil
 	}
+}
+
+// argument returns the input of a function argument: an argument of the
+// entry block of a symbol's first region, which the interpreter feeds as
+// "@sym:i".
+func (b *builder) argument(v *textir.Value, user *textir.Operation) (int, bool, error) {
+	if i, ok := b.inputOf[v]; ok {
+		return i, true, nil
+	}
+	blk := v.OwnerBlock()
+	var fn *textir.Operation
+	if blk != nil {
+		fn = blk.ParentOp()
+	}
+	sym, ok := "", false
+	if fn != nil {
+		sym, ok = textir.SymbolName(fn)
+	}
+	if !ok || fn.NumRegions() == 0 || fn.Regions()[0].Front() != blk {
+		return 0, false, errUnsupported(user, "an operand is a block argument, not a function argument nor a placeholder")
+	}
+	dt, ok := exec.DTypeOf(v.Type())
+	if !ok || dt == interp.Bool {
+		return 0, false, errUnsupported(user, "a feed of type %s", v.Type())
+	}
+	in := Input{Name: "@" + sym + ":" + strconv.Itoa(v.Index()), DType: dt}
+	if tt, ok := v.Type().(*textir.TensorType); ok {
+		in.Shape = append([]int64{}, tt.Shape...)
+	}
+	b.p.inputs = append(b.p.inputs, in)
+	b.inputOf[v] = len(b.p.inputs) - 1
+	return len(b.p.inputs) - 1, true, nil
 }
 
 // computed holds the ops the plan computes, with their result counts.
@@ -306,7 +338,11 @@ func (b *builder) node(g *graphPlan, v *textir.Value, user *textir.Operation, me
 		return gref{}, err
 	}
 	if ok {
-		n := &gnode{kind: gInput, op: v.DefiningOp(), input: in, dt: []interp.DType{b.p.inputs[in].DType}, nres: 1}
+		op := v.DefiningOp()
+		if op == nil {
+			op = user // a function argument
+		}
+		n := &gnode{kind: gInput, op: op, input: in, dt: []interp.DType{b.p.inputs[in].DType}, nres: 1}
 		g.nodes = append(g.nodes, n)
 		r := gref{n: len(g.nodes) - 1}
 		memo[v] = r

@@ -94,11 +94,25 @@ type Layout struct {
 // Layout places the packed inputs of the launch la for columns of the
 // given sizes. It refuses what the kernel's 32-bit offsets cannot reach.
 func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
+	lay := &Layout{}
+	if err := l.LayoutInto(lay, la, sizes); err != nil {
+		return nil, err
+	}
+	return lay, nil
+}
+
+// LayoutInto is Layout into lay, whose Desc is reused when it is large
+// enough (a runtime places every batch in the same Layout).
+func (l *Layer) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) error {
 	C := int64(len(l.Columns))
 	if int64(len(sizes)) != C {
-		return nil, fmt.Errorf("%d column sizes for %d columns", len(sizes), C)
+		return fmt.Errorf("%d column sizes for %d columns", len(sizes), C)
 	}
-	lay := &Layout{Launch: la, Desc: make([]int64, DescWords*C)}
+	desc := lay.Desc
+	if int64(cap(desc)) < DescWords*C {
+		desc = make([]int64, DescWords*C)
+	}
+	*lay = Layout{Launch: la, Desc: desc[:DescWords*C]}
 	pos := l.TaskMapOffset()
 	if l.Schedule == ScheduleTuned {
 		pos = align4(pos + la.Tasks)
@@ -111,7 +125,7 @@ func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
 	for i := range l.Columns {
 		c, s := &l.Columns[i], sizes[i]
 		if s.N < 0 || s.N > limit || s.Bytes < 0 || s.Bytes > 4*limit {
-			return nil, fmt.Errorf("column %q: %d values of %d bytes exceed the kernel's 32-bit offsets", c.Name, s.N, s.Bytes)
+			return fmt.Errorf("column %q: %d values of %d bytes exceed the kernel's 32-bit offsets", c.Name, s.N, s.Bytes)
 		}
 		d := lay.Desc[DescWords*i:]
 		d[0], d[2], d[5], d[6] = -1, -1, -1, -1
@@ -127,7 +141,7 @@ func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
 		case SourceStr, SourceSplit:
 			if c.StrSlots() {
 				if s.Bytes > math.MaxUint32 {
-					return nil, fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", c.Name, s.Bytes)
+					return fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", c.Name, s.Bytes)
 				}
 				pos = align4(pos + 2*n)
 			} else {
@@ -150,7 +164,7 @@ func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
 		d[7] = la.BagsPerTask[i]
 		d[8] = -1
 		if pos > limit {
-			return nil, fmt.Errorf("the packed inputs (%d words at column %q) exceed the kernel's 32-bit offsets", pos, c.Name)
+			return fmt.Errorf("the packed inputs (%d words at column %q) exceed the kernel's 32-bit offsets", pos, c.Name)
 		}
 	}
 	lay.Words = pos
@@ -167,10 +181,10 @@ func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
 		}
 	}
 	if scratch > limit {
-		return nil, fmt.Errorf("the packed inputs and scratch (%d words) exceed the kernel's 32-bit offsets", scratch)
+		return fmt.Errorf("the packed inputs and scratch (%d words) exceed the kernel's 32-bit offsets", scratch)
 	}
 	lay.Scratch = scratch - pos
-	return lay, nil
+	return nil
 }
 
 // PutHeader writes the header words [0, Header) into words: the task

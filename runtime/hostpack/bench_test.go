@@ -1,0 +1,131 @@
+package hostpack
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/recom-compiler/recom/dialects/fused"
+	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// benchModel compiles a preset at full size, its tables capped at 100k
+// rows as lowering/embtogpu's BenchmarkHostPathE256 does (tables do not
+// change the host side).
+func benchModel(b *testing.B, preset string) (*textir.Operation, *gen.Spec) {
+	s, err := gen.Preset(preset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range s.Groups {
+		s.Groups[i].Buckets = min(s.Groups[i].Buckets, 100000)
+	}
+	g, err := gen.Generate(s, gen.Options{Seed: 3, NoTableValues: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return compile(b, preset, graphdef.MarshalText(g.Graph), nil, nil, ""), s
+}
+
+// BenchmarkHostPack is the host side of one batch of the fused layer
+// with a plan: Measure and Pack of gen's feeds into a reused buffer (what
+// a native runtime does before its one host-to-device copy), for model E
+// at B=256 and 2048 and the probe preset at 256. Compare with
+// lowering/embtogpu's BenchmarkHostPathE256 (the interpreter, then Pack):
+//
+//	go test -run '^$' -bench 'HostPack' -cpu 1,2 ./runtime/hostpack/
+func BenchmarkHostPack(b *testing.B) {
+	for _, c := range []struct {
+		preset string
+		batch  int
+	}{{"E", 256}, {"E", 2048}, {"probe", 256}} {
+		b.Run(c.preset+"/B="+strconv.Itoa(c.batch), func(b *testing.B) {
+			m, s := benchModel(b, c.preset)
+			plan, err := NewForModule(m, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			feeds := specFeeds(s)(b, c.batch, 1)
+			in, err := plan.Gather(feeds)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pk := plan.NewPacker()
+			lay, err := pk.Measure(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf := make([]byte, 4*lay.Words)
+			b.SetBytes(int64(len(buf)))
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := pk.Measure(in); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := pk.Pack(buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(buf)), "packed-bytes")
+		})
+	}
+}
+
+// BenchmarkHostPathInterp is the path a plan replaces, measured here on
+// the same models and batches: the interpreter computes the layer's
+// operands, then abi.Layer.PackInputs lays them out.
+func BenchmarkHostPathInterp(b *testing.B) {
+	for _, c := range []struct {
+		preset string
+		batch  int
+	}{{"E", 256}, {"E", 2048}, {"probe", 256}} {
+		b.Run(c.preset+"/B="+strconv.Itoa(c.batch), func(b *testing.B) {
+			m, s := benchModel(b, c.preset)
+			op := Find(m)[0]
+			l, err := abi.LayerOf(op)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prog, err := exec.Compile(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vars := map[string]*interp.Tensor{}
+			m.Walk(func(op *textir.Operation) bool {
+				if op.Name() == "emb.table" {
+					tt := op.Result(0).Type().(*textir.TensorType)
+					vars[op.LookupAttr("name").(textir.StringAttr).Value] = interp.Must(interp.Zeros(interp.Float32, tt.Shape))
+				}
+				return true
+			})
+			var out *interp.Tensor
+			stub := func(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
+				cols, err := l.Inputs(op, in)
+				if err != nil {
+					return nil, err
+				}
+				p, err := l.PackInputs(cols)
+				if err != nil {
+					return nil, err
+				}
+				if out == nil {
+					out = interp.Must(interp.Zeros(interp.Float32, []int64{p.Batch, l.Width}))
+				}
+				return []*interp.Tensor{out}, nil
+			}
+			ro := &exec.Options{Variables: vars, Kernels: map[string]exec.Kernel{fused.EmbeddingLayerOp: stub}}
+			feeds := specFeeds(s)(b, c.batch, 1)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := prog.Run(context.Background(), feeds, []string{tensorName(op)}, ro); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
