@@ -533,21 +533,6 @@ func argDTOf(op *textir.Operation, k int) interp.DType {
 	return dt
 }
 
-// bitsOf returns the width of an integer dtype (0 for the others).
-func bitsOf(dt interp.DType) uint {
-	switch dt {
-	case interp.Int8, interp.Uint8:
-		return 8
-	case interp.Int16:
-		return 16
-	case interp.Int32:
-		return 32
-	case interp.Int64:
-		return 64
-	}
-	return 0
-}
-
 // wrap converts v to the integer dtype dt as Cast does (wrapping).
 func wrap(v int64, dt interp.DType) int64 {
 	switch dt {
