@@ -120,6 +120,25 @@ func (p *Plan) Op() *textir.Operation { return p.op }
 // them.
 func (p *Plan) Inputs() []Input { return p.inputs }
 
+// Columns returns how many of the layer's columns are written straight
+// from a feed (direct) and how many are computed op by op in the
+// Packer's buffers first, with the ops they compute.
+func (p *Plan) Columns() (direct, computed, ops int) {
+	for i := range p.cols {
+		if g := p.cols[i].graph; g != nil {
+			computed++
+			for _, n := range g.nodes {
+				if n.kind != gInput {
+					ops++
+				}
+			}
+			continue
+		}
+		direct++
+	}
+	return direct, computed, ops
+}
+
 // Find returns the fused.embedding_layer ops under root, in program order.
 func Find(root *textir.Operation) []*textir.Operation {
 	var ops []*textir.Operation

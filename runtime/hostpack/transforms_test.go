@@ -159,14 +159,9 @@ func TestPackTransforms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			computed := 0
-			for i := range plan.cols {
-				if plan.cols[i].graph != nil {
-					computed++
-				}
-			}
-			if computed < 8 {
-				t.Errorf("%d of %d columns computed, want most", computed, len(plan.cols))
+			direct, computed, ops := plan.Columns()
+			if computed < 8 || ops < computed || direct+computed != len(plan.Layer().Columns) {
+				t.Errorf("%d columns direct, %d computed with %d ops, of %d: want most computed", direct, computed, ops, len(plan.Layer().Columns))
 			}
 			pk := plan.NewPacker()
 			failed := 0
