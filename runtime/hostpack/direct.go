@@ -362,6 +362,9 @@ func countFeed(c *abi.Column, t *interp.Tensor, ign ignore) (int64, error) {
 	if !sourceTakes(c.Source, t.DType()) {
 		return 0, fmt.Errorf("column %q: source %q cannot take values of %v", c.Name, c.Source, t.DType())
 	}
+	if !ign.has {
+		return int64(t.Len()), nil
+	}
 	switch x := t.Data().(type) {
 	case []int64:
 		return countInts(x, ign), nil
