@@ -21,6 +21,9 @@
 // Options.Partial the plan starts at such values instead, and the caller
 // computes them (Input.Computed).
 //
+// Feeds are interp.Tensors; a runtime holding raw Go slices in host
+// memory wraps them with interp.New, which does not copy them.
+//
 // A Packer packs batches with a Plan, in two steps, each run in parallel
 // over ranges of columns sized by their work: Measure reads the feeds,
 // checks them (dtypes, shapes, ids in range, every size against the
