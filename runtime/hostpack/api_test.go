@@ -196,3 +196,64 @@ func TestShortSlot(t *testing.T) {
 		}
 	}
 }
+
+// Plan.Pack (a session's packer) packs into the buffer alloc gives, from
+// goroutines at once, what a Packer packs; it refuses a buffer of another
+// size and passes alloc's error on.
+func TestPlanPack(t *testing.T) {
+	md := smallModel(t, "")
+	plan, err := NewForModule(md.m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeds := md.feeds(t, 77, 3)
+	in, err := plan.Gather(feeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := plan.NewPacker().PackFeeds(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan.Name(), "native") {
+		t.Errorf("Name() = %q", plan.Name())
+	}
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 4 {
+				got, err := plan.Pack(feeds, func(batch, n int64) ([]byte, error) {
+					if batch != 77 {
+						t.Errorf("alloc for %d rows", batch)
+					}
+					b := make([]byte, n)
+					for i := range b {
+						b[i] = 0xcd
+					}
+					return b, nil
+				})
+				if err != nil {
+					t.Errorf("goroutine %d: %v", g, err)
+					return
+				}
+				if string(got.Inputs) != string(want.Inputs) || got.Grid != want.Grid || got.Tasks != want.Tasks {
+					t.Errorf("goroutine %d packs other bytes", g)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := plan.Pack(feeds, func(_, n int64) ([]byte, error) { return make([]byte, n+4), nil }); err == nil {
+		t.Error("a buffer of the wrong size is taken")
+	}
+	if _, err := plan.Pack(feeds, func(_, n int64) ([]byte, error) { return nil, errors.New("no pinned memory") }); err == nil || err.Error() != "no pinned memory" {
+		t.Errorf("alloc's error: %v", err)
+	}
+	delete(feeds, "str_0000")
+	if _, err := plan.Pack(feeds, nil); err == nil || !strings.Contains(err.Error(), `"str_0000"`) {
+		t.Errorf("a missing feed: %v", err)
+	}
+}

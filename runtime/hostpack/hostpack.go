@@ -49,6 +49,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
@@ -111,6 +112,7 @@ type Plan struct {
 	inputs  []Input
 	cols    []colPlan
 	workers int
+	pool    sync.Pool // Packers of Plan.Pack
 }
 
 // Layer returns the layer's static description (abi.LayerOf of its op).
@@ -167,7 +169,19 @@ func NewForModule(root *textir.Operation, opts *Options) (*Plan, error) {
 // a map keyed by tensor name ("node" and "node:0" name the same tensor).
 // A missing input is an error naming it.
 func (p *Plan) Gather(feeds map[string]*interp.Tensor) ([]*interp.Tensor, error) {
-	in := make([]*interp.Tensor, len(p.inputs))
+	in, err := p.gather(feeds, nil)
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// gather is Gather into in's memory when it is large enough.
+func (p *Plan) gather(feeds map[string]*interp.Tensor, in []*interp.Tensor) ([]*interp.Tensor, error) {
+	if cap(in) < len(p.inputs) {
+		in = make([]*interp.Tensor, len(p.inputs))
+	}
+	in = in[:len(p.inputs)]
 	var missing []string
 	for i := range p.inputs {
 		name := p.inputs[i].Name
@@ -189,7 +203,7 @@ func (p *Plan) Gather(feeds map[string]*interp.Tensor) ([]*interp.Tensor, error)
 		if len(missing) > 5 {
 			missing = append(missing[:5], fmt.Sprintf("and %d more", len(missing)-5))
 		}
-		return nil, fmt.Errorf("hostpack: no feed for %s", strings.Join(missing, ", "))
+		return in, fmt.Errorf("hostpack: no feed for %s", strings.Join(missing, ", "))
 	}
 	return in, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
@@ -22,7 +23,8 @@ import (
 	"github.com/recom-compiler/recom/internal/tfgfeeds"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
-	"github.com/recom-compiler/recom/lowering/pipeline"
+	allpasses "github.com/recom-compiler/recom/lowering/all"
+	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -34,21 +36,41 @@ type model struct {
 	feeds func(tb testing.TB, batch int, seed uint64) map[string]*interp.Tensor
 }
 
-// compile runs the pipeline up to --fuse on a GraphDef.
+// compile imports a GraphDef (cut at inputs and outputs when given) and
+// runs --lower-emb, --simplify-shapes and --fuse (with options fuse) on
+// it, as the compiler does up to its fuse stage.
 func compile(tb testing.TB, name string, data []byte, inputs, outputs []string, fuse string) *textir.Operation {
 	tb.Helper()
-	return compileResult(tb, name, data, inputs, outputs, fuse).Module
+	m, _ := compileCtx(tb, name, data, inputs, outputs, fuse)
+	return m
 }
 
-func compileResult(tb testing.TB, name string, data []byte, inputs, outputs []string, fuse string) *pipeline.Result {
+func compileCtx(tb testing.TB, name string, data []byte, inputs, outputs []string, fuse string) (*textir.Operation, *textir.Context) {
 	tb.Helper()
-	r, err := pipeline.CompileBytes(context.Background(), name, data, pipeline.Options{
-		Inputs: inputs, Outputs: outputs, StopAfter: pipeline.StageFuse,
-		PassOptions: map[string]string{"fuse": fuse}})
+	allpasses.Register()
+	f, err := graphdef.Parse(data, name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g := f.Graph
+	if len(inputs) > 0 || len(outputs) > 0 {
+		if g, err = graphdef.Extract(g, inputs, outputs); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	ctx := all.NewContext()
+	m, err := importer.Import(ctx, g)
 	if err != nil {
 		tb.Fatalf("%s: %v", name, err)
 	}
-	return r
+	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: "lower-emb"}, {Flag: "simplify-shapes"}, {Flag: "fuse", Options: fuse}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := pm.Run(ctx, m); err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	return m, ctx
 }
 
 // specFeeds draws gen's feeds of s.
@@ -134,9 +156,8 @@ func realModel(tb testing.TB, file string, inputs, outputs []string, fuse string
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := compileResult(tb, file, data, inputs, outputs, fuse)
-	m := r.Module
-	full, err := importer.Import(r.Context, f.Graph)
+	m, ctx := compileCtx(tb, file, data, inputs, outputs, fuse)
+	full, err := importer.Import(ctx, f.Graph)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -338,8 +359,12 @@ func TestPackMatchesInterpreter(t *testing.T) {
 				// With the id transforms in the kernel, gen's columns
 				// (but the bundled model's filtered and weighted ones)
 				// come straight from their feeds.
-				if direct, computed, _ := plan.Columns(); (fuse == "" || fuse == "schedule=recom") && c.preset != "small" && computed > 0 {
+				direct, computed, _ := plan.Columns()
+				if (fuse == "" || fuse == "schedule=recom") && c.preset != "small" && computed > 0 {
 					t.Errorf("%d columns direct, %d computed", direct, computed)
+				}
+				if fuse == "ids-in-kernel=false" && c.preset != "micro" && computed == 0 {
+					t.Errorf("the id transforms before the layer: %d columns direct, none computed", direct)
 				}
 				pk := plan.NewPacker()
 				for i, batch := range []int{1, 7, 33, 256} {

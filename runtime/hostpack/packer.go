@@ -29,6 +29,8 @@ type Packer struct {
 	bounds []int
 	errs   []error
 	words  []int32 // the words, when the caller's bytes cannot hold them as words
+	// gathered is Plan.Pack's feeds in input order.
+	gathered []*interp.Tensor
 }
 
 // colState is a column's measure.
@@ -173,6 +175,47 @@ func (k *Packer) PackFeeds(in []*interp.Tensor, dst []byte) (*abi.Packed, error)
 		dst = make([]byte, 4*lay.Words)
 	}
 	return k.Pack(dst[:4*lay.Words])
+}
+
+// Name says how the plan packs, for a runtime's summary.
+func (p *Plan) Name() string {
+	direct, computed, ops := p.Columns()
+	return fmt.Sprintf("native (runtime/hostpack): %d columns straight from their feeds, %d computed by %d ops on the host, %d workers",
+		direct, computed, ops, p.workers)
+}
+
+// Pack packs one batch: the feeds by name (Gather), measured, then
+// packed into the buffer alloc returns for the batch's rows and the
+// packed bytes (exactly that many bytes, pinned memory say). It returns
+// the launch as abi.Layer.PackInputs would (Inputs is alloc's buffer).
+// Pack is safe for concurrent use: each call takes a Packer of its own
+// from a pool. With Name, a *Plan is a runtime/session.Packer.
+func (p *Plan) Pack(feeds map[string]*interp.Tensor, alloc func(batch, bytes int64) ([]byte, error)) (*abi.Packed, error) {
+	k, _ := p.pool.Get().(*Packer)
+	if k == nil {
+		k = p.NewPacker()
+	}
+	defer p.pool.Put(k)
+	in, err := p.gather(feeds, k.gathered)
+	k.gathered = in
+	if err != nil {
+		return nil, err
+	}
+	lay, err := k.Measure(in)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := alloc(lay.Batch, 4*lay.Words)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(dst)) != 4*lay.Words {
+		return nil, fmt.Errorf("hostpack: alloc gave %d bytes for %d", len(dst), 4*lay.Words)
+	}
+	packed, err := k.Pack(dst)
+	clear(in) // the pooled Packer keeps no feeds
+	k.in = nil
+	return packed, err
 }
 
 // wordsOf returns b as int32 words without a copy, or nil where the

@@ -10,6 +10,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -21,6 +22,7 @@ func fuseFile(tb testing.TB, path, opts string) *textir.Operation {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	allpasses.Register()
 	ctx := all.NewContext()
 	m, err := textir.Parse(ctx, path, src)
 	if err != nil {
