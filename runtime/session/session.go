@@ -38,7 +38,9 @@ type Options struct {
 	// Slots is the number of batches in flight: each slot has its own
 	// stream, pinned buffers, device buffers and graphs. 0 means 2.
 	Slots int
-	// Packer makes each embedding layer's packer; nil is InterpPacker.
+	// Packer makes each embedding layer's packer; nil is NativePacker
+	// (runtime/hostpack, falling back to InterpPacker for a layer it
+	// cannot plan).
 	Packer PackerFactory
 	// Dense computes the fused.dense ops; nil is GeneratedDense.
 	Dense DenseBackend
@@ -111,7 +113,7 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 		opts.BatchSizes = 8
 	}
 	if opts.Packer == nil {
-		opts.Packer = InterpPacker
+		opts.Packer = NativePacker
 	}
 	if opts.Dense == nil {
 		opts.Dense = GeneratedDense{}

@@ -320,7 +320,7 @@ func TestSimSmall(t *testing.T) {
 	sum := s.Summary()
 	text := sum.String()
 	t.Logf("\n%s", text)
-	for _, want := range []string{"fallback", "the batch's graph on the device", "kernel layer", "copy out",
+	for _, want := range []string{"hostpack (20 columns straight from their feeds", "the batch's graph on the device", "kernel layer", "copy out",
 		"GPU, step alone: batch 37: kernel layer", "GPU, step alone: batch 37: copy out 256 bytes"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q", want)
@@ -537,5 +537,37 @@ func TestBucketOf(t *testing.T) {
 		if c.n > 0 && (bucketOf(c.n) < c.n || float64(bucketOf(c.n)-c.n) > max(4096, float64(c.n)/16)) {
 			t.Errorf("bucketOf(%d) = %d: more than a sixteenth (or 4 KiB) over", c.n, bucketOf(c.n))
 		}
+	}
+}
+
+// The packers side by side on the bundled model: hostpack (the default:
+// straight from the feeds, with the interpreter only for the values it
+// cannot compute) and the interpreter fallback give the interpreter's
+// outputs, and the Summary names each.
+func TestSimPackers(t *testing.T) {
+	m := loadSmall(t)
+	for _, tc := range []struct {
+		name   string
+		packer PackerFactory
+		want   string
+	}{
+		{"native", NativePacker, "hostpack ("},
+		{"host", HostPacker, "hostpack ("},
+		{"interp", InterpPacker, "fallback"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, sim := simSession(t, m, Options{Slots: 1, Packer: tc.packer})
+			for i, b := range []int{1, 13, 64} {
+				f := m.feeds(t, b, 700+uint64(i))
+				got, err := s.Run(f)
+				if err != nil {
+					t.Fatal(simErr(sim, err))
+				}
+				check(t, fmt.Sprintf("%s batch %d", tc.name, b), got, m.reference(t, f))
+			}
+			if text := s.Summary().String(); !strings.Contains(text, tc.want) {
+				t.Errorf("the summary does not name the packer %q:\n%s", tc.want, text)
+			}
+		})
 	}
 }
