@@ -40,6 +40,7 @@ package textir
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -50,6 +51,15 @@ import (
 // *Diagnostic values at the offending token.
 func Parse(ctx *Context, filename string, src []byte) (*Operation, error) {
 	p := newParser(ctx, filename, string(src))
+	return p.parseFile()
+}
+
+// ParseAtLine parses src as Parse does, for text that begins at line
+// firstLine of filename (a chunk of a file cut at `// -----` lines):
+// locations and diagnostics carry the line numbers of the whole file.
+func ParseAtLine(ctx *Context, filename, src string, firstLine int) (*Operation, error) {
+	p := newParser(ctx, filename, src)
+	p.firstLine = max(firstLine, 1)
 	return p.parseFile()
 }
 
@@ -121,7 +131,13 @@ type parser struct {
 	iso     []*isoScope
 	regions []*regionScope
 
-	lineNo, linePos int
+	// Positions to line numbers: lineStarts holds the byte offset of each
+	// line that begins in src[:scanned], in order (lineStarts[0] is 0), so
+	// that every byte of the source is scanned for newlines once, however
+	// long its line is and in whatever order locations are asked for.
+	lineStarts []int
+	scanned    int
+	firstLine  int // the line number of src's first line
 
 	// Stacks of scratch space shared by nested ops (each op uses the part
 	// above the length it found and truncates back when done).
@@ -133,7 +149,7 @@ type parser struct {
 }
 
 func newParser(ctx *Context, file, src string) *parser {
-	p := &parser{ctx: ctx, file: file, src: src, lineNo: 1}
+	p := &parser{ctx: ctx, file: file, src: src, lineStarts: []int{0}, firstLine: 1}
 	p.lx.src = src
 	p.typeCache = map[string]Type{}
 	p.tok = p.lx.next()
@@ -181,19 +197,22 @@ func (p *parser) consume(k tokKind) bool {
 }
 
 func (p *parser) lineCol(pos int) (int, int) {
-	if pos < p.linePos { // move back: count the newlines in between
-		p.lineNo -= strings.Count(p.src[pos:p.linePos], "\n")
-		p.linePos = strings.LastIndexByte(p.src[:pos], '\n') + 1
-	}
-	for {
-		i := strings.IndexByte(p.src[p.linePos:pos], '\n')
+	for p.scanned < pos {
+		i := strings.IndexByte(p.src[p.scanned:pos], '\n')
 		if i < 0 {
+			p.scanned = pos
 			break
 		}
-		p.lineNo++
-		p.linePos += i + 1
+		p.scanned += i + 1
+		p.lineStarts = append(p.lineStarts, p.scanned)
 	}
-	return p.lineNo, pos - p.linePos + 1
+	// The line is the last one that starts at or before pos: usually the
+	// last one found, else a binary search.
+	n := len(p.lineStarts)
+	if p.lineStarts[n-1] > pos {
+		n = sort.SearchInts(p.lineStarts, pos+1)
+	}
+	return p.firstLine + n - 1, pos - p.lineStarts[n-1] + 1
 }
 
 func (p *parser) locAt(pos int) FileLineColLoc {
@@ -1079,7 +1098,7 @@ func (p *parser) parseFile() (*Operation, error) {
 	mod := p.ctx.Create(&OperationState{Name: "builtin.module", NumRegions: 1})
 	body := &Block{}
 	mod.regions[0].AppendBlock(body)
-	top := Location(FileLineColLoc{File: p.file, Line: 1, Col: 1})
+	top := Location(FileLineColLoc{File: p.file, Line: p.firstLine, Col: 1})
 	mod.loc, mod.srcLoc = top, top
 	p.pushRegion(mod.regions[0], true)
 	for p.tok.kind != tEOF {
