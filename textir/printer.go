@@ -28,7 +28,9 @@ type PrintOptions struct {
 const DefaultHexElementsLimit = 1024
 
 // flushSize is the buffered output size at which the printer writes to its
-// io.Writer (between ops only).
+// io.Writer (between ops only, or before an op's first line): the memory
+// the printer holds is bounded by it and the longest line, not by the size
+// of the output.
 const flushSize = 64 << 10
 
 // Print writes op and everything nested in it in MLIR's textual form,
@@ -106,9 +108,6 @@ func newPrinter(w io.Writer, opts PrintOptions) *printer {
 	}
 	p := &printer{w: w, opts: opts}
 	p.op.impl = p
-	if w != nil {
-		p.buf = make([]byte, 0, flushSize+4096)
-	}
 	return p
 }
 
@@ -559,6 +558,12 @@ func (p *printer) printBlock(b *Block, header bool) {
 	}
 	p.indent += 2
 	for o := b.first; o != nil; o = o.next {
+		// Flushing before each op as well as after it keeps the buffer
+		// small however deeply the ops nest (each op's first line is
+		// written before its regions are printed).
+		if len(p.buf) >= flushSize {
+			p.flush()
+		}
 		p.appendIndent()
 		p.printOp(o)
 		p.buf = append(p.buf, '\n')
@@ -585,10 +590,16 @@ func (p *printer) appendArgument(a *Value, attrs []NamedAttribute) {
 	}
 }
 
+// maxIndent is the widest indentation the printer writes: regions nested
+// deeper than maxIndent/2 levels print at that column. Indentation that
+// grew with the depth would make the text quadratic in it (20,000 nested
+// regions: 800 MB), while whitespace means nothing to the parser.
+const maxIndent = 256
+
 const spaces = "                                                                "
 
 func (p *printer) appendIndent() {
-	n := p.indent
+	n := min(p.indent, maxIndent)
 	for n > len(spaces) {
 		p.buf = append(p.buf, spaces...)
 		n -= len(spaces)

@@ -14,9 +14,13 @@ type valTable struct {
 	slots []vtEntry
 	mask  uintptr
 	shift uint
-	near  *[nearSize]vtEntry // direct-mapped cache of recent lookups
+	near  []vtEntry // direct-mapped cache of recent lookups
 }
 
+// nearSize is the size of the cache in front of a large table; a small
+// table gets a cache of its own size, so that printing many small
+// modules (a file split into thousands of chunks) costs no more per
+// module than its values.
 const nearSize = 4096
 
 // vtEntry is one value's name: num >= 0 prints %num, num < 0 prints the
@@ -40,7 +44,7 @@ func (t *valTable) init(n int) {
 		size <<= 1
 	}
 	t.slots = make([]vtEntry, size)
-	t.near = new([nearSize]vtEntry)
+	t.near = make([]vtEntry, min(size, nearSize))
 	t.mask = uintptr(size - 1)
 	t.shift = 64
 	for s := size; s > 1; s >>= 1 {
@@ -72,7 +76,7 @@ func (t *valTable) get(v *Value) (vtEntry, bool) {
 		return vtEntry{}, false
 	}
 	k := uintptr(unsafe.Pointer(v))
-	c := &t.near[k>>4&(nearSize-1)]
+	c := &t.near[k>>4&uintptr(len(t.near)-1)]
 	if c.key == k {
 		return *c, true
 	}

@@ -839,3 +839,49 @@ func checkReparse(t *testing.T, name, text string, opts PrintOptions, unwrap boo
 		t.Fatalf("generic form parses back to different text:\n%s", lineDiff(text, back))
 	}
 }
+
+// writeSizes records the size of each Write.
+type writeSizes struct {
+	total, largest int
+}
+
+func (w *writeSizes) Write(b []byte) (int, error) {
+	w.total += len(b)
+	w.largest = max(w.largest, len(b))
+	return len(b), nil
+}
+
+// Regions nested 20,000 deep print as text linear in the depth (the
+// indentation stops growing at maxIndent), written in pieces of about
+// flushSize however deep the nesting: the printer holds no more than that
+// (it built the whole 800 MB text in memory before).
+func TestPrintDeepNestingStreams(t *testing.T) {
+	saved := MaxNesting
+	defer func() { MaxNesting = saved }()
+	MaxNesting = 30000
+	const depth = 20000
+	src := strings.Repeat(`"t.a"() ({`, depth) + strings.Repeat(`}) : () -> ()`, depth)
+	ctx := NewContext()
+	ctx.AllowUnregistered = true
+	m, err := Parse(ctx, "deep.mlir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w writeSizes
+	if err := Print(&w, m, PrintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if w.total > depth*(2*maxIndent+40) {
+		t.Errorf("%d levels printed %d bytes, want at most %d", depth, w.total, depth*(2*maxIndent+40))
+	}
+	if w.largest > 2*flushSize {
+		t.Errorf("a write of %d bytes: the printer buffered more than %d", w.largest, 2*flushSize)
+	}
+	var b bytes.Buffer
+	if err := Print(&b, m, PrintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(ctx, "deep.mlir", b.Bytes()); err != nil {
+		t.Errorf("the printed text does not parse back: %v", err)
+	}
+}
