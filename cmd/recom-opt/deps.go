@@ -19,10 +19,10 @@ func passes() []*pass.Decl {
 	return pass.Registered()
 }
 
-// parseSource parses one chunk of input (a variable so that a test can make
-// it panic).
-var parseSource = func(ctx *textir.Context, file, src string) (*textir.Operation, error) {
-	return textir.Parse(ctx, file, []byte(src))
+// parseSource parses one chunk of input, src from line firstLine of file on
+// (a variable so that a test can make it panic).
+var parseSource = func(ctx *textir.Context, file, src string, firstLine int) (*textir.Operation, error) {
+	return textir.ParseAtLine(ctx, file, src, firstLine)
 }
 
 func printOp(w io.Writer, op *textir.Operation, generic, debugInfo bool) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -169,6 +168,10 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 	if o.splitInputFile {
 		chunks = splitinput.Split(src)
 	}
+	// One context for every chunk, as mlir-opt shares its MLIRContext:
+	// registering the dialects costs far more than a small chunk.
+	ctx := newContext()
+	ctx.AllowUnregistered = o.allowUnregistered
 	failed := false
 	for i, c := range chunks {
 		if i > 0 {
@@ -180,7 +183,7 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 				return exitError(1)
 			}
 		}
-		if !o.processChunk(file, c, pm, timer, out, stderr) {
+		if !o.processChunk(ctx, file, c, pm, timer, out, stderr) {
 			failed = true
 		}
 	}
@@ -283,38 +286,33 @@ func readInput(input string, stdin io.Reader) (string, string, error) {
 // processChunk parses, verifies, transforms and prints one chunk of input
 // and reports whether it succeeded (with --verify-diagnostics: whether the
 // diagnostics were the expected ones).
-func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassManager, timer *pass.Timer, out io.Writer, stderr io.Writer) bool {
+func (o *options) processChunk(ctx *textir.Context, file string, c splitinput.Chunk, pm *pass.PassManager, timer *pass.Timer, out io.Writer, stderr io.Writer) bool {
 	var diags []*textir.Diagnostic
 	pm.Config.Diag = func(d *textir.Diagnostic) { diags = append(diags, d) }
 	pm.Config.IROut = stderr
 	pm.Config.Timing = timer
 
-	ctx := newContext()
-	ctx.AllowUnregistered = o.allowUnregistered
-	// The chunk is padded with empty lines so that the parser reports the
-	// original file's line numbers.
+	// The parser numbers the chunk's lines from its first line in the
+	// file, so that diagnostics name the original file's lines.
 	stop := timer.Start("Parser")
-	op, err := parseSource(ctx, file, c.Padded())
+	op, err := parseSource(ctx, file, c.Text, c.FirstLine)
 	if err == nil {
 		err = textir.Verify(ctx, op)
 	}
 	stop()
-	var text []byte
 	if err == nil {
 		err = pm.Run(ctx, op)
 		if o.statistics {
 			pm.WriteStatistics(stderr, o.statisticsDisplay)
 		}
-		if err == nil {
-			stop := timer.Start("Output")
-			var b bytes.Buffer
-			err = printOp(&b, op, o.printGeneric, o.printDebugInfo)
-			if n := b.Len(); n > 0 && b.Bytes()[n-1] != '\n' {
-				b.WriteByte('\n')
-			}
-			text = b.Bytes()
-			stop()
-		}
+	}
+	// The IR streams to the output (the printer holds a bounded buffer):
+	// with --verify-diagnostics whenever the passes succeeded, else only
+	// when no error was reported either.
+	if err == nil && (o.verifyDiagnostics || !hasError(diags)) {
+		stop := timer.Start("Output")
+		err = printOp(out, op, o.printGeneric, o.printDebugInfo)
+		stop()
 	}
 	diags = append(diags, textir.DiagnosticsOf(err)...)
 
@@ -323,8 +321,7 @@ func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassMan
 		for _, m := range mismatches {
 			fmt.Fprintln(stderr, m.Error())
 		}
-		// A chunk that failed as expected prints nothing.
-		out.Write(text)
+		// A chunk that failed as expected printed nothing.
 		return len(mismatches) == 0
 	}
 	ok := err == nil
@@ -343,8 +340,15 @@ func (o *options) processChunk(file string, c splitinput.Chunk, pm *pass.PassMan
 		}
 		fmt.Fprintf(stderr, "%s: note: %s\n", textir.LocPrefix(pe.Op.DiagLoc()), what)
 	}
-	if ok {
-		out.Write(text)
-	}
 	return ok
+}
+
+// hasError reports whether one of diags is an error.
+func hasError(diags []*textir.Diagnostic) bool {
+	for _, d := range diags {
+		if d.Severity == textir.SevError {
+			return true
+		}
+	}
+	return false
 }

@@ -287,7 +287,7 @@ func TestOutputFile(t *testing.T) {
 func TestInternalError(t *testing.T) {
 	saved := parseSource
 	defer func() { parseSource = saved }()
-	parseSource = func(*textir.Context, string, string) (*textir.Operation, error) { panic("boom") }
+	parseSource = func(*textir.Context, string, string, int) (*textir.Operation, error) { panic("boom") }
 	dir := t.TempDir()
 	target := filepath.Join(dir, "out.mlir")
 	out, errs, code := runOpt(t, okIR, "-o", target)

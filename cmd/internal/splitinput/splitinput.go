@@ -1,6 +1,8 @@
 // Package splitinput splits a source file at `// -----` lines, as MLIR's
 // --split-input-file does, keeping each chunk's position in the original
-// file so that diagnostics can name the original line numbers.
+// file so that diagnostics can name the original line numbers (parse a
+// chunk with textir.ParseAtLine(ctx, file, c.Text, c.FirstLine)). Chunks
+// share the source's memory, and splitting takes time linear in it.
 package splitinput
 
 import "strings"
@@ -38,11 +40,4 @@ func Split(src string) []Chunk {
 		line++
 	}
 	return append(chunks, Chunk{Text: src[start:], FirstLine: startLine})
-}
-
-// Padded returns the chunk's text preceded by FirstLine-1 empty lines, so
-// that a parser reading it reports the line numbers of the original file
-// (columns are unchanged).
-func (c Chunk) Padded() string {
-	return strings.Repeat("\n", c.FirstLine-1) + c.Text
 }

@@ -29,15 +29,22 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-func TestPaddedKeepsLineNumbers(t *testing.T) {
-	src := "a\n// -----\nb\nc\n// -----\nd\n"
+// Each chunk's lines are the file's lines from FirstLine on, and the chunks
+// together are no larger than the source (no chunk is padded or copied with
+// the lines before it).
+func TestChunkLines(t *testing.T) {
+	src := "a\n// -----\nb\nc\n// -----\nd\n" + strings.Repeat("e\n// -----\n", 1000)
 	orig := strings.Split(src, "\n")
+	total := 0
 	for _, c := range Split(src) {
-		lines := strings.Split(c.Padded(), "\n")
-		for i, l := range lines {
-			if l != "" && l != orig[i] {
-				t.Errorf("chunk at %d: padded line %d = %q, original %q", c.FirstLine, i+1, l, orig[i])
+		for i, l := range strings.Split(c.Text, "\n") {
+			if l != "" && l != orig[c.FirstLine-1+i] {
+				t.Errorf("chunk at %d: line %d = %q, original %q", c.FirstLine, c.FirstLine+i, l, orig[c.FirstLine-1+i])
 			}
 		}
+		total += len(c.Text)
+	}
+	if total > len(src) {
+		t.Errorf("the chunks hold %d bytes, the source %d", total, len(src))
 	}
 }
