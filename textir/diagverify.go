@@ -118,12 +118,20 @@ func ParseExpectedDiags(file, src string, firstLine int) ([]*ExpectedDiag, []*Di
 				errs = append(errs, Errorf(e.At, "expected %s@above has no line above it without an expectation", e.Severity))
 			}
 		default:
-			n, _ := strconv.Atoi(off) // the pattern guarantees [+-]digits
-			line := firstLine + i + n
-			if line < firstLine || line >= firstLine+len(lines) {
-				errs = append(errs, Errorf(e.At, "expected %s@%s points outside the input (line %d)", e.Severity, off, line))
+			// The pattern guarantees [+-]digits; an offset beyond int's range
+			// (an error from Atoi) or the text's lines is refused before any
+			// arithmetic on it could wrap around.
+			n, err := strconv.Atoi(off)
+			if err != nil || n < -i || n >= len(lines)-i {
+				where := fmt.Sprintf("the input is lines %d to %d", firstLine, firstLine+len(lines)-1)
+				if err == nil && n >= -1<<31 && n <= 1<<31 {
+					where = fmt.Sprintf("line %d; %s", firstLine+i+n, where)
+				}
+				errs = append(errs, Errorf(e.At, "expected %s@%s points outside the input (%s)", e.Severity, off, where))
+				e.Line = 0
+				continue
 			}
-			e.Line = line
+			e.Line = firstLine + i + n
 		}
 	}
 	for _, e := range pending {

@@ -67,6 +67,10 @@ func TestParseExpectedDiagsErrors(t *testing.T) {
 	}{
 		{"offset before start", "// expected-error@-1 {{x}}", "points outside the input"},
 		{"offset after end", "a\n// expected-error@+5 {{x}}", "points outside the input"},
+		{"offset line named", "a\n// expected-error@+5 {{x}}", "points outside the input (line 7; the input is lines 1 to 2)"},
+		{"offset beyond int64", "a\n// expected-error@+99999999999999999999 {{x}}", "expected error@+99999999999999999999 points outside the input (the input is lines 1 to 2)"},
+		{"offset at int64's end", "a\n// expected-error@+9223372036854775807 {{x}}", "points outside the input (the input is lines 1 to 2)"},
+		{"negative offset beyond int64", "a\n// expected-error@-9223372036854775808 {{x}}", "points outside the input (the input is lines 1 to 2)"},
 		{"below at end", "// expected-error@below {{x}}", "has no line below"},
 		{"above at start", "// expected-error@above {{x}}", "has no line above"},
 		{"bad regex", "// expected-error-re {{a{{(}}b}}", "invalid regular expression"},
