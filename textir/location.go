@@ -35,10 +35,17 @@ type FusedLoc struct {
 	Metadata Attribute // nil if absent
 }
 
+// CallSiteLoc is loc(callsite(callee at caller)): code at Callee inlined
+// at Caller (MLIR's CallSiteLoc).
+type CallSiteLoc struct {
+	Callee, Caller Location
+}
+
 func (UnknownLoc) isLoc()     {}
 func (FileLineColLoc) isLoc() {}
 func (NameLoc) isLoc()        {}
 func (FusedLoc) isLoc()       {}
+func (CallSiteLoc) isLoc()    {}
 
 func (UnknownLoc) String() string { return "unknown" }
 func (l FileLineColLoc) String() string {
@@ -67,11 +74,21 @@ func (l FusedLoc) String() string {
 	return b.String()
 }
 
-// FileLineCol returns the first file position inside l, if any.
+func (l CallSiteLoc) String() string {
+	return "callsite(" + l.Callee.String() + " at " + l.Caller.String() + ")"
+}
+
+// FileLineCol returns the first file position inside l, if any (a call
+// site's callee first, as MLIR reports it).
 func FileLineCol(l Location) (FileLineColLoc, bool) {
 	switch l := l.(type) {
 	case FileLineColLoc:
 		return l, true
+	case CallSiteLoc:
+		if f, ok := FileLineCol(l.Callee); ok {
+			return f, true
+		}
+		return FileLineCol(l.Caller)
 	case NameLoc:
 		if l.Child != nil {
 			return FileLineCol(l.Child)
@@ -91,6 +108,11 @@ func LocName(l Location) (string, bool) {
 	switch l := l.(type) {
 	case NameLoc:
 		return l.Name, true
+	case CallSiteLoc:
+		if n, ok := LocName(l.Callee); ok {
+			return n, true
+		}
+		return LocName(l.Caller)
 	case FusedLoc:
 		for _, c := range l.Locs {
 			if n, ok := LocName(c); ok {

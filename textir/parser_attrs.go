@@ -2,6 +2,7 @@ package textir
 
 import (
 	"encoding/hex"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -160,6 +161,21 @@ func (p *parser) parseSymbolRef() (Attribute, error) {
 	return ref, nil
 }
 
+// unregisteredDialect is MLIR's message for a type or attribute of a
+// dialect that is not registered, which only --allow-unregistered-dialect
+// lets through (as an opaque type or attribute kept as text).
+func unregisteredDialect(kind, sigil, ident, params string, hasBody bool) string {
+	spelling := sigil + ident
+	if hasBody {
+		if len(params) > 40 {
+			params = params[:40] + "..."
+		}
+		spelling += "<" + params + ">"
+	}
+	dialect, _, _ := strings.Cut(ident, ".")
+	return fmt.Sprintf("`%s` %s created with unregistered dialect '%s'; use --allow-unregistered-dialect to accept it", spelling, kind, dialect)
+}
+
 // parseHashAttr reads #alias, #dialect.name, #dialect.name<...> or #dialect<...>.
 func (p *parser) parseHashAttr() (Attribute, error) {
 	ident := p.src[p.tok.start+1 : p.tok.end]
@@ -182,6 +198,11 @@ func (p *parser) parseHashAttr() (Attribute, error) {
 	a := OpaqueAttr{Dialect: dialect, Name: name}
 	if bodyEnd >= 0 {
 		a.Params = p.src[p.tok.end+1 : bodyEnd-1]
+	}
+	if !p.ctx.AllowUnregistered && !p.ctx.IsRegisteredDialect(dialect) {
+		return nil, p.errorf("%s", unregisteredDialect("attribute", "#", ident, a.Params, bodyEnd >= 0))
+	}
+	if bodyEnd >= 0 {
 		p.resetTo(bodyEnd)
 	} else {
 		p.advance()
@@ -758,6 +779,28 @@ func (p *parser) parseLocInner() (Location, error) {
 				return nil, err
 			}
 			return fl, nil
+		case "callsite":
+			// callsite(callee at caller), as MLIR writes a call site.
+			p.advance()
+			if err := p.expect(tLParen, "'(' in callsite location"); err != nil {
+				return nil, err
+			}
+			callee, err := p.parseLocInner()
+			if err != nil {
+				return nil, err
+			}
+			if !p.isKeyword("at") {
+				return nil, p.expected("'at' in callsite location")
+			}
+			p.advance()
+			caller, err := p.parseLocInner()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect(tRParen, "')' in callsite location"); err != nil {
+				return nil, err
+			}
+			return CallSiteLoc{Callee: callee, Caller: caller}, nil
 		}
 	}
 	return nil, p.expected("location instance")
@@ -793,6 +836,16 @@ func (p *parser) resolveDeferredLoc(l Location) (Location, error) {
 			l.Child = c
 		}
 		return l, nil
+	case CallSiteLoc:
+		callee, err := p.resolveDeferredLoc(l.Callee)
+		if err != nil {
+			return nil, err
+		}
+		caller, err := p.resolveDeferredLoc(l.Caller)
+		if err != nil {
+			return nil, err
+		}
+		return CallSiteLoc{Callee: callee, Caller: caller}, nil
 	case FusedLoc:
 		locs := make([]Location, len(l.Locs))
 		for i, c := range l.Locs {

@@ -438,6 +438,8 @@ func TestParseLocations(t *testing.T) {
 		{`"name"("file":1:2)`, `"name"("file":1:2)`},
 		{`loc(unknown)`, `unknown`},
 		{`loc(fused["a", "b":1:2])`, `fused["a", "b":1:2]`},
+		{`loc(callsite("a" at "b":1:2))`, `callsite("a" at "b":1:2)`},
+		{`loc(callsite(callsite("f"("x":1:2) at "y":3:4) at fused["z", unknown]))`, `callsite(callsite("f"("x":1:2) at "y":3:4) at fused["z", unknown])`},
 	}
 	for _, tc := range tests {
 		got, err := ParseLocation(ctx, tc.src)
@@ -447,6 +449,20 @@ func TestParseLocations(t *testing.T) {
 		}
 		if got.String() != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.src, got, tc.want)
+		}
+	}
+	// A call site's diagnostics name the callee's position, then the caller's.
+	cs, _ := ParseLocation(ctx, `callsite("a" at "b":1:2)`)
+	if got := LocPrefix(cs); got != "b:1:2" {
+		t.Errorf("LocPrefix(%s) = %s, want b:1:2", cs, got)
+	}
+	cs, _ = ParseLocation(ctx, `callsite("a":5:6 at "b":1:2)`)
+	if got, _ := LocName(cs); LocPrefix(cs) != "a:5:6" || got != "" {
+		t.Errorf("LocPrefix(%s) = %s, want a:5:6", cs, LocPrefix(cs))
+	}
+	for _, bad := range []string{`callsite("a")`, `callsite("a" at)`, `callsite "a" at "b"`, `callsite("a" at "b"`} {
+		if _, err := ParseLocation(ctx, bad); err == nil || !strings.Contains(err.Error(), "callsite location") && !strings.Contains(err.Error(), "location instance") {
+			t.Errorf("%s: got %v, want an error about the call site", bad, err)
 		}
 	}
 	l, err := ParseLocation(ctx, `loc(fused<"meta">["a"])`)
@@ -655,5 +671,39 @@ func TestParseLineCol(t *testing.T) {
 	}
 	if l, _ := FileLineCol(m.Loc()); l.Line != 40 {
 		t.Errorf("ParseAtLine: the module is at %v, want line 40", m.Loc())
+	}
+}
+
+// Types and attributes of unregistered dialects are refused where they are
+// parsed unless the context allows unregistered dialects; those of
+// registered dialects and builtins are not.
+func TestParseUnregisteredDialect(t *testing.T) {
+	tests := []struct {
+		src, want string
+	}{
+		{`"ptest.ret"() : () -> !nosuch.t`, "1:23: error: `!nosuch.t` type created with unregistered dialect 'nosuch'"},
+		{`"ptest.ret"() : () -> tensor<2x!nosuch<"p">>`, "1:32: error: `!nosuch<\"p\">` type created with unregistered dialect 'nosuch'"},
+		{`"ptest.ret"() {a = #nosuch.a<1>} : () -> ()`, "1:20: error: `#nosuch.a<1>` attribute created with unregistered dialect 'nosuch'"},
+		{`"ptest.ret"() {a = [#nosuch.a]} : () -> ()`, "1:21: error: `#nosuch.a` attribute created with unregistered dialect 'nosuch'"},
+		{"!x = !nosuch.t", "1:6: error: `!nosuch.t` type created"},
+		{"#x = #nosuch.a<" + strings.Repeat("1", 100) + ">", "1:6: error: `#nosuch.a<" + strings.Repeat("1", 40) + "...>` attribute created"},
+		{`%0 = "ptest.c"() {a = #ptest.a<1>} : () -> !ptest.t`, ""},
+	}
+	for _, tc := range tests {
+		ctx := NewContext(parserTestDialect())
+		_, err := Parse(ctx, "u.mlir", []byte(tc.src))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.src, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), "u.mlir:"+tc.want) {
+			t.Errorf("%s: got %v, want %s", tc.src, err, tc.want)
+		}
+		ctx.AllowUnregistered = true
+		if _, err := Parse(ctx, "u.mlir", []byte(tc.src)); err != nil {
+			t.Errorf("%s with unregistered dialects allowed: %v", tc.src, err)
+		}
 	}
 }

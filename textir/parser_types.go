@@ -294,8 +294,12 @@ func (p *parser) parseDialectType() (Type, error) {
 		p.resetTo(end)
 		return t, nil
 	}
+	d := p.ctx.Dialect(dialect)
+	if d == nil && !p.ctx.AllowUnregistered {
+		return nil, p.errAt(start, "%s", unregisteredDialect("type", "!", ident, params, bodyEnd >= 0))
+	}
 	var t Type
-	if d := p.ctx.Dialect(dialect); d != nil && d.ParseType != nil {
+	if d != nil && d.ParseType != nil {
 		dt, err := d.ParseType(name, params)
 		if err != nil {
 			if dg, ok := err.(*Diagnostic); ok {

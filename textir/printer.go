@@ -1058,6 +1058,12 @@ func (p *printer) appendLocBody(l Location) {
 			p.appendLocBody(c)
 		}
 		p.buf = append(p.buf, ']')
+	case CallSiteLoc:
+		p.buf = append(p.buf, "callsite("...)
+		p.appendLocBody(l.Callee)
+		p.buf = append(p.buf, " at "...)
+		p.appendLocBody(l.Caller)
+		p.buf = append(p.buf, ')')
 	default:
 		p.appendQuoted(l.String())
 	}
