@@ -43,6 +43,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // Parse parses a file in MLIR's textual format. If the file holds exactly
@@ -52,6 +55,22 @@ import (
 func Parse(ctx *Context, filename string, src []byte) (*Operation, error) {
 	p := newParser(ctx, filename, string(src))
 	return p.parseFile()
+}
+
+// ParseFile reads the file at path and parses it as Parse does. The file is
+// read with inputfile's bound on its size: a larger file, or a device that
+// does not end (/dev/zero), is refused with an error naming it and the
+// limit (RECOM_MAX_INPUT_BYTES).
+func ParseFile(ctx *Context, path string) (*Operation, error) {
+	src, err := inputfile.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(src) == 0 {
+		return ParseAtLine(ctx, path, "", 1)
+	}
+	// The buffer is the parser's alone: no copy into a string.
+	return ParseAtLine(ctx, path, unsafe.String(&src[0], len(src)), 1)
 }
 
 // ParseAtLine parses src as Parse does, for text that begins at line

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // parserTestDialect is a small dialect with custom forms for the parser tests:
@@ -705,5 +707,32 @@ func TestParseUnregisteredDialect(t *testing.T) {
 		if _, err := Parse(ctx, "u.mlir", []byte(tc.src)); err != nil {
 			t.Errorf("%s with unregistered dialects allowed: %v", tc.src, err)
 		}
+	}
+}
+
+// ParseFile reads with inputfile's bound: a file over it, or a device that
+// never ends, is refused with an error naming it and the limit.
+func TestParseFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.mlir")
+	if err := os.WriteFile(p, []byte("\"a.x\"() : () -> ()\n\"a.y\"(%0) : (i32) -> ()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseFile(parserTestCtx(), p); err == nil || !strings.HasPrefix(err.Error(), p+":2:7: error: use of undeclared SSA value name '%0'") {
+		t.Errorf("got %v, want an error at %s:2:7", err, p)
+	}
+	saved := inputfile.MaxBytes
+	defer func() { inputfile.MaxBytes = saved }()
+	inputfile.MaxBytes = 10
+	if _, err := ParseFile(parserTestCtx(), p); err == nil || !strings.Contains(err.Error(), p+": input of 43 bytes is too large: more than 10 bytes (set RECOM_MAX_INPUT_BYTES") {
+		t.Errorf("over the limit: got %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ParseFile(parserTestCtx(), "/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: input is too large: more than 10 bytes") {
+			t.Errorf("/dev/zero: got %v", err)
+		}
+	}
+	if _, err := ParseFile(parserTestCtx(), filepath.Join(dir, "none.mlir")); !os.IsNotExist(err) {
+		t.Errorf("missing file: got %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/recom-compiler/recom/cmd/internal/splitinput"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // options are recom-opt's flags, apart from the pass flags.
@@ -267,20 +267,26 @@ func (o *options) printer() func(io.Writer, *textir.Operation) error {
 	}
 }
 
-// readInput reads FILE or stdin ("-") and returns the name diagnostics use.
+// readInput reads FILE or stdin ("-"), with inputfile's bound on its size,
+// and returns the name diagnostics use.
 func readInput(input string, stdin io.Reader) (string, string, error) {
+	name, what := input, "cannot open input file"
+	var b []byte
+	var err error
 	if input == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return "", "", fmt.Errorf("cannot read standard input: %v", err)
-		}
-		return "<stdin>", string(b), nil
+		name, what = "<stdin>", "cannot read standard input"
+		b, err = inputfile.ReadFrom(stdin, name)
+	} else {
+		b, err = inputfile.Read(input)
 	}
-	b, err := os.ReadFile(input)
+	var tl *inputfile.TooLargeError
+	if errors.As(err, &tl) {
+		return "", "", err // it names the input and the limit
+	}
 	if err != nil {
-		return "", "", fmt.Errorf("cannot open input file: %v", err)
+		return "", "", fmt.Errorf("%s: %v", what, err)
 	}
-	return input, string(b), nil
+	return name, string(b), nil
 }
 
 // processChunk parses, verifies, transforms and prints one chunk of input

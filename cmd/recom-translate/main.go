@@ -35,6 +35,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/textir"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -185,11 +186,12 @@ func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, std
 	return f.Commit()
 }
 
+// readInput reads FILE or stdin ("-"), with inputfile's bound on its size.
 func readInput(input string, stdin io.Reader) ([]byte, error) {
 	if input == "-" {
-		return io.ReadAll(stdin)
+		return inputfile.ReadFrom(stdin, "<stdin>")
 	}
-	return os.ReadFile(input)
+	return inputfile.Read(input)
 }
 
 func (o *options) importGraph(ctx *textir.Context, input string, data []byte, stdout io.Writer) error {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/examples"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // Kind names what a group's feature column is: one of the column kinds of
@@ -212,7 +212,7 @@ func ParseSpec(data []byte, name string) (*Spec, error) {
 
 // LoadSpec reads a JSON spec file.
 func LoadSpec(file string) (*Spec, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // small is a little valid graph: two placeholders, a MatMul, a BiasAdd.
@@ -426,5 +427,29 @@ func TestMarshalTextEscapes(t *testing.T) {
 	}
 	if !strings.Contains(string(text), `s: "a\000b\"c\'\\\n\377"`) || !strings.Contains(string(text), "b: false") {
 		t.Errorf("unexpected escapes:\n%s", text)
+	}
+}
+
+// Load reads with inputfile's bound on the size: a file over it, or a
+// device that never ends (/dev/zero, /dev/urandom), is refused with an
+// error that names it and the limit instead of exhausting memory.
+func TestLoadBounded(t *testing.T) {
+	saved := inputfile.MaxBytes
+	defer func() { inputfile.MaxBytes = saved }()
+	inputfile.MaxBytes = 1 << 16
+	p := filepath.Join(t.TempDir(), "g.pb")
+	if err := os.WriteFile(p, make([]byte, 1<<16+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p); err == nil || err.Error() != p+": input of 65537 bytes is too large: more than 65536 bytes (set RECOM_MAX_INPUT_BYTES to raise the limit; see docs/LIMITS.md)" {
+		t.Errorf("a file over the limit: got %v", err)
+	}
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err != nil {
+			continue
+		}
+		if _, err := Load(dev); err == nil || !strings.HasPrefix(err.Error(), dev+": input is too large: more than 65536 bytes") {
+			t.Errorf("%s: got %v", dev, err)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // Format is the encoding of a file that Parse read.
@@ -111,9 +111,10 @@ func WithSignature(key string) Option {
 	return func(o *options) { o.signature = key; o.sigExplicit = true }
 }
 
-// Load reads and parses the graph file at path (see Parse).
+// Load reads and parses the graph file at path (see Parse). The file is read
+// with inputfile's bound on its size (a device such as /dev/zero included).
 func Load(path string, opts ...Option) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return nil, err
 	}
