@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // Array is one named array of an .npz archive.
@@ -45,20 +46,25 @@ type header struct {
 	shape   []int64
 }
 
-// ReadNPY decodes one .npy stream.
+// ReadNPY decodes one .npy stream; the array may take at most MaxBytes.
 func ReadNPY(r io.Reader) (*interp.Tensor, error) {
 	h, err := readHeader(r)
 	if err != nil {
 		return nil, err
 	}
-	return readBody(r, h)
+	return readBody(r, h, newBudget(), -1)
 }
 
 // DecodeNPY decodes a complete .npy file held in memory; trailing bytes
-// after the array data are an error.
+// after the array data are an error, and an array that needs more bytes
+// than b holds is refused before memory is taken for it.
 func DecodeNPY(b []byte) (*interp.Tensor, error) {
 	r := bytes.NewReader(b)
-	t, err := ReadNPY(r)
+	h, err := readHeader(r)
+	if err != nil {
+		return nil, err
+	}
+	t, err := readBody(r, h, newBudget(), int64(r.Len()))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +197,82 @@ func parseDescr(descr string) (elemKind, error) {
 	return k, nil
 }
 
-func readBody(r io.Reader, h *header) (*interp.Tensor, error) {
+// MaxBytes bounds the memory the arrays of one .npz file (or one .npy
+// stream) take once read: each array's data at its item size, and 16 bytes
+// more per string for its header. A member's size is checked, against what
+// is left of the budget, before anything is allocated for it: first the
+// uncompressed size the zip declares, then the size its .npy header gives
+// its shape and dtype. So a small archive whose members expand far beyond it
+// (many arrays of 2^28 elements, a deflated gigabyte of zeros, a <U1048576
+// string array) is refused with a message naming the limit. It is read
+// from RECOM_MAX_NPZ_BYTES when the program starts (see docs/LIMITS.md); a
+// program may set it before reading (not concurrently).
+var MaxBytes = envLimit(EnvMaxBytes, DefaultMaxBytes)
+
+// The environment variable that sets MaxBytes, and its default (2 GiB:
+// one tensor of interp.MaxElements 8-byte elements).
+const (
+	EnvMaxBytes     = "RECOM_MAX_NPZ_BYTES"
+	DefaultMaxBytes = int64(1) << 31
+)
+
+// envLimit returns the positive integer in the environment variable name,
+// or def when it is unset or not a positive integer.
+func envLimit(name string, def int64) int64 {
+	if s, ok := os.LookupEnv(name); ok {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil && v > 0 {
+			return v
+		}
+	}
+	return def
+}
+
+// TooLargeError reports arrays refused for taking more than MaxBytes
+// bytes; its message names the limit and how to raise it.
+type TooLargeError struct {
+	What  string // what was too large, e.g. "array <U1048576 of shape [512]"
+	Bytes uint64 // the bytes it needs (with what was read before it)
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s needs %d bytes: more than %d bytes (set %s to raise the limit; see docs/LIMITS.md)", e.What, e.Bytes, e.Limit, EnvMaxBytes)
+}
+
+// budget is what is left of MaxBytes for the arrays of one file.
+type budget struct {
+	used, limit int64
+}
+
+func newBudget() *budget { return &budget{limit: MaxBytes} }
+
+// take charges n bytes for what, or refuses them.
+func (b *budget) take(what string, n uint64) error {
+	if n > uint64(b.limit-b.used) {
+		total := n + uint64(b.used)
+		if b.used > 0 {
+			what += fmt.Sprintf(" (after %d bytes of arrays before it)", b.used)
+		}
+		return &TooLargeError{What: what, Bytes: total, Limit: b.limit}
+	}
+	b.used += int64(n)
+	return nil
+}
+
+// stringHeader is the memory of a Go string's header, charged per element
+// of a string array besides its bytes.
+const stringHeader = 16
+
+// chunkBytes is the size of the pieces array data is read and decoded in,
+// so that reading an array holds the array and one piece, not its encoded
+// bytes as well.
+const chunkBytes = 1 << 20
+
+// readBody reads the array data after the header h from r. avail is the
+// number of bytes r is known to hold, or -1: an array that needs more is
+// refused before anything is allocated for it. The array's memory is
+// charged to b first.
+func readBody(r io.Reader, h *header, b *budget, avail int64) (*interp.Tensor, error) {
 	if h.fortran {
 		return nil, errors.New("npy: fortran_order arrays are not supported")
 	}
@@ -207,77 +288,88 @@ func readBody(r io.Reader, h *header) (*interp.Tensor, error) {
 		return nil, fmt.Errorf("npy: shape %s too large", interp.ShapeString(h.shape))
 	}
 	need := n * int64(k.size)
-	// Read incrementally so a lying header cannot force a huge allocation.
-	body, err := io.ReadAll(io.LimitReader(r, need))
-	if err != nil {
-		return nil, fmt.Errorf("npy: reading data: %w", err)
-	}
-	if int64(len(body)) != need {
+	if avail >= 0 && need > avail {
 		return nil, fmt.Errorf("npy: data truncated: shape %s of %s needs %d bytes, got %d",
-			interp.ShapeString(h.shape), h.descr, need, len(body))
+			interp.ShapeString(h.shape), h.descr, need, avail)
 	}
-	return decodeData(body, h.shape, int(n), k)
+	cost := uint64(need)
+	if k.dtype == interp.String {
+		cost += stringHeader * uint64(n)
+	}
+	if err := b.take(fmt.Sprintf("npy: array %s of shape %s", h.descr, interp.ShapeString(h.shape)), cost); err != nil {
+		return nil, err
+	}
+	data, err := interp.MakeSlice(k.dtype, int(n))
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	if k.size > 0 {
+		per := max(1, chunkBytes/k.size) // elements per piece
+		buf := make([]byte, min(int64(per), n)*int64(k.size))
+		for i := 0; i < int(n); i += per {
+			m := min(per, int(n)-i)
+			piece := buf[:m*k.size]
+			if got, err := io.ReadFull(r, piece); err != nil {
+				if err == io.EOF || err == io.ErrUnexpectedEOF {
+					return nil, fmt.Errorf("npy: data truncated: shape %s of %s needs %d bytes, got %d",
+						interp.ShapeString(h.shape), h.descr, need, int64(i*k.size+got))
+				}
+				return nil, fmt.Errorf("npy: reading data: %w", err)
+			}
+			if err := decodeData(data, i, piece, k); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return interp.FromSlice(h.shape, data)
 }
 
-func decodeData(b []byte, shape []int64, n int, k elemKind) (*interp.Tensor, error) {
+// decodeData decodes the elements of b (whole elements of kind k) into
+// data, a slice of k's dtype, from element start on.
+func decodeData(data any, start int, b []byte, k elemKind) error {
 	le := binary.LittleEndian
-	switch k.dtype {
-	case interp.Float32:
-		d := make([]float32, n)
-		for i := range d {
-			d[i] = math.Float32frombits(le.Uint32(b[4*i:]))
+	switch d := data.(type) {
+	case []float32:
+		for i := range len(b) / 4 {
+			d[start+i] = math.Float32frombits(le.Uint32(b[4*i:]))
 		}
-		return interp.New(shape, d)
-	case interp.Float64:
-		d := make([]float64, n)
-		for i := range d {
-			d[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+	case []float64:
+		for i := range len(b) / 8 {
+			d[start+i] = math.Float64frombits(le.Uint64(b[8*i:]))
 		}
-		return interp.New(shape, d)
-	case interp.Int8:
-		d := make([]int8, n)
-		for i := range d {
-			d[i] = int8(b[i])
+	case []int8:
+		for i := range b {
+			d[start+i] = int8(b[i])
 		}
-		return interp.New(shape, d)
-	case interp.Int16:
-		d := make([]int16, n)
-		for i := range d {
-			d[i] = int16(le.Uint16(b[2*i:]))
+	case []int16:
+		for i := range len(b) / 2 {
+			d[start+i] = int16(le.Uint16(b[2*i:]))
 		}
-		return interp.New(shape, d)
-	case interp.Int32:
-		d := make([]int32, n)
-		for i := range d {
-			d[i] = int32(le.Uint32(b[4*i:]))
+	case []int32:
+		for i := range len(b) / 4 {
+			d[start+i] = int32(le.Uint32(b[4*i:]))
 		}
-		return interp.New(shape, d)
-	case interp.Int64:
-		d := make([]int64, n)
-		for i := range d {
-			d[i] = int64(le.Uint64(b[8*i:]))
+	case []int64:
+		for i := range len(b) / 8 {
+			d[start+i] = int64(le.Uint64(b[8*i:]))
 		}
-		return interp.New(shape, d)
-	case interp.Uint8:
-		return interp.New(shape, append([]uint8{}, b...))
-	case interp.Bool:
-		d := make([]bool, n)
-		for i := range d {
+	case []uint8:
+		copy(d[start:], b)
+	case []bool:
+		for i := range b {
 			switch b[i] {
 			case 0:
 			case 1:
-				d[i] = true
+				d[start+i] = true
 			default:
-				return nil, fmt.Errorf("npy: bool element %d has byte value %d, want 0 or 1", i, b[i])
+				return fmt.Errorf("npy: bool element %d has byte value %d, want 0 or 1", start+i, b[i])
 			}
 		}
-		return interp.New(shape, d)
-	case interp.String:
-		d := make([]string, n)
-		for i := range d {
+	case []string:
+		for i := range len(b) / k.size {
 			cell := b[i*k.size : (i+1)*k.size]
 			if !k.unicode {
-				d[i] = string(bytes.TrimRight(cell, "\x00"))
+				d[start+i] = string(bytes.TrimRight(cell, "\x00"))
 				continue
 			}
 			var sb strings.Builder
@@ -292,15 +384,16 @@ func decodeData(b []byte, shape []int64, n int, k elemKind) (*interp.Tensor, err
 					}
 				}
 				if c > utf8.MaxRune || (c >= 0xD800 && c <= 0xDFFF) {
-					return nil, fmt.Errorf("npy: element %d holds invalid code point %#x", i, c)
+					return fmt.Errorf("npy: element %d holds invalid code point %#x", start+i, c)
 				}
 				sb.WriteRune(rune(c))
 			}
-			d[i] = sb.String()
+			d[start+i] = sb.String()
 		}
-		return interp.New(shape, d)
+	default:
+		return fmt.Errorf("npy: unsupported dtype %T", data)
 	}
-	return nil, fmt.Errorf("npy: unsupported dtype %v", k.dtype)
+	return nil
 }
 
 // parseHeader parses the Python dict literal of an .npy header, such as
@@ -603,6 +696,7 @@ const maxMembers = 1 << 16
 
 // ReadNPZ decodes an .npz archive (stored or deflated members). Arrays are
 // returned in the archive's file order, named without the ".npy" suffix.
+// The arrays together may take at most MaxBytes.
 func ReadNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -613,6 +707,7 @@ func ReadNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 	}
 	var out []Array
 	seen := map[string]bool{}
+	b := newBudget()
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
@@ -622,7 +717,7 @@ func ReadNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 			return nil, fmt.Errorf("npz: duplicate array name %q", name)
 		}
 		seen[name] = true
-		t, err := readMember(f)
+		t, err := readMember(f, b)
 		if err != nil {
 			return nil, fmt.Errorf("npz: member %q: %w", f.Name, err)
 		}
@@ -631,16 +726,40 @@ func ReadNPZ(r io.ReaderAt, size int64) ([]Array, error) {
 	return out, nil
 }
 
-func readMember(f *zip.File) (*interp.Tensor, error) {
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func readMember(f *zip.File, b *budget) (*interp.Tensor, error) {
 	if f.Method != zip.Store && f.Method != zip.Deflate {
 		return nil, fmt.Errorf("unsupported compression method %d", f.Method)
+	}
+	// The zip reader refuses to read past the size a member declares, so
+	// that size bounds what the member can hold: it must fit what is left
+	// of the budget (the header is not charged, only the array's memory is).
+	declared := f.UncompressedSize64
+	if declared > uint64(b.limit-b.used)+maxHeaderLen+12 {
+		return nil, b.take(fmt.Sprintf("a member declaring %d uncompressed bytes", declared), declared)
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	t, err := ReadNPY(rc)
+	cr := &countingReader{r: rc}
+	h, err := readHeader(cr)
+	if err != nil {
+		return nil, err
+	}
+	t, err := readBody(cr, h, b, int64(declared)-cr.n)
 	if err != nil {
 		return nil, err
 	}
@@ -661,9 +780,10 @@ func DecodeNPZ(b []byte) ([]Array, error) {
 	return ReadNPZ(bytes.NewReader(b), int64(len(b)))
 }
 
-// ReadFile reads the .npz archive at path.
+// ReadFile reads the .npz archive at path, with inputfile's bound on the
+// file's size and MaxBytes on the arrays it holds.
 func ReadFile(path string) ([]Array, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

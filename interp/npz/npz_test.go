@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 func allDTypes(t *testing.T) []Array {
@@ -239,6 +241,31 @@ func FuzzDecode(f *testing.F) {
 	var buf bytes.Buffer
 	WriteNPZ(&buf, []Array{{"a", interp.Vector[float32](1, 2)}, {"s", interp.Vector("x")}})
 	f.Add(buf.Bytes())
+	// Hostile seeds: headers promising far more than the input holds (a
+	// wide unicode array, 2^28 elements), members that expand far beyond
+	// the archive, a member declaring 8 GiB. Each input may take 1 MiB of
+	// arrays.
+	saved := MaxBytes
+	MaxBytes = 1 << 20
+	f.Cleanup(func() { MaxBytes = saved })
+	f.Add(handNPY("{'descr': '<U1048576', 'fortran_order': False, 'shape': (1000,), }", le32('a')))
+	f.Add(handNPY("{'descr': '<f4', 'fortran_order': False, 'shape': (268435456,), }", nil))
+	zeros := handNPY("{'descr': '<f4', 'fortran_order': False, 'shape': (300000,), }", make([]byte, 1200000))
+	members := map[string][]byte{}
+	var names []string
+	for i := range 8 {
+		name := fmt.Sprintf("m%d.npy", i)
+		members[name] = zeros
+		names = append(names, name)
+	}
+	f.Add(zipOf(f, members, names...))
+	buf.Reset()
+	zw := zip.NewWriter(&buf)
+	if w, err := zw.CreateRaw(&zip.FileHeader{Name: "big.npy", Method: zip.Store, UncompressedSize64: 8 << 30, CompressedSize64: 4}); err == nil {
+		w.Write([]byte("\x93NUM"))
+	}
+	zw.Close()
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if tt, err := DecodeNPY(b); err == nil {
 			var out bytes.Buffer
@@ -257,4 +284,136 @@ func FuzzDecode(f *testing.F) {
 		}
 		DecodeNPZ(b)
 	})
+}
+
+// zipOf builds an archive of .npy members; deflated ones use the best
+// compression, so that runs of zeros expand far beyond the archive.
+func zipOf(t testing.TB, members map[string][]byte, order ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, flate.BestCompression)
+	})
+	for _, name := range order {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(members[name])
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func withMaxBytes(t *testing.T, n int64) {
+	t.Helper()
+	saved := MaxBytes
+	MaxBytes = n
+	t.Cleanup(func() { MaxBytes = saved })
+}
+
+// The arrays of one archive share one budget of MaxBytes, checked before
+// memory is taken for each member: a small archive of members that expand
+// far beyond it is refused with a message that names the limit.
+func TestBudget(t *testing.T) {
+	withMaxBytes(t, 1<<20)
+	zeros := func(descr, shape string, n int) []byte {
+		return handNPY("{'descr': '"+descr+"', 'fortran_order': False, 'shape': "+shape+", }", make([]byte, n))
+	}
+	// Three members of 400,000 bytes: the third goes past 1 MiB.
+	m := map[string][]byte{"a.npy": zeros("<f4", "(100000,)", 400000), "b.npy": zeros("<f4", "(100000,)", 400000), "c.npy": zeros("<f4", "(100000,)", 400000)}
+	b := zipOf(t, m, "a.npy", "b.npy", "c.npy")
+	if len(b) > 20000 {
+		t.Fatalf("the archive is %d bytes, want a small one", len(b))
+	}
+	_, err := DecodeNPZ(b)
+	want := `npz: member "c.npy": npy: array <f4 of shape [100000] (after 800000 bytes of arrays before it) needs 1200000 bytes: more than 1048576 bytes (set RECOM_MAX_NPZ_BYTES to raise the limit; see docs/LIMITS.md)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	if arrays, err := DecodeNPZ(zipOf(t, m, "a.npy", "b.npy")); err != nil || len(arrays) != 2 {
+		t.Errorf("two members within the budget: %v", err)
+	}
+	// Strings are charged a header each: 50,000 one-byte strings take
+	// 850,000 bytes, two such arrays more than the budget.
+	s := map[string][]byte{"s.npy": zeros("|S1", "(50000,)", 50000), "t.npy": zeros("|S1", "(50000,)", 50000)}
+	if _, err := DecodeNPZ(zipOf(t, s, "s.npy", "t.npy")); err == nil || !strings.Contains(err.Error(), `member "t.npy": npy: array |S1 of shape [50000] (after 850000 bytes of arrays before it) needs 1700000 bytes: more than 1048576 bytes`) {
+		t.Errorf("string headers: got %v", err)
+	}
+	// One wide unicode array is refused by its header's size, before its
+	// data is read or memory taken for it.
+	if _, err := DecodeNPY(handNPY("{'descr': '<U1048576', 'fortran_order': False, 'shape': (1,), }", make([]byte, 4<<20))); err == nil || !strings.Contains(err.Error(), "npy: array <U1048576 of shape [1] needs 4194320 bytes: more than 1048576 bytes (set RECOM_MAX_NPZ_BYTES") {
+		t.Errorf("<U1048576: got %v", err)
+	}
+	MaxBytes = 5 << 20
+	u, err := DecodeNPY(handNPY("{'descr': '<U1048576', 'fortran_order': False, 'shape': (1,), }", le32(0x1F600)))
+	if err == nil || !strings.Contains(err.Error(), "data truncated: shape [1] of <U1048576 needs 4194304 bytes, got 4") {
+		t.Errorf("a header that promises more than the file holds: got %v, %v", u, err)
+	}
+}
+
+// A member whose zip entry declares more uncompressed bytes than the
+// budget is refused before it is opened.
+func TestBudgetDeclaredSize(t *testing.T) {
+	withMaxBytes(t, 1<<20)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "big.npy", Method: zip.Store, UncompressedSize64: 8 << 30, CompressedSize64: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("\x93NUM"))
+	zw.Close()
+	_, err = DecodeNPZ(buf.Bytes())
+	if err == nil || !strings.Contains(err.Error(), `member "big.npy": a member declaring 8589934592 uncompressed bytes needs 8589934592 bytes: more than 1048576 bytes`) {
+		t.Errorf("got %v", err)
+	}
+}
+
+// Arrays larger than one piece of the streaming decoder come back whole,
+// and a truncated one names how many bytes it had.
+func TestReadInPieces(t *testing.T) {
+	n := chunkBytes/4*3 + 5
+	vals := make([]int32, n)
+	for i := range vals {
+		vals[i] = int32(i*2654435761) ^ 0x5a5a
+	}
+	want := interp.Must(interp.New([]int64{int64(n)}, vals))
+	var npy bytes.Buffer
+	if err := WriteNPY(&npy, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadNPY(bytes.NewReader(npy.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Equal(want); err != nil {
+		t.Error(err)
+	}
+	cut := npy.Bytes()[:npy.Len()-7]
+	if _, err := ReadNPY(bytes.NewReader(cut)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("needs %d bytes, got %d", 4*n, 4*n-7)) {
+		t.Errorf("truncated: got %v", err)
+	}
+	b := make([]byte, 3*chunkBytes)
+	b[2*chunkBytes+9] = 2
+	if _, err := DecodeNPY(handNPY("{'descr': '|b1', 'fortran_order': False, 'shape': (3145728,), }", b)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("bool element %d has byte value 2", 2*chunkBytes+9)) {
+		t.Errorf("bad bool in the third piece: got %v", err)
+	}
+}
+
+// ReadFile reads with inputfile's bound: /dev/zero is refused, not read
+// until memory runs out.
+func TestReadFileDevice(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	saved := inputfile.MaxBytes
+	defer func() { inputfile.MaxBytes = saved }()
+	inputfile.MaxBytes = 1 << 20
+	if _, err := ReadFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "/dev/zero: input is too large: more than 1048576 bytes (set RECOM_MAX_INPUT_BYTES") {
+		t.Errorf("got %v", err)
+	}
 }
