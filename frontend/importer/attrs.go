@@ -9,6 +9,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/textir"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -143,8 +144,19 @@ func shapeProto(s tfg.Shape) *tfpb.TensorShapeProto {
 	return p
 }
 
+// converter converts attribute values with one budget of elements that
+// tensors storing fewer values than their shape has may expand to: an
+// import shares it across the whole GraphDef.
+type converter struct {
+	expanded int64 // elements expanded so far
+}
+
 // AttrFromProto converts a TensorFlow attribute value.
 func AttrFromProto(v *tfpb.AttrValue) (textir.Attribute, error) {
+	return new(converter).attr(v)
+}
+
+func (c *converter) attr(v *tfpb.AttrValue) (textir.Attribute, error) {
 	switch x := v.GetValue().(type) {
 	case nil:
 		return textir.UnitAttr{}, nil
@@ -165,13 +177,13 @@ func AttrFromProto(v *tfpb.AttrValue) (textir.Attribute, error) {
 	case *tfpb.AttrValue_Shape:
 		return tfg.ShapeAttr(shapeOf(x.Shape)), nil
 	case *tfpb.AttrValue_Tensor:
-		return TensorAttr(x.Tensor)
+		return c.tensor(x.Tensor)
 	case *tfpb.AttrValue_Placeholder:
 		return textir.OpaqueAttr{Dialect: tfg.Name, Name: "placeholder", Params: textir.Quote(x.Placeholder)}, nil
 	case *tfpb.AttrValue_Func:
-		return funcAttr(x.Func)
+		return c.funcAttr(x.Func)
 	case *tfpb.AttrValue_List:
-		return listAttr(x.List)
+		return c.listAttr(x.List)
 	}
 	return nil, fmt.Errorf("unsupported attribute value %T", v.GetValue())
 }
@@ -204,7 +216,7 @@ func funcDepth(f *tfpb.NameAttrList) int64 {
 	return 2 + d
 }
 
-func listAttr(l *tfpb.AttrValue_ListValue) (textir.Attribute, error) {
+func (c *converter) listAttr(l *tfpb.AttrValue_ListValue) (textir.Attribute, error) {
 	var es []textir.Attribute
 	for _, s := range l.S {
 		es = append(es, textir.StringAttr{Value: string(s)})
@@ -229,14 +241,14 @@ func listAttr(l *tfpb.AttrValue_ListValue) (textir.Attribute, error) {
 		es = append(es, tfg.ShapeAttr(shapeOf(s)))
 	}
 	for _, t := range l.Tensor {
-		a, err := TensorAttr(t)
+		a, err := c.tensor(t)
 		if err != nil {
 			return nil, err
 		}
 		es = append(es, a)
 	}
 	for _, f := range l.Func {
-		a, err := funcAttr(f)
+		a, err := c.funcAttr(f)
 		if err != nil {
 			return nil, err
 		}
@@ -245,8 +257,8 @@ func listAttr(l *tfpb.AttrValue_ListValue) (textir.Attribute, error) {
 	return textir.ArrayAttr{Elems: es}, nil
 }
 
-func funcAttr(f *tfpb.NameAttrList) (textir.Attribute, error) {
-	d, err := attrDict(f.Attr)
+func (c *converter) funcAttr(f *tfpb.NameAttrList) (textir.Attribute, error) {
+	d, err := c.attrDict(f.Attr)
 	if err != nil {
 		return nil, fmt.Errorf("function %q: %w", f.Name, err)
 	}
@@ -254,13 +266,13 @@ func funcAttr(f *tfpb.NameAttrList) (textir.Attribute, error) {
 		Params: textir.AttrString(textir.SymbolRefAttr{Root: f.Name}) + ", " + textir.AttrString(d)}, nil
 }
 
-func attrDict(m map[string]*tfpb.AttrValue) (textir.DictAttr, error) {
+func (c *converter) attrDict(m map[string]*tfpb.AttrValue) (textir.DictAttr, error) {
 	var es []textir.NamedAttribute
 	for k, v := range m {
 		if k == "" {
 			return textir.DictAttr{}, fmt.Errorf("attribute with an empty name")
 		}
-		a, err := AttrFromProto(v)
+		a, err := c.attr(v)
 		if err != nil {
 			return textir.DictAttr{}, fmt.Errorf("attribute %q: %w", k, err)
 		}
@@ -272,7 +284,13 @@ func attrDict(m map[string]*tfpb.AttrValue) (textir.DictAttr, error) {
 // TensorAttr converts a TensorProto into a dense attribute, or into
 // #tfg.tensor_proto<"0x..."> (its deterministic binary encoding) when the
 // dtype has no builtin element type or the proto holds what dense cannot.
+// A string tensor may store its values in tensor_content, as TensorFlow's
+// C++ side writes them (the lengths as varints, then the bytes).
 func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
+	return new(converter).tensor(t)
+}
+
+func (c *converter) tensor(t *tfpb.TensorProto) (textir.Attribute, error) {
 	elem, err := ElemType(t.Dtype)
 	if err != nil {
 		return nil, err
@@ -292,6 +310,14 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 		return nil, fmt.Errorf("tensor shape %s: element count overflows", s)
 	}
 	if elem == tfg.String() {
+		if len(t.TensorContent) > 0 {
+			// TensorFlow reads tensor_content before string_val, as here.
+			vals, err := decodeStringList(t.TensorContent, n)
+			if err != nil {
+				return nil, fmt.Errorf("tensor of shape %s: %w", s, err)
+			}
+			return textir.DenseStrings(ty, vals), nil
+		}
 		vals := make([]string, len(t.StringVal))
 		for i, v := range t.StringVal {
 			vals[i] = string(v)
@@ -301,7 +327,7 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 		}
 		if int64(len(vals)) < n && allEqual(vals) {
 			vals = vals[:min(len(vals), 1)]
-		} else if err := checkExpand(s, int64(len(vals)), n); err != nil {
+		} else if err := c.checkExpand(s, int64(len(vals)), n); err != nil {
 			return nil, err
 		}
 		return textir.DenseStrings(ty, expand(vals, n)), nil
@@ -361,7 +387,7 @@ func TensorAttr(t *tfpb.TensorProto) (textir.Attribute, error) {
 	if k < n && allEqual(ints) && allEqualBits(floats) {
 		ints, floats = ints[:min(len(ints), 1)], floats[:min(len(floats), 1)]
 		k = int64(len(ints) + len(floats))
-	} else if err := checkExpand(s, k, n); err != nil {
+	} else if err := c.checkExpand(s, k, n); err != nil {
 		return nil, err
 	}
 	if isFloat && (t.Dtype == tfpb.DataType_DT_FLOAT || t.Dtype == tfpb.DataType_DT_DOUBLE) {
@@ -390,15 +416,57 @@ func allEqualBits(v []float64) bool {
 	return true
 }
 
-// checkExpand refuses to materialise n elements from k < n stored values
-// when n is beyond textir.MaxDenseElements.
-func checkExpand(s tfg.Shape, k, n int64) error {
-	if k >= n || n <= textir.MaxDenseElements {
+// checkExpand charges the n elements materialised from k < n stored values
+// to the converter's budget, and refuses them when all the tensors expanded
+// so far (in one GraphDef) would go beyond textir.MaxDenseElements.
+func (c *converter) checkExpand(s tfg.Shape, k, n int64) error {
+	if k >= n {
 		return nil
 	}
-	return &textir.LimitError{
-		What:  fmt.Sprintf("tensor of shape %s with %d values (the last repeated) is too large to materialise", s, k),
-		Limit: textir.MaxDenseElements, Unit: "elements", Env: textir.EnvMaxDenseElements}
+	if n <= textir.MaxDenseElements-c.expanded {
+		c.expanded += n
+		return nil
+	}
+	what := fmt.Sprintf("tensor of shape %s with %d values (the last repeated) is too large to materialise", s, k)
+	if c.expanded > 0 {
+		what += fmt.Sprintf(" after %d elements expanded for other tensors", c.expanded)
+	}
+	return &textir.LimitError{What: what, Limit: textir.MaxDenseElements, Unit: "elements", Env: textir.EnvMaxDenseElements}
+}
+
+// decodeStringList decodes the n strings of a string tensor's
+// tensor_content in TensorFlow's encoding (port::EncodeStringList): the n
+// lengths as varint32s, then the strings' bytes, which must fill the rest
+// exactly. Every length takes at least a byte, so a content of fewer bytes
+// than n cannot hold the tensor: it is refused before anything is
+// allocated, and the memory taken is linear in the content.
+func decodeStringList(b []byte, n int64) ([]string, error) {
+	if n > int64(len(b)) {
+		return nil, fmt.Errorf("tensor_content of %d bytes cannot hold %d strings (a length takes at least a byte)", len(b), n)
+	}
+	lens := make([]uint32, n)
+	pos := 0
+	for i := range lens {
+		v, m := protowire.ConsumeVarint(b[pos:])
+		if m < 0 || v > math.MaxUint32 {
+			return nil, fmt.Errorf("tensor_content: the length of string %d at byte %d is not a varint32", i, pos)
+		}
+		lens[i] = uint32(v)
+		pos += m
+	}
+	total := int64(0)
+	for _, l := range lens {
+		total += int64(l)
+	}
+	if total != int64(len(b)-pos) {
+		return nil, fmt.Errorf("tensor_content: the %d string lengths add up to %d bytes, but %d bytes follow them", n, total, len(b)-pos)
+	}
+	vals := make([]string, n)
+	for i, l := range lens {
+		vals[i] = string(b[pos : pos+int(l)])
+		pos += int(l)
+	}
+	return vals, nil
 }
 
 // splatOf says whether k stored values for n elements make a splat: one

@@ -104,6 +104,8 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 	graph.Region(0).AppendBlock(body)
 
 	created := make([]*textir.Operation, len(g.Node))
+	// One budget for the elements all the graph's tensors expand to.
+	conv := new(converter)
 	for i, n := range g.Node {
 		types, err := outputTypes(ops, n, maxUse[i])
 		if err != nil {
@@ -134,7 +136,7 @@ func Import(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
 				return nil, nodeErr(n.Name, "attribute %q: %v", k, &textir.LimitError{What: "functions and lists nested too deeply",
 					Limit: textir.MaxNesting - attrNestingMargin, Unit: "levels of textual IR", Env: textir.EnvMaxNesting})
 			}
-			a, err := AttrFromProto(n.Attr[k])
+			a, err := conv.attr(n.Attr[k])
 			if err != nil {
 				return nil, nodeErr(n.Name, "attribute %q: %v", k, err)
 			}

@@ -214,6 +214,12 @@ func TestTensorEncodings(t *testing.T) {
 		{"bool", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_BOOL, TensorShape: shape(), BoolVal: []bool{true}}, "dense<true> : tensor<i1>"},
 		{"empty", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shape(0)}, "tensor<0xf32>"},
 		{"zeros", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT64, TensorShape: shape(3)}, "dense<0> : tensor<3xi64>"},
+		// TensorFlow's C++ side writes string tensors (constants folded by
+		// grappler, for one) into tensor_content: the lengths as varints,
+		// then the bytes. They were read as empty strings.
+		{"string content", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shape(3), TensorContent: []byte("\x01\x00\x03aabc")}, `dense<["a", "", "abc"]> : tensor<3x!tfg.string>`},
+		{"string content, 2-byte length", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shape(1), TensorContent: append([]byte{0x80, 0x01}, strings.Repeat("z", 128)...)}, `dense<["` + strings.Repeat("z", 128) + `"]> : tensor<1x!tfg.string>`},
+		{"string content wins over string_val", &tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shape(), TensorContent: []byte("\x02hi"), StringVal: [][]byte{[]byte("no")}}, `dense<"hi"> : tensor<!tfg.string>`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -236,6 +242,63 @@ func TestTensorEncodings(t *testing.T) {
 				t.Fatalf("round trip changed %s into %s", textir.AttrString(a), textir.AttrString(again))
 			}
 		})
+	}
+}
+
+// Malformed string content is refused with what is wrong, before memory
+// is taken for more strings than its bytes could hold.
+func TestStringContentErrors(t *testing.T) {
+	shape := func(d int64) *tfpb.TensorShapeProto {
+		return &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: d}}}
+	}
+	for _, c := range []struct {
+		name    string
+		n       int64
+		content string
+		want    string
+	}{
+		{"short", 2, "\x01a", "the 2 string lengths add up to"},
+		{"long", 1, "\x01ab", "the 1 string lengths add up to 1 bytes, but 2 bytes follow them"},
+		{"bad varint", 1, "\xff\xff\xff\xff\xff\xff", "the length of string 0 at byte 0 is not a varint32"},
+		{"length past 32 bits", 1, "\x80\x80\x80\x80\x10", "not a varint32"},
+		{"billion strings", 1000000000, "\x00\x00", "tensor_content of 2 bytes cannot hold 1000000000 strings"},
+		{"no strings", 0, "\x00", "the 0 string lengths add up to 0 bytes, but 1 bytes follow them"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := TensorAttr(&tfpb.TensorProto{Dtype: tfpb.DataType_DT_STRING, TensorShape: shape(c.n), TensorContent: []byte(c.content)})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// The elements that tensors storing fewer values than they have expand to
+// share one budget per GraphDef: four partial tensors of 2^24 elements
+// each (a 700-byte graph that took 2.6 GB) are refused at the second.
+func TestExpandBudget(t *testing.T) {
+	saved := textir.MaxDenseElements
+	defer func() { textir.MaxDenseElements = saved }()
+	textir.MaxDenseElements = 1000
+	partial := func(name string, n int64) *tfpb.NodeDef {
+		return &tfpb.NodeDef{Name: name, Op: "Const", Attr: map[string]*tfpb.AttrValue{
+			"dtype": {Value: &tfpb.AttrValue_Type{Type: tfpb.DataType_DT_INT64}},
+			"value": {Value: &tfpb.AttrValue_Tensor{Tensor: &tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT64,
+				TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: n}}}, Int64Val: []int64{1, 2}}}}}}
+	}
+	if _, err := Import(newCtx(), &tfpb.GraphDef{Node: []*tfpb.NodeDef{partial("a", 600), partial("b", 400)}}); err != nil {
+		t.Fatalf("1000 elements in all: %v", err)
+	}
+	_, err := Import(newCtx(), &tfpb.GraphDef{Node: []*tfpb.NodeDef{partial("a", 600), partial("b", 600), partial("c", 600), partial("d", 600)}})
+	want := `node "b": attribute "value": tensor of shape 600 with 2 values (the last repeated) is too large to materialise after 600 elements expanded for other tensors: more than 1000 elements (set RECOM_MAX_DENSE_ELEMENTS to raise the limit; see docs/LIMITS.md)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got  %v\nwant %s", err, want)
+	}
+	// Each call of TensorAttr has a budget of its own.
+	for range 3 {
+		if _, err := TensorAttr(partial("x", 600).Attr["value"].GetTensor()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
