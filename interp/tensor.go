@@ -84,10 +84,22 @@ func (d DType) IsNumeric() bool { return d.IsFloat() || d.IsInteger() }
 // integer overflow. A program may set it before running (not concurrently).
 var MaxElements = envElements(EnvMaxElements, DefaultMaxElements)
 
-// The environment variable that sets MaxElements, and its default.
+// MaxBytes bounds the memory of one tensor that MakeSlice allocates:
+// constants (splats and partial TensorProtos included), feeds, variables,
+// npz arrays and random inputs; its elements times their in-memory size
+// (16 bytes for a string's header). Default 2^31, so one tensor at
+// MaxElements of 8-byte elements fits, while a string splat of 200 million
+// elements (3.2 GB of headers) does not; the environment variable
+// RECOM_MAX_TENSOR_BYTES raises it. A program may set it before running.
+var MaxBytes = envElements(EnvMaxBytes, DefaultMaxBytes)
+
+// The environment variables that set MaxElements and MaxBytes, and their
+// defaults.
 const (
 	EnvMaxElements     = "RECOM_MAX_TENSOR_ELEMENTS"
 	DefaultMaxElements = int64(1) << 28
+	EnvMaxBytes        = "RECOM_MAX_TENSOR_BYTES"
+	DefaultMaxBytes    = int64(1) << 31
 )
 
 // envElements returns the positive integer in the environment variable
@@ -102,14 +114,38 @@ func envElements(name string, def int64) int64 {
 }
 
 // TooLargeError reports a tensor refused for having more than MaxElements
-// elements; its message names the limit and how to raise it.
+// elements (or, with Bytes, taking more than MaxBytes); its message names
+// the limit and how to raise it.
 type TooLargeError struct {
 	What  string // e.g. "shape [100000,100000]"
 	Limit int64
+	Bytes bool // the limit is MaxBytes
 }
 
 func (e *TooLargeError) Error() string {
+	if e.Bytes {
+		return fmt.Sprintf("%s is too large to materialise: more than %d bytes (set %s to raise the limit; see docs/LIMITS.md)", e.What, e.Limit, EnvMaxBytes)
+	}
 	return fmt.Sprintf("%s is too large to materialise: more than %d elements (set %s to raise the limit; see docs/LIMITS.md)", e.What, e.Limit, EnvMaxElements)
+}
+
+// ItemSize returns the memory one element of dtype d takes in a tensor's
+// backing slice: 16 bytes for a string (its header; the bytes it points to
+// may be shared), 0 for an invalid dtype.
+func (d DType) ItemSize() int64 {
+	switch d {
+	case Float32, Int32:
+		return 4
+	case Float64, Int64:
+		return 8
+	case Int16:
+		return 2
+	case Int8, Uint8, Bool:
+		return 1
+	case String:
+		return 16
+	}
+	return 0
 }
 
 // MaxRank bounds the rank of a tensor, as TensorFlow does (254).
@@ -271,13 +307,17 @@ func Zeros(dt DType, shape []int64) (*Tensor, error) {
 	return &Tensor{dtype: dt, shape: append([]int64{}, shape...), data: data}, nil
 }
 
-// MakeSlice allocates a zeroed backing slice of n elements of dtype dt.
+// MakeSlice allocates a zeroed backing slice of n elements of dtype dt,
+// refusing more than MaxElements elements or MaxBytes bytes.
 func MakeSlice(dt DType, n int) (any, error) {
 	if int64(n) > MaxElements {
 		return nil, &TooLargeError{What: fmt.Sprintf("a tensor of %d elements", n), Limit: MaxElements}
 	}
 	if n < 0 {
 		return nil, fmt.Errorf("element count %d out of range [0, %d]", n, MaxElements)
+	}
+	if size := dt.ItemSize(); size > 0 && int64(n) > MaxBytes/size {
+		return nil, &TooLargeError{What: fmt.Sprintf("a tensor of %d %s elements (%d bytes)", n, dt, int64(n)*size), Limit: MaxBytes, Bytes: true}
 	}
 	switch dt {
 	case Float32:

@@ -101,3 +101,37 @@ func TestString(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// MakeSlice refuses a tensor whose memory is beyond MaxBytes, counting a
+// string as its 16-byte header: a 200-million-element string splat (3.2 GB)
+// is refused under the default, 2^28 eight-byte elements are not.
+func TestMakeSliceBytes(t *testing.T) {
+	for _, c := range []struct {
+		dt   DType
+		n    int
+		want string
+	}{
+		{String, 200_000_000, "a tensor of 200000000 string elements (3200000000 bytes) is too large to materialise: more than 2147483648 bytes (set RECOM_MAX_TENSOR_BYTES to raise the limit; see docs/LIMITS.md)"},
+		{String, 1<<27 + 1, "more than 2147483648 bytes"},
+	} {
+		if _, err := MakeSlice(c.dt, c.n); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%d %s elements: got %v, want %q", c.n, c.dt, err, c.want)
+		}
+	}
+	saved := MaxBytes
+	defer func() { MaxBytes = saved }()
+	MaxBytes = 64
+	if _, err := MakeSlice(Int64, 8); err != nil {
+		t.Errorf("64 bytes: %v", err)
+	}
+	for _, dt := range []DType{Int64, Float32, String, Bool} {
+		n := int(64/dt.ItemSize()) + 1
+		var tl *TooLargeError
+		if _, err := MakeSlice(dt, n); !errors.As(err, &tl) || !tl.Bytes {
+			t.Errorf("%d %s elements: got %v, want a TooLargeError of bytes", n, dt, err)
+		}
+	}
+	if _, err := Zeros(String, []int64{5}); err == nil {
+		t.Errorf("Zeros of 80 bytes of strings under a limit of 64: no error")
+	}
+}
