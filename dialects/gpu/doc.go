@@ -124,7 +124,7 @@
 //     (MaxSharedBytes). gpu.module holds gpu.func ops only; gpu.call names a
 //     non-kernel gpu.func of the same gpu.module; gpu.return is directly in
 //     the gpu.func body (its last op). max_threads ∈ [1, 1024] and
-//     min_blocks ≥ 1 are allowed on kernels only. gpu.func arguments are
+//     min_blocks ∈ [1, 2^31-1] are allowed on kernels only. gpu.func arguments are
 //     scalars or pointers (never !gpu.buffer).
 //   - Folders: ptr_offset by 0, buffer_view at 0, ptr_cast to the same type
 //     or back, gpu.for without trips (constant bounds), math of constants

@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"math"
+
 	"github.com/recom-compiler/recom/dialects/funcd"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -79,8 +81,9 @@ func verifyFunc(op *textir.Operation) error {
 		if !kernel {
 			return op.Errorf("'min_blocks' is only allowed on a kernel")
 		}
-		if v < 1 {
-			return op.Errorf("'min_blocks' must be positive, but is %d", v)
+		if v < 1 || v > math.MaxInt32 {
+			// The backend writes it as a 32-bit launch bound (minctasm).
+			return op.Errorf("'min_blocks' must be in [1, %d], but is %d", math.MaxInt32, v)
 		}
 	}
 	if a, ok := op.LookupAttr("arg_attrs").(textir.ArrayAttr); ok {

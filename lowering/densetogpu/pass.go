@@ -135,6 +135,33 @@ func pow2ceil(n int64) int64 {
 	return p
 }
 
+// Check checks the options on their own, before any layer is planned (an
+// option no layer could take is an error even in a module without dense
+// layers): accumulate f64 or f32; tile sizes 0 (chosen per layer) or
+// powers of two, at most abi.MaxBlockTile for a block and 8 for a thread;
+// split-k auto or a number in [1, abi.MaxSplitK].
+func (o Options) Check() error {
+	if o.Accumulate != abi.AccF64 && o.Accumulate != abi.AccF32 {
+		return fmt.Errorf("accumulate must be f64 or f32, got %q", o.Accumulate)
+	}
+	for _, t := range []struct {
+		name string
+		v    int64
+		max  int64
+	}{{"block-m", o.BlockM, abi.MaxBlockTile}, {"block-n", o.BlockN, abi.MaxBlockTile}, {"block-k", o.BlockK, abi.MaxBlockTile},
+		{"thread-m", o.ThreadM, 8}, {"thread-n", o.ThreadN, 8}} {
+		if t.v != 0 && (t.v < 0 || t.v&(t.v-1) != 0 || t.v > t.max) {
+			return fmt.Errorf("%s must be 0 (chosen per layer) or a power of two up to %d, got %d", t.name, t.max, t.v)
+		}
+	}
+	if o.SplitK != "" && o.SplitK != "auto" {
+		if n, err := strconv.ParseInt(o.SplitK, 10, 64); err != nil || n < 1 || n > abi.MaxSplitK {
+			return fmt.Errorf("split-k must be auto or a number in [1, %d], got %q", abi.MaxSplitK, o.SplitK)
+		}
+	}
+	return nil
+}
+
 // Plan fills the tiling of d (Ks, N and the flags set) from the options.
 func Plan(d *abi.Dense, o Options) error {
 	d.Accumulate = o.Accumulate
@@ -164,10 +191,10 @@ func Plan(d *abi.Dense, o Options) error {
 	if d.BlockK == 0 {
 		d.BlockK = 16
 	}
+	d.SplitK, d.SplitAuto = 1, false
 	if err := d.Check(); err != nil {
 		return err
 	}
-	d.SplitK, d.SplitAuto = 1, false
 	switch o.SplitK {
 	case "", "auto":
 		if s := min(MaxAutoSplit, d.Steps()/MinSliceSteps); s >= 2 && d.Steps() >= MinAutoSteps {
@@ -188,8 +215,8 @@ func Plan(d *abi.Dense, o Options) error {
 // fuse-dense pattern against the pass's target.
 func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	o := p.options()
-	if o.Accumulate != abi.AccF64 && o.Accumulate != abi.AccF32 {
-		return fmt.Errorf("--%s: accumulate must be f64 or f32, got %q", Flag, o.Accumulate)
+	if err := o.Check(); err != nil {
+		return fmt.Errorf("--%s: %v", Flag, err)
 	}
 	layers := st.Stat("layers", "Dense layers fused into one kernel")
 	concats := st.Stat("concats", "ConcatV2 ops fused into a product")

@@ -325,3 +325,47 @@ func TestPTX(t *testing.T) {
 		}
 	}
 }
+
+// The options are checked before any layer is planned: an option no layer
+// could take fails the pass even in a module without dense layers (they
+// were checked only when a layer was planned, and block-m=2^62 wrapped
+// around to "0 threads per block").
+func TestOptionsChecked(t *testing.T) {
+	ctx := all.NewContext()
+	m, err := textir.Parse(ctx, "t.mlir", []byte(`module {
+  "tfg.graph"() ({
+    %x:2 = "tfg.Placeholder"() {_mlir_name = "x", dtype = f32, shape = #tfg.shape<?x4>} : () -> (tensor<*xf32>, !tfg.control)
+  }) : () -> ()
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ opts, want string }{
+		{"split-k=0", `split-k must be auto or a number in [1, 256], got "0"`},
+		{"split-k=257", `split-k must be auto or a number in [1, 256], got "257"`},
+		{"split-k=some", `split-k must be auto or a number`},
+		{"block-m=-1", "block-m must be 0 (chosen per layer) or a power of two up to 8192, got -1"},
+		{"block-m=4611686018427387904 block-n=4", "block-m must be 0 (chosen per layer) or a power of two up to 8192, got 4611686018427387904"},
+		{"block-k=3", "block-k must be 0 (chosen per layer) or a power of two"},
+		{"thread-n=16", "thread-n must be 0 (chosen per layer) or a power of two up to 8, got 16"},
+		{"accumulate=f16", `accumulate must be f64 or f32, got "f16"`},
+	} {
+		pm, err := pass.ParsePipeline("fuse-dense{" + c.opts + "}")
+		if err != nil {
+			t.Fatalf("%s: %v", c.opts, err)
+		}
+		if err := pm.Run(ctx, ctx.Clone(m, nil)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.opts, err, c.want)
+		}
+	}
+	for _, good := range []string{"split-k=1", "split-k=AUTO", "block-m=128 thread-n=8", "accumulate=f32"} {
+		pm, err := pass.ParsePipeline("fuse-dense{" + good + "}")
+		if err != nil {
+			t.Fatalf("%s: %v", good, err)
+		}
+		if err := pm.Run(ctx, ctx.Clone(m, nil)); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
+	}
+}

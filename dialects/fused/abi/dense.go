@@ -252,25 +252,32 @@ func (d *Dense) Check() error {
 		return fmt.Errorf("accumulate must be f64 or f32, got %q", d.Accumulate)
 	case !pow2(d.BlockM) || !pow2(d.BlockN) || !pow2(d.BlockK) || !pow2(d.ThreadM) || !pow2(d.ThreadN):
 		return fmt.Errorf("block and thread tiles must be powers of two")
+	case d.BlockM > MaxBlockTile || d.BlockN > MaxBlockTile || d.BlockK > MaxBlockTile:
+		// Bounded before the products below, which could wrap around.
+		return fmt.Errorf("block tile %dx%d (k step %d) must be at most %d in each dimension", d.BlockM, d.BlockN, d.BlockK, MaxBlockTile)
 	case d.ThreadM > d.BlockM || d.ThreadN > d.BlockN || d.ThreadM > 8 || d.ThreadN > 8:
 		return fmt.Errorf("thread tile %dx%d must fit the block tile %dx%d (at most 8x8)", d.ThreadM, d.ThreadN, d.BlockM, d.BlockN)
 	case d.Threads() < 32 || d.Threads() > 1024:
 		return fmt.Errorf("%d threads per block: must be in [32, 1024]", d.Threads())
-	case d.SplitK < 0 || d.SplitK > MaxSplitK:
+	case d.SplitK < 1 || d.SplitK > MaxSplitK:
 		return fmt.Errorf("split_k must be in [1, %d], got %d", MaxSplitK, d.SplitK)
 	case d.SharedBytes() > gpu.MaxSharedBytes:
 		return fmt.Errorf("tiles need %d bytes of shared memory, more than %d", d.SharedBytes(), gpu.MaxSharedBytes)
 	}
 	for _, k := range d.Ks {
-		if k < 1 {
-			return fmt.Errorf("input widths must be positive, got %v", d.Ks)
+		if k < 1 || k > math.MaxInt32 {
+			return fmt.Errorf("input widths must be in [1, %d], got %v", math.MaxInt32, d.Ks)
 		}
 	}
-	if d.K()*d.N > math.MaxInt32 {
+	if d.N > math.MaxInt32 || d.K() > math.MaxInt32/d.N {
 		return fmt.Errorf("weight of %dx%d is too large", d.K(), d.N)
 	}
 	return nil
 }
+
+// MaxBlockTile bounds each side of a block's tile: 1024 threads of at most
+// 8x8 outputs each.
+const MaxBlockTile = 8 * 1024
 
 // MaxSplitK is the most K slices of a launch.
 const MaxSplitK = 256
@@ -411,6 +418,12 @@ func (d *Dense) Run(k, r *gpu.Kernel, in *DenseInputs) ([]float32, error) {
 // RunSplit is Run with s K slices (s ≤ 1 and a kernel without split-K
 // run the plain product).
 func (d *Dense) RunSplit(k, r *gpu.Kernel, in *DenseInputs, s int64) ([]float32, error) {
+	if in.B > interp.MaxElements/d.N {
+		return nil, &interp.TooLargeError{What: fmt.Sprintf("the output of %d rows of %d floats", in.B, d.N), Limit: interp.MaxElements}
+	}
+	if d.Split() && s > 1 && d.WorkspaceBytes(in.B, s) > interp.MaxBytes {
+		return nil, &interp.TooLargeError{What: fmt.Sprintf("the split-K workspace of %d slices of %dx%d", s, in.B, d.N), Limit: interp.MaxBytes, Bytes: true}
+	}
 	out := make([]byte, 4*in.B*d.N)
 	for i := range out {
 		out[i] = 0xff // NaN: what the kernel does not write shows

@@ -289,6 +289,9 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 		}
 		l.MinTasks = a.Value
 	}
+	if err := l.check(); err != nil {
+		return nil, op.Errorf("%v", err)
+	}
 	if _, ok := op.LookupAttr("kernel").(textir.SymbolRefAttr); !ok {
 		return nil, op.Errorf("requires symbol reference attribute 'kernel'")
 	}
@@ -358,7 +361,30 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 	return l, nil
 }
 
+// MaxArenaFloats bounds the tables arena and an output row: the kernel
+// addresses both with 32-bit offsets.
+const MaxArenaFloats = math.MaxInt32
+
+// MaxRowsInFlight bounds a column's rows_in_flight: the unroll of the
+// kernel's id loop (embtogpu's rows-in-flight option goes up to 16).
+const MaxRowsInFlight = 16
+
+// check checks the layer's own attributes against what the kernel, the
+// simulator and the runtime can honour.
+func (l *Layer) check() error {
+	switch {
+	case l.Block < gpu.WarpSize || l.Block > gpu.MaxThreadsPerBlock || l.Block%gpu.WarpSize != 0:
+		return fmt.Errorf("attribute 'block' must be a multiple of %d in [%d, %d], got %d", gpu.WarpSize, gpu.WarpSize, gpu.MaxThreadsPerBlock, l.Block)
+	case l.Width < 1 || l.Width > MaxArenaFloats:
+		return fmt.Errorf("attribute 'width' must be in [1, %d], got %d", MaxArenaFloats, l.Width)
+	case l.TableFloats < 0 || l.TableFloats > MaxArenaFloats:
+		return fmt.Errorf("attribute 'table_floats' must be in [0, %d], got %d", MaxArenaFloats, l.TableFloats)
+	}
+	return nil
+}
+
 func (c *Column) check(l *Layer) error {
+	pow2 := func(x int64) bool { return x > 0 && x&(x-1) == 0 }
 	switch {
 	case c.Kind != KindLookup && c.Kind != KindGather:
 		return fmt.Errorf("kind must be \"lookup\" or \"gather\", got %q", c.Kind)
@@ -368,12 +394,26 @@ func (c *Column) check(l *Layer) error {
 		return fmt.Errorf("a gather column cannot be weighted")
 	case c.Rows < 1 || c.Width < 1:
 		return fmt.Errorf("table must be at least 1x1, got %dx%d", c.Rows, c.Width)
-	case c.TableOffset < 0 || c.TableOffset%TableAlign != 0 || c.TableOffset+c.Rows*c.Width > l.TableFloats:
+	case c.Rows > l.TableFloats/c.Width:
+		return fmt.Errorf("a %dx%d table does not fit the %d-float arena", c.Rows, c.Width, l.TableFloats)
+	case c.TableOffset < 0 || c.TableOffset%TableAlign != 0 || c.TableOffset > l.TableFloats-c.Rows*c.Width:
 		return fmt.Errorf("table_offset %d is not a multiple of %d inside the %d-float arena", c.TableOffset, TableAlign, l.TableFloats)
-	case c.OutOffset < 0 || c.OutOffset+c.Width > l.Width:
+	case c.OutOffset < 0 || c.Width > l.Width || c.OutOffset > l.Width-c.Width:
 		return fmt.Errorf("out_offset %d + width %d exceeds the output width %d", c.OutOffset, c.Width, l.Width)
-	case c.BagsPerTask < 1:
-		return fmt.Errorf("bags_per_task must be positive")
+	case c.BagsPerTask < 1 || c.BagsPerTask > math.MaxInt32:
+		return fmt.Errorf("bags_per_task must be in [1, %d], got %d", math.MaxInt32, c.BagsPerTask)
+	case !pow2(c.Lanes) || c.Lanes > gpu.WarpSize:
+		return fmt.Errorf("lanes must be a power of two in [1, %d], got %d", gpu.WarpSize, c.Lanes)
+	case c.Vector != 1 && c.Vector != 2 && c.Vector != 4:
+		return fmt.Errorf("vector must be 1, 2 or 4, got %d", c.Vector)
+	case c.StoreWidth != 1 && c.StoreWidth != 2 && c.StoreWidth != 4:
+		return fmt.Errorf("store_width must be 1, 2 or 4, got %d", c.StoreWidth)
+	case c.Segments < 1 || c.Segments > c.Width:
+		return fmt.Errorf("segments must be in [1, %d] (the width), got %d", c.Width, c.Segments)
+	case c.RowsInFlight < 1 || c.RowsInFlight > MaxRowsInFlight:
+		return fmt.Errorf("rows_in_flight must be in [1, %d], got %d", MaxRowsInFlight, c.RowsInFlight)
+	case c.Class < 0 || c.Class > math.MaxInt32:
+		return fmt.Errorf("class must be in [0, %d], got %d", math.MaxInt32, c.Class)
 	}
 	if err := c.CheckChain(); err != nil {
 		return err
@@ -383,7 +423,7 @@ func (c *Column) check(l *Layer) error {
 		if err != nil {
 			return err
 		}
-		if c.ParamsOffset < 0 || c.ParamsOffset%TableAlign != 0 || c.ParamsOffset+n > l.TableFloats {
+		if c.ParamsOffset < 0 || c.ParamsOffset%TableAlign != 0 || n > l.TableFloats || c.ParamsOffset > l.TableFloats-n {
 			return fmt.Errorf("params_offset %d (+%d floats) is not a multiple of %d inside the %d-float arena", c.ParamsOffset, n, TableAlign, l.TableFloats)
 		}
 	}
@@ -460,7 +500,11 @@ func (l *Layer) PackInputs(in []ColumnInput) (*Packed, error) {
 // table at its table_offset, and the parameter blocks and data of the
 // columns' id transforms at their params_offset.
 func (l *Layer) TableArena(in []ColumnInput) ([]float32, error) {
-	tables := make([]float32, l.TableFloats)
+	arena, err := interp.MakeSlice(interp.Float32, int(l.TableFloats))
+	if err != nil {
+		return nil, fmt.Errorf("the tables arena: %w", err)
+	}
+	tables := arena.([]float32)
 	for i := range l.Columns {
 		if i < len(in) {
 			copy(tables[l.Columns[i].TableOffset:], in[i].Table)
@@ -715,6 +759,9 @@ func (l *Layer) Run(k *gpu.Kernel, in []ColumnInput) ([]float32, int64, error) {
 	p, err := l.Pack(in)
 	if err != nil {
 		return nil, 0, err
+	}
+	if p.Batch > interp.MaxElements/l.Width {
+		return nil, 0, &interp.TooLargeError{What: fmt.Sprintf("the output of %d rows of %d floats", p.Batch, l.Width), Limit: interp.MaxElements}
 	}
 	out := make([]byte, 4*p.Batch*l.Width)
 	for i := range out {

@@ -2,6 +2,7 @@ package abi
 
 import (
 	"encoding/binary"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,32 @@ func TestPackStrSlotsTooLong(t *testing.T) {
 	_, err = l.PackInputs([]ColumnInput{{Values: v}})
 	if err == nil || !strings.Contains(err.Error(), `"huge"`) || !strings.Contains(err.Error(), "16777216 bytes") {
 		t.Fatalf("got %v, want the column's string-length error", err)
+	}
+}
+
+// What the verifier lets through is still bounded when it runs: a tables
+// arena of 2^31-1 floats (8 GiB) or an output of batch x width floats
+// beyond the interpreter's limits is refused with the limit's message, not
+// allocated.
+func TestRunBounded(t *testing.T) {
+	c := Column{Name: "c", Kind: KindGather, Combiner: "sum", Rows: 10, Width: 4, Lanes: 1, Vector: 4,
+		StoreWidth: 4, Segments: 1, RowsInFlight: 1, BagsPerTask: 32, Source: SourceIDs, ParamsOffset: -1}
+	l := &Layer{Schedule: ScheduleTuned, Width: MaxArenaFloats, Block: 256, TableFloats: MaxArenaFloats, Columns: []Column{c}}
+	if err := l.check(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := l.TableArena([]ColumnInput{{Table: make([]float32, 40)}})
+	var tl *interp.TooLargeError
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "the tables arena: a tensor of 2147483647 elements is too large to materialise") {
+		t.Errorf("tables arena: got %v", err)
+	}
+	l.TableFloats = TableAlign
+	_, _, err = l.Run(nil, []ColumnInput{{Table: make([]float32, 40), Ids: make([]int64, 1000)}})
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "the output of 1000 rows of 2147483647 floats is too large to materialise") {
+		t.Errorf("output: got %v", err)
+	}
+	d := &Dense{Ks: []int64{8}, N: 1 << 30, BlockM: 64, BlockN: 16, BlockK: 16, ThreadM: 4, ThreadN: 4, SplitK: 1, Accumulate: AccF64, Activation: ActNone}
+	if _, err := d.RunSplit(nil, nil, &DenseInputs{B: 1000}, 1); !errors.As(err, &tl) {
+		t.Errorf("dense output: got %v", err)
 	}
 }
