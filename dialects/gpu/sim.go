@@ -29,7 +29,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -570,8 +572,41 @@ func unpackPtr(p uint64) (int, int64) {
 	return int(p >> offBits), off
 }
 
+// MaxSteps bounds the work of one simulated launch: the loop iterations
+// (gpu.for) its threads run, all together. A launch that goes beyond it (a
+// loop whose bound is never reached, or one of 2^62 trips) fails with an
+// error naming the loop, instead of running for ever. Default 2^32 (about
+// a minute of simulation on one core); the environment variable
+// RECOM_MAX_SIM_STEPS raises it (see docs/LIMITS.md), as does
+// LaunchOptions.MaxSteps for one launch. A program may set it before
+// launching (not concurrently).
+var MaxSteps = envLimit(EnvMaxSteps, DefaultMaxSteps)
+
+// The environment variable that sets MaxSteps, and its default.
+const (
+	EnvMaxSteps     = "RECOM_MAX_SIM_STEPS"
+	DefaultMaxSteps = int64(1) << 32
+)
+
+// envLimit returns the positive integer in the environment variable name,
+// or def when it is unset or not a positive integer.
+func envLimit(name string, def int64) int64 {
+	if s, ok := os.LookupEnv(name); ok {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil && v > 0 {
+			return v
+		}
+	}
+	return def
+}
+
+// stepChunk is the number of loop iterations a worker takes from the
+// launch's budget at a time (so that the shared counter is touched rarely).
+const stepChunk = 1 << 14
+
 // LaunchOptions tunes a simulated launch.
 type LaunchOptions struct {
+	// MaxSteps overrides the package's MaxSteps for this launch (0: MaxSteps).
+	MaxSteps int64
 	// Workers is the number of goroutines running blocks (0: GOMAXPROCS).
 	Workers int
 }
@@ -626,7 +661,11 @@ func (k *Kernel) Launch(grid, block int64, args []any, opts *LaunchOptions) erro
 		workers = opts.Workers
 	}
 	workers = int(min(int64(workers), grid))
-	l := &launch{k: k, grid: grid, block: block, args: argVals, mems: mems, parallel: workers > 1}
+	l := &launch{k: k, grid: grid, block: block, args: argVals, mems: mems, parallel: workers > 1, maxSteps: MaxSteps}
+	if opts != nil && opts.MaxSteps > 0 {
+		l.maxSteps = opts.MaxSteps
+	}
+	l.steps.Store(l.maxSteps)
 	if workers <= 1 {
 		w := l.newWorker()
 		for b := int64(0); b < grid; b++ {
@@ -677,10 +716,13 @@ type launch struct {
 	mems        []*memory
 	parallel    bool
 	atomicMu    sync.Mutex
+	maxSteps    int64
+	steps       atomic.Int64 // what is left of the budget of loop iterations
 }
 
 type worker struct {
 	l       *launch
+	left    int64     // loop iterations taken from the launch's budget, not yet run
 	mems    []*memory // the launch's, then this worker's shared memories
 	regs    []uint64
 	threads []thread
@@ -902,6 +944,18 @@ func rnd(v float64, w uint8) uint64 {
 }
 
 func f(v uint64) float64 { return math.Float64frombits(v) }
+
+// takeSteps takes loop iterations from the launch's budget for the worker
+// (one of them for the iteration that asked), or fails when it is spent.
+func (w *worker) takeSteps(in *instr, tid int) error {
+	before := w.l.steps.Add(-stepChunk) + stepChunk
+	if before <= 0 {
+		w.left = 0
+		return w.errorf(in, tid, "the launch ran more than %d loop iterations (set %s to raise the limit; see docs/LIMITS.md)", w.l.maxSteps, EnvMaxSteps)
+	}
+	w.left = min(before, stepChunk) - 1
+	return nil
+}
 
 func (w *worker) errorf(in *instr, tid int, format string, args ...any) error {
 	return in.op.Errorf("%s (thread %d of block %d)", fmt.Sprintf(format, args...), tid, w.bid)
@@ -1222,6 +1276,11 @@ func (w *worker) run(t *thread, tid int) error {
 				pc = int(in.imm)
 			}
 		case opForIncr:
+			if w.left--; w.left < 0 {
+				if err := w.takeSteps(in, tid); err != nil {
+					return err
+				}
+			}
 			r[in.dst] = uint64(norm(int64(r[in.dst])+int64(r[in.a]), in.w))
 		case opStepCheck:
 			if int64(r[in.a]) <= 0 {

@@ -536,3 +536,48 @@ func BenchmarkSegmentedSum(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(ids))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// A launch runs at most MaxSteps loop iterations (of all its threads): a
+// loop that never reaches its bound fails, naming the loop, instead of
+// running for ever.
+func TestSimulatorStepBudget(t *testing.T) {
+	const src = `gpu.module @m {
+  gpu.func @k(%n: i64) kernel {
+    %c0 = arith.constant 0 : i32
+    %c2 = arith.constant 2 : i32
+    %max = arith.constant 2147483647 : i32
+    gpu.for %i = %c0 to %max step %c2 : i32 {
+      gpu.yield
+    } loc("loop.mlir":4:5)
+    gpu.return
+  }
+  gpu.func @bounded(%n: i64) kernel {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    gpu.for %i = %c0 to %n step %c1 {
+      gpu.yield
+    } loc("loop.mlir":12:5)
+    gpu.return
+  }
+}`
+	// The i32 induction variable wraps around past 2^31-1: never done.
+	k := kernel(t, src, "k")
+	for _, workers := range []int{1, 4} {
+		err := k.Launch(8, 64, []any{int64(0)}, &gpu.LaunchOptions{MaxSteps: 1 << 20, Workers: workers})
+		want := "loop.mlir:4:5: error: 'gpu.for' op the launch ran more than 1048576 loop iterations (set RECOM_MAX_SIM_STEPS to raise the limit; see docs/LIMITS.md)"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%d workers: got %v, want %s", workers, err, want)
+		}
+	}
+	// The package's MaxSteps is the default; a launch within it runs.
+	b := kernel(t, src, "bounded")
+	saved := gpu.MaxSteps
+	defer func() { gpu.MaxSteps = saved }()
+	gpu.MaxSteps = 1000
+	if err := b.Launch(2, 50, []any{int64(10)}, nil); err != nil {
+		t.Errorf("1000 iterations within a budget of 1000: %v", err)
+	}
+	if err := b.Launch(2, 50, []any{int64(11)}, &gpu.LaunchOptions{Workers: 1}); err == nil || !strings.Contains(err.Error(), "more than 1000 loop iterations") {
+		t.Errorf("1100 iterations: got %v", err)
+	}
+}
