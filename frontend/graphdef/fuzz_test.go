@@ -24,6 +24,24 @@ func FuzzParse(f *testing.F) {
 	f.Add(sm)
 	f.Add(MarshalText(savedModel()))
 	f.Add([]byte("node: { name: \"a\" op: \"NoOp\" input: \"^b\" }\nnode { name: \"b\" op: \"NoOp\" }"))
+	// Hostile seeds: what /dev/zero and /dev/urandom hold, a string tensor
+	// in tensor_content (varint lengths, then the bytes) with its lengths
+	// right and wrong, Consts that expand far beyond their bytes, a splat
+	// of strings with a billion elements.
+	f.Add(make([]byte, 4096))
+	f.Add([]byte("\x8f\x01\xa3\xff\x00\x13\x9c\x42\x07\xe1\x55\x00\xfe\x81\x33\x9a"))
+	str := func(content string) []byte {
+		return []byte(`node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 3 } } tensor_content: "` + content + `" } } } }`)
+	}
+	f.Add(str(`\003\000\005catmouse`))
+	f.Add(str(`\003\000\006catmouse`))
+	f.Add(str(`\377\377\377\377\377\377`))
+	var four strings.Builder
+	for i := range 4 {
+		fmt.Fprintf(&four, `node { name: "c%d" op: "Const" attr { key: "dtype" value { type: DT_INT64 } } attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 16777216 } } int64_val: 1 int64_val: 2 } } } }`+"\n", i)
+	}
+	f.Add([]byte(four.String()))
+	f.Add([]byte(`node { name: "s" op: "Const" attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1000000000 } } string_val: "a" } } } }`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Parse(data, "fuzz")
 		if err != nil {
