@@ -13,6 +13,7 @@ import (
 
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // bundleVersion is the tensor bundle format version this reader implements
@@ -65,7 +66,7 @@ type Entry struct {
 // and PREFIX.data-*). Close releases the data files.
 func Open(prefix string) (*Bundle, error) {
 	name := IndexPath(prefix)
-	data, err := os.ReadFile(name)
+	data, err := inputfile.Read(name)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no such checkpoint index (a checkpoint PREFIX is read from PREFIX.index and PREFIX.data-*)", name)

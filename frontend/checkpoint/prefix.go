@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // ResolvePrefix turns what a user names as a checkpoint into its prefix:
@@ -32,7 +34,7 @@ func ResolvePrefix(path string) (string, error) {
 		return "", fmt.Errorf("%s: no checkpoint: neither %s nor a directory with a checkpoint file", path, IndexPath(path))
 	}
 	state := filepath.Join(path, "checkpoint")
-	data, err := os.ReadFile(state)
+	data, err := inputfile.Read(state)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("%s: a directory without a checkpoint file (name the checkpoint PREFIX, as in model.ckpt-1000)", path)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // SavedModel is a SavedModel directory with its variables and assets
@@ -104,7 +105,7 @@ func LoadSavedModel(dir string, mg *tfpb.MetaGraphDef, opts *Options) (*SavedMod
 func readSavedModel(dir string) (string, *tfpb.SavedModel, error) {
 	sm := &tfpb.SavedModel{}
 	path := filepath.Join(dir, "saved_model.pb")
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err == nil {
 		if err := proto.Unmarshal(data, sm); err != nil {
 			return "", nil, fmt.Errorf("%s: %v", path, err)
@@ -115,7 +116,7 @@ func readSavedModel(dir string) (string, *tfpb.SavedModel, error) {
 		return "", nil, err
 	}
 	path = filepath.Join(dir, "saved_model.pbtxt")
-	data, err = os.ReadFile(path)
+	data, err = inputfile.Read(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", nil, fmt.Errorf("%s: not a SavedModel directory: it has neither saved_model.pb nor saved_model.pbtxt", dir)
