@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -45,6 +44,7 @@ import (
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/tfgtoemb"
 	"github.com/recom-compiler/recom/textir"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // Options control Compile. The zero value compiles every stage with the
@@ -290,7 +290,7 @@ func Compile(ctx context.Context, path string, opts Options) (*Result, error) {
 	if err := opts.CheckOptions(); err != nil {
 		return &Result{Model: path}, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		return &Result{Model: path}, err
 	}

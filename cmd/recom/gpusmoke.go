@@ -18,6 +18,7 @@ import (
 	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 func init() { subcommands = append(subcommands, newGPUSmokeCmd) }
@@ -227,7 +228,7 @@ func runGPUSmoke(ctx context.Context, f gpuSmokeFlags, w io.Writer) error {
 	}
 	var ptx []byte
 	if f.ptx != "" {
-		if ptx, err = os.ReadFile(f.ptx); err != nil {
+		if ptx, err = inputfile.Read(f.ptx); err != nil {
 			return err
 		}
 	} else if ptx, err = gpuSmokePTX(ctx, f.mcpu); err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/fusedrt"
 	"github.com/recom-compiler/recom/textir"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 func init() { subcommands = append(subcommands, newRunCmd, newBenchCmd) }
@@ -242,7 +243,7 @@ func (m *model) ptx(file string) ([]byte, error) {
 	if file == "" {
 		return m.stampedPTX(), nil
 	}
-	ptx, err := os.ReadFile(file)
+	ptx, err := inputfile.Read(file)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,9 @@
 // RUN: env RECOM_MAX_INPUT_BYTES=1000000 not recom interp %S/../../examples/small.pbtxt --feeds /dev/zero -o %t/o.npz 2>&1 | FileCheck %s --check-prefix=FEEDS
 // FEEDS: /dev/zero: input is too large: more than 1000000 bytes (set RECOM_MAX_INPUT_BYTES
 // A regular file over the limit is refused by its size, before it is read.
+// RUN: env RECOM_MAX_INPUT_BYTES=1000000 not recom compile /dev/zero -o %t/out 2>&1 | FileCheck %s --check-prefix=MODEL
+// RUN: env RECOM_MAX_INPUT_BYTES=1000000 not recom interp /dev/urandom --feeds /dev/null -o %t/o.npz 2>&1 | FileCheck %s --check-prefix=MODEL
+// MODEL: /dev/{{zero|urandom}}: input is too large: more than 1000000 bytes (set RECOM_MAX_INPUT_BYTES
 // RUN: env RECOM_MAX_INPUT_BYTES=1000 not recom-opt %S/limits.mlir 2>&1 | FileCheck %s --check-prefix=FILE
 // FILE: limits.mlir: input of {{[0-9]+}} bytes is too large: more than 1000 bytes (set RECOM_MAX_INPUT_BYTES
 //
