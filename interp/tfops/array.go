@@ -918,3 +918,62 @@ func broadcastIndex(out, in []int64) []int {
 	})
 	return idx
 }
+
+// BroadcastTo broadcasts input to shape (an int32 or int64 vector of
+// non-negative dims) by NumPy's rules (tf.raw_ops.BroadcastTo; the checks
+// of core/kernels/broadcast_to_op.cc, in its order): a shape equal to
+// input's returns input; input's rank may not exceed the shape's; an
+// output of no elements is returned empty without further checks; a
+// scalar input fills the output; otherwise every dim of input (aligned on
+// the right) must be 1 or the output's ("Incompatible shapes" when the two
+// shapes do not broadcast together, "Unable to broadcast" when they do but
+// to another shape than the one asked for).
+func BroadcastTo(input, shape *interp.Tensor) (*interp.Tensor, error) {
+	const op = "BroadcastTo"
+	if input == nil {
+		return nil, errorf(op, "input is nil")
+	}
+	if shape == nil || shape.Rank() != 1 || (shape.DType() != interp.Int32 && shape.DType() != interp.Int64) {
+		desc := "nil"
+		if shape != nil {
+			desc = shapeStr(shape.Shape())
+		}
+		return nil, errorf(op, "shape must be a vector of {int32,int64}, got shape %s", desc)
+	}
+	out, err := ints(op, "shape", shape)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > interp.MaxRank {
+		return nil, errorf(op, "Too many dimensions")
+	}
+	for _, d := range out {
+		if d < 0 {
+			return nil, errorf(op, "Dimension %d must be >= 0", d)
+		}
+	}
+	if _, err := numElements(op, out); err != nil {
+		return nil, err
+	}
+	in := input.Shape()
+	if equalShape(in, out) {
+		return input, nil
+	}
+	if len(in) > len(out) {
+		return nil, errorf(op, "Rank of input (%d) must be no greater than rank of output shape (%d).", len(in), len(out))
+	}
+	n, _ := interp.NumElements(out)
+	if n == 0 {
+		return interp.Zeros(input.DType(), out)
+	}
+	if len(in) > 0 {
+		b, err := broadcastShape(op, in, out)
+		if err != nil {
+			return nil, errorf(op, "Incompatible shapes: %s vs. %s", shapeStr(in), shapeStr(out))
+		}
+		if !equalShape(b, out) {
+			return nil, errorf(op, "Unable to broadcast tensor of shape %s to tensor of shape %s", shapeStr(in), shapeStr(out))
+		}
+	}
+	return Take(input, broadcastIndex(out, in), out)
+}
