@@ -17,6 +17,7 @@ import (
 
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/interp/tfops"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -33,6 +34,7 @@ func init() {
 	registerMath()
 	registerArray()
 	registerSparse()
+	registerExample()
 }
 
 // reg registers a kernel for tfg.<name>.
@@ -151,6 +153,52 @@ func attrShape(op *textir.Operation, name string) (dims []int64, known bool, err
 		return nil, false, nil
 	}
 	return s.Dims, true, nil
+}
+
+// attrTypes reads a list(type) attribute as dtypes (nil when absent).
+func attrTypes(op *textir.Operation, name string) ([]interp.DType, error) {
+	a := op.Attr(name)
+	if a == nil {
+		return nil, nil
+	}
+	arr, ok := a.(textir.ArrayAttr)
+	if !ok {
+		return nil, op.Errorf("attribute '%s' must be a list of types", name)
+	}
+	out := make([]interp.DType, len(arr.Elems))
+	for i, e := range arr.Elems {
+		t, ok := e.(textir.TypeAttr)
+		if !ok {
+			return nil, op.Errorf("attribute '%s' must be a list of types", name)
+		}
+		dt, ok := exec.DTypeOf(t.Type)
+		if !ok {
+			return nil, op.Errorf("attribute '%s': type %s is not supported by the interpreter", name, t.Type)
+		}
+		out[i] = dt
+	}
+	return out, nil
+}
+
+// attrShapes reads a list(shape) attribute (nil when absent).
+func attrShapes(op *textir.Operation, name string) ([]tfops.PartialShape, error) {
+	a := op.Attr(name)
+	if a == nil {
+		return nil, nil
+	}
+	arr, ok := a.(textir.ArrayAttr)
+	if !ok {
+		return nil, op.Errorf("attribute '%s' must be a list of #tfg.shape", name)
+	}
+	out := make([]tfops.PartialShape, len(arr.Elems))
+	for i, e := range arr.Elems {
+		sh, ok := ShapeOf(e)
+		if !ok {
+			return nil, op.Errorf("attribute '%s' must be a list of #tfg.shape", name)
+		}
+		out[i] = tfops.PartialShape{Dims: sh.Dims, UnknownRank: sh.UnknownRank}
+	}
+	return out, nil
 }
 
 // TensorFromAttr converts a dense elements attribute to a tensor.

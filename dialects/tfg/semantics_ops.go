@@ -55,7 +55,7 @@ func registerMath() {
 		"Neg": tfops.Neg, "Abs": tfops.Abs, "Square": tfops.Square, "Sqrt": tfops.Sqrt, "Rsqrt": tfops.Rsqrt,
 		"Exp": tfops.Exp, "Log": tfops.Log, "Sigmoid": tfops.Sigmoid, "Tanh": tfops.Tanh, "Relu": tfops.Relu,
 		"LogicalNot": tfops.LogicalNot, "ZerosLike": tfops.ZerosLike, "OnesLike": tfops.OnesLike,
-		"Rank": tfops.Rank,
+		"Rank": tfops.Rank, "Softmax": tfops.Softmax, "LogSoftmax": tfops.LogSoftmax,
 	} {
 		reg(name, unary(f))
 	}
@@ -82,6 +82,23 @@ func registerMath() {
 		}
 		return []*interp.Tensor{acc}, nil
 	})
+	for name, f := range map[string]func(x, dim *interp.Tensor, out interp.DType) (*interp.Tensor, error){
+		"ArgMax": tfops.ArgMax, "ArgMin": tfops.ArgMin,
+	} {
+		reg(name, func(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
+			d, err := nIn(op, in, 2)
+			if err != nil {
+				return nil, err
+			}
+			out := interp.Int64
+			if op.Attr("output_type") != nil {
+				if out, err = attrType(op, "output_type"); err != nil {
+					return nil, err
+				}
+			}
+			return one(f(d[0], d[1], out))
+		})
+	}
 	reg("Cast", func(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
 		d, err := nIn(op, in, 1)
 		if err != nil {
@@ -166,6 +183,7 @@ func registerArray() {
 	reg("ExpandDims", binary(tfops.ExpandDims))
 	reg("Fill", binary(tfops.Fill))
 	reg("Tile", binary(tfops.Tile))
+	reg("BroadcastTo", binary(tfops.BroadcastTo))
 	reg("Transpose", binary(tfops.Transpose))
 	reg("GatherNd", binary(tfops.GatherNd))
 	reg("Where", unary(tfops.Where))

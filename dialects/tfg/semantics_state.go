@@ -3,7 +3,9 @@ package tfg
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
@@ -288,6 +290,7 @@ type table struct {
 	ht      *tfops.HashTable
 	mutable bool
 	filled  bool
+	given   bool // filled from exec.Options.Tables
 }
 
 func registerTables() {
@@ -312,7 +315,7 @@ func registerTables() {
 					if err := ht.Import(data.Keys, data.Values); err != nil {
 						return nil, op.Errorf("table %q from the options: %v", name, err)
 					}
-					tb.filled = true
+					tb.filled, tb.given = true, true
 				}
 				st.SetResource("table:"+name, tb)
 			}
@@ -350,8 +353,10 @@ func registerTables() {
 	}
 	reg("InitializeTableV2", fill)
 	reg("LookupTableImportV2", fill)
+	reg("InitializeTableFromTextFileV2", initializeTableFromTextFile)
 	exec.RegisterInitializer(Name+".InitializeTableV2", 0)
 	exec.RegisterInitializer(Name+".LookupTableImportV2", 0)
+	exec.RegisterInitializer(Name+".InitializeTableFromTextFileV2", 0)
 	reg("LookupTableFindV2", func(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
 		d, err := nIn(op, in, 3)
 		if err != nil {
@@ -372,7 +377,7 @@ func registerTables() {
 				}
 				tb.ht, tb.filled = ht, true
 			} else {
-				return nil, op.Errorf("table %q is not initialized: its initializer is not in the program (give its contents as a table)", tb.name)
+				return nil, uninitialized(op, tb)
 			}
 		}
 		return one(tb.ht.Find(d[1], d[2]))
@@ -388,6 +393,98 @@ func registerTables() {
 		}
 		return []*interp.Tensor{interp.Scalar(tb.ht.Size())}, nil
 	})
+}
+
+// initializeTableFromTextFile is InitializeTableFromTextFileV2
+// (tfops.HashTable.InitializeFromTextFile): a relative file name is
+// resolved against exec.Options.AssetDir. A table whose contents the
+// options give (exec.Options.Tables) keeps them, and the file is not read:
+// the given contents stand for it, as for a graph whose initializers were
+// cut away.
+func initializeTableFromTextFile(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
+	d, err := nIn(op, in, 2)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := handleTable(op, st, d[0])
+	if err != nil {
+		return nil, err
+	}
+	if tb.mutable {
+		return nil, op.Errorf("table %q is not initializable: a MutableHashTableV2 has no initializer", tb.name)
+	}
+	fn := d[1]
+	if fn.DType() != interp.String || fn.Rank() != 0 {
+		return nil, op.Errorf("filename should be a single string, but got %v%s", fn.DType(), interp.ShapeString(fn.Shape()))
+	}
+	if tb.given {
+		return nil, nil
+	}
+	keyIndex, okK := op.Attr("key_index").(textir.IntegerAttr)
+	valueIndex, okV := op.Attr("value_index").(textir.IntegerAttr)
+	if !okK || !okV {
+		return nil, op.Errorf("requires integer attributes 'key_index' and 'value_index'")
+	}
+	path := fn.Strings()[0]
+	if dir := st.Options().AssetDir; path != "" && dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	c := tfops.TextFileInit{
+		KeyIndex: keyIndex.Value, ValueIndex: valueIndex.Value,
+		VocabSize: attrInt(op, "vocab_size", -1), Delimiter: attrString(op, "delimiter", "\t"), Offset: attrInt(op, "offset", 0),
+	}
+	if err := tb.ht.InitializeFromTextFile(path, c); err != nil {
+		return nil, err
+	}
+	tb.filled = true
+	return nil, nil
+}
+
+// tableInitOps are the ops that fill a table given as their operand 0.
+var tableInitOps = map[string]bool{
+	Name + ".InitializeTableV2": true, Name + ".LookupTableImportV2": true, Name + ".InitializeTableFromTextFileV2": true,
+	Name + ".InitializeTable": true, Name + ".LookupTableImport": true, Name + ".InitializeTableFromTextFile": true,
+	Name + ".InitializeTableFromDataset": true,
+}
+
+// uninitialized is the error of a lookup in a table nothing filled: it
+// names the table's initializers that the program holds but the
+// interpreter cannot run, if any.
+func uninitialized(op *textir.Operation, tb *table) error {
+	var found []string
+	var visit func(v *textir.Value, depth int)
+	visit = func(v *textir.Value, depth int) {
+		if v == nil || depth > 16 {
+			return
+		}
+		for u := range v.Uses() {
+			o := u.Owner()
+			switch {
+			case tableInitOps[o.Name()] && u.Index() == 0:
+				if _, ok := exec.Lookup(o.Name()); !ok {
+					found = append(found, fmt.Sprintf("%s (node %q)", o.Name(), NodeName(o)))
+				}
+			case o.Name() == Name+".Identity" && u.Index() == 0:
+				visit(o.Result(0), depth+1)
+			}
+		}
+	}
+	if ds := DataOperands(op); len(ds) > 0 {
+		src := ds[0]
+		for i := 0; i < 16 && src.DefiningOp() != nil && src.DefiningOp().Name() == Name+".Identity"; i++ {
+			ins := DataOperands(src.DefiningOp())
+			if len(ins) == 0 {
+				break
+			}
+			src = ins[0]
+		}
+		visit(src, 0)
+	}
+	if len(found) > 0 {
+		sort.Strings(found)
+		return op.Errorf("table %q is not initialized: its initializer %s has no semantics in the interpreter (give its contents as a table)", tb.name, strings.Join(found, ", "))
+	}
+	return op.Errorf("table %q is not initialized: its initializer is not in the program (give its contents as a table)", tb.name)
 }
 
 func handleTable(op *textir.Operation, st *exec.State, h *interp.Tensor) (*table, error) {

@@ -191,6 +191,12 @@ type Options struct {
 	// op name (a GPU implementation of an op instead of its reference
 	// semantics).
 	Kernels map[string]Kernel
+	// AssetDir is the directory that relative file names in the program
+	// are resolved against (the vocabulary file of a table's
+	// InitializeTableFromTextFileV2: a SavedModel's assets directory);
+	// empty means the current directory. Absolute names are used as they
+	// are, as TensorFlow does.
+	AssetDir string
 }
 
 // node is one op with a kernel.

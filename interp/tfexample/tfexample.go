@@ -103,6 +103,9 @@ type Entry struct {
 	Feature Feature
 }
 
+// Pair returns the entry of key and f.
+func Pair(key string, f Feature) Entry { return Entry{Key: key, Feature: f} }
+
 // Example is a tf.Example as the entries of its feature map in wire order.
 // A key may appear more than once: TensorFlow's parser, like protobuf's map
 // semantics, keeps the last.

@@ -78,7 +78,7 @@ func TestRoundTrip(t *testing.T) {
 // TestParseFastParserRules covers the rules of TensorFlow's fast parser
 // on hand-written bytes.
 func TestParseFastParserRules(t *testing.T) {
-	entryA := hx("\x0a\x0a", "\x0a\x01a", "\x12\x05", "\x1a\x03", "\x0a\x01\x01") // a: [1]
+	entryA := hx("\x0a\x0a", "\x0a\x01a", "\x12\x05", "\x1a\x03", "\x0a\x01\x01")  // a: [1]
 	entryA2 := hx("\x0a\x0a", "\x0a\x01a", "\x12\x05", "\x1a\x03", "\x0a\x01\x02") // a: [2]
 	features := func(entries ...[]byte) []byte {
 		body := hx(func() []string {

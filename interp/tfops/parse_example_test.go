@@ -62,9 +62,9 @@ func outputs(p *ParsedExamples) map[string]*interp.Tensor {
 }
 
 func TestParseExample(t *testing.T) {
-	e0 := ex.Example{{"s", ex.Int64s(1, 2)}, {"age", ex.Int64s(30)}, {"emb", ex.Floats(0.5, 1.5)}, {"tok", ex.Bytes("a", "b")}, {"other", ex.Floats(9)}}
-	e1 := ex.Example{{"emb", ex.Floats(2, 3)}, {"tok", ex.Bytes("c")}}
-	e2 := ex.Example{{"s", ex.Int64s(7)}, {"age", ex.Int64s(40)}, {"emb", ex.Floats(4, 5)}}
+	e0 := ex.Example{ex.Pair("s", ex.Int64s(1, 2)), ex.Pair("age", ex.Int64s(30)), ex.Pair("emb", ex.Floats(0.5, 1.5)), ex.Pair("tok", ex.Bytes("a", "b")), ex.Pair("other", ex.Floats(9))}
+	e1 := ex.Example{ex.Pair("emb", ex.Floats(2, 3)), ex.Pair("tok", ex.Bytes("c"))}
+	e2 := ex.Example{ex.Pair("s", ex.Int64s(7)), ex.Pair("age", ex.Int64s(40)), ex.Pair("emb", ex.Floats(4, 5))}
 	want := map[string]*interp.Tensor{
 		"sparse_indices:0": tn(sh(3, 2), int64(0), 0, 0, 1, 2, 0),
 		"sparse_values:0":  vec[int64](1, 2, 7),
@@ -87,55 +87,55 @@ func TestParseExample(t *testing.T) {
 		{"empty batch", batchOf(), nil, map[string]*interp.Tensor{
 			"sparse_indices:0": tn[int64](sh(0, 2)), "sparse_values:0": tn[int64](sh(0)), "sparse_shapes:0": vec[int64](0, 0),
 			"dense:0": tn[int64](sh(0, 1)), "dense:1": tn[float32](sh(0, 2)), "dense:2": tn[string](sh(0, 0))}, ""},
-		{"default and padding when missing", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}}.Marshal()), nil, map[string]*interp.Tensor{
+		{"default and padding when missing", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2))}.Marshal()), nil, map[string]*interp.Tensor{
 			"sparse_indices:0": tn[int64](sh(0, 2)), "sparse_shapes:0": vec[int64](1, 0),
 			"dense:0": tn(sh(1, 1), int64(-1)), "dense:2": tn[string](sh(1, 0))}, ""},
-		{"duplicate key: the last wins", batchOf(ex.Example{{"age", ex.Int64s(1)}, {"emb", ex.Floats(1, 2)}, {"s", ex.Int64s(5)},
-			{"age", ex.Int64s(2)}, {"s", ex.Int64s(6, 6)}}.Marshal()), nil, map[string]*interp.Tensor{
+		{"duplicate key: the last wins", batchOf(ex.Example{ex.Pair("age", ex.Int64s(1)), ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("s", ex.Int64s(5)),
+			ex.Pair("age", ex.Int64s(2)), ex.Pair("s", ex.Int64s(6, 6))}.Marshal()), nil, map[string]*interp.Tensor{
 			"dense:0": tn(sh(1, 1), int64(2)), "sparse_values:0": vec[int64](6, 6)}, ""},
-		{"duplicate dense key: an empty last feature does not count", batchOf(ex.Example{{"age", ex.Int64s(1)}, {"emb", ex.Floats(1, 2)},
-			{"age", ex.Feature{}}}.Marshal()), nil, map[string]*interp.Tensor{"dense:0": tn(sh(1, 1), int64(1))}, ""},
-		{"duplicate sparse key: an empty last feature wins", batchOf(ex.Example{{"s", ex.Int64s(1)}, {"emb", ex.Floats(1, 2)},
-			{"s", ex.Feature{}}}.Marshal()), nil, map[string]*interp.Tensor{"sparse_values:0": tn[int64](sh(0))}, ""},
-		{"concatenated examples merge", batchOf(append(ex.Example{{"age", ex.Int64s(3)}}.Marshal(), ex.Example{{"emb", ex.Floats(1, 2)}}.Marshal()...)),
+		{"duplicate dense key: an empty last feature does not count", batchOf(ex.Example{ex.Pair("age", ex.Int64s(1)), ex.Pair("emb", ex.Floats(1, 2)),
+			ex.Pair("age", ex.Feature{})}.Marshal()), nil, map[string]*interp.Tensor{"dense:0": tn(sh(1, 1), int64(1))}, ""},
+		{"duplicate sparse key: an empty last feature wins", batchOf(ex.Example{ex.Pair("s", ex.Int64s(1)), ex.Pair("emb", ex.Floats(1, 2)),
+			ex.Pair("s", ex.Feature{})}.Marshal()), nil, map[string]*interp.Tensor{"sparse_values:0": tn[int64](sh(0))}, ""},
+		{"concatenated examples merge", batchOf(append(ex.Example{ex.Pair("age", ex.Int64s(3))}.Marshal(), ex.Example{ex.Pair("emb", ex.Floats(1, 2))}.Marshal()...)),
 			nil, map[string]*interp.Tensor{"dense:0": tn(sh(1, 1), int64(3)), "dense:1": tn(sh(1, 2), float32(1), 2)}, ""},
-		{"an empty feature is missing", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"age", ex.Feature{}}}.Marshal()), nil,
+		{"an empty feature is missing", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("age", ex.Feature{})}.Marshal()), nil,
 			map[string]*interp.Tensor{"dense:0": tn(sh(1, 1), int64(-1))}, ""},
-		{"values of unasked keys are not decoded", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"zz", ex.Feature{}}}.Marshal(),
-			append(ex.Example{{"emb", ex.Floats(1, 2)}}.Marshal(), "\x0a\x09\x0a\x07\x0a\x01x\x12\x02\x22\x00"...)), nil,
+		{"values of unasked keys are not decoded", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("zz", ex.Feature{})}.Marshal(),
+			append(ex.Example{ex.Pair("emb", ex.Floats(1, 2))}.Marshal(), "\x0a\x09\x0a\x07\x0a\x01x\x12\x02\x22\x00"...)), nil,
 			map[string]*interp.Tensor{"dense:1": tn(sh(2, 2), float32(1), 2, 1, 2)}, ""},
-		{"negative and large int64", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"s", ex.Int64s(-1, -1<<63, 1<<62)}}.Marshal()), nil,
+		{"negative and large int64", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("s", ex.Int64s(-1, -1<<63, 1<<62))}.Marshal()), nil,
 			map[string]*interp.Tensor{"sparse_values:0": vec[int64](-1, -1<<63, 1<<62)}, ""},
 
 		// Errors.
-		{"required feature missing", batchOf(e0.Marshal(), ex.Example{{"age", ex.Int64s(1)}}.Marshal()), nil, nil,
+		{"required feature missing", batchOf(e0.Marshal(), ex.Example{ex.Pair("age", ex.Int64s(1))}.Marshal()), nil, nil,
 			"Name: <unknown>, Feature: emb (data type: float) is required but could not be found."},
 		{"required feature missing, named", batchOf(e0.Marshal(), ex.Example{}.Marshal()),
 			func(a *ParseExampleAttrs, in *ParseExampleInputs) { in.Names = vec("first", "second") }, nil,
 			"Name: second, Feature: emb (data type: float) is required but could not be found."},
-		{"dense of the wrong type", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"age", ex.Floats(1)}}.Marshal()), nil, nil,
+		{"dense of the wrong type", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("age", ex.Floats(1))}.Marshal()), nil, nil,
 			"Name: <unknown>, Key: age, Index: 0.  Data types don't match. Data type: float but expected type: int64"},
-		{"sparse of the wrong type", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"s", ex.Bytes("x")}}.Marshal()), nil, nil,
+		{"sparse of the wrong type", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("s", ex.Bytes("x"))}.Marshal()), nil, nil,
 			"Name: <unknown>, Key: s, Index: 0.  Data types don't match. Expected type: int64, Actual type: string"},
-		{"dense of the wrong size", batchOf(e0.Marshal(), ex.Example{{"emb", ex.Floats(1, 2, 3)}}.Marshal()), nil, nil,
+		{"dense of the wrong size", batchOf(e0.Marshal(), ex.Example{ex.Pair("emb", ex.Floats(1, 2, 3))}.Marshal()), nil, nil,
 			"Name: <unknown>, Key: emb, Index: 1.  Number of float values != expected.  Values size: 3 but output shape: [2]"},
-		{"string dense, too many", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"w", ex.Bytes("a", "b")}}.Marshal()),
+		{"string dense, too many", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("w", ex.Bytes("a", "b"))}.Marshal()),
 			func(a *ParseExampleAttrs, in *ParseExampleInputs) {
 				a.NumDense, a.DenseTypes, a.DenseShapes = 2, a.DenseTypes[1:3], []PartialShape{{Dims: sh(2)}, {Dims: sh(1)}}
 				in.DenseKeys, in.DenseDefaults = scalars("emb", "w"), []*interp.Tensor{tn[float32](sh(0)), vec("d")}
 			}, nil, "Key: w, Index: 0.  Can't parse serialized Example."},
-		{"string dense, too few", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"w", ex.Bytes()}}.Marshal()),
+		{"string dense, too few", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("w", ex.Bytes())}.Marshal()),
 			func(a *ParseExampleAttrs, in *ParseExampleInputs) {
 				a.NumDense, a.DenseTypes, a.DenseShapes = 2, a.DenseTypes[1:3], []PartialShape{{Dims: sh(2)}, {Dims: sh(1)}}
 				in.DenseKeys, in.DenseDefaults = scalars("emb", "w"), []*interp.Tensor{tn[float32](sh(0)), vec("d")}
 			}, nil, "Key: w, Index: 0.  Number of bytes values != expected.  Values size: 0 but output shape: [1]"},
-		{"variable length, not a multiple of the stride", batchOf(ex.Example{{"emb", ex.Floats(1, 2)}, {"tok", ex.Bytes("a", "b", "c")}}.Marshal()),
+		{"variable length, not a multiple of the stride", batchOf(ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("tok", ex.Bytes("a", "b", "c"))}.Marshal()),
 			func(a *ParseExampleAttrs, in *ParseExampleInputs) { a.DenseShapes[2] = PartialShape{Dims: sh(-1, 2)} }, nil,
 			"Key: tok, Index: 0.  Number of bytes values is not a multiple of stride length. Saw 3 values but output shape is: [?,2]"},
 		{"does not parse", batchOf([]byte("\xff\x01")), nil, nil, `Could not parse example input, value: '\xff\x01'`},
-		{"feature of no list kind", batchOf(append(ex.Example{{"emb", ex.Floats(1, 2)}}.Marshal(), "\x0a\x09\x0a\x07\x0a\x01s\x12\x02\x22\x00"...)),
+		{"feature of no list kind", batchOf(append(ex.Example{ex.Pair("emb", ex.Floats(1, 2))}.Marshal(), "\x0a\x09\x0a\x07\x0a\x01s\x12\x02\x22\x00"...)),
 			nil, nil, "Key: s, Index: 0.  Unsupported datatype."},
-		{"malformed list", batchOf(append(ex.Example{{"emb", ex.Floats(1, 2)}}.Marshal(), "\x0a\x09\x0a\x07\x0a\x01s\x12\x02\x1a\x05"...)),
+		{"malformed list", batchOf(append(ex.Example{ex.Pair("emb", ex.Floats(1, 2))}.Marshal(), "\x0a\x09\x0a\x07\x0a\x01s\x12\x02\x1a\x05"...)),
 			nil, nil, "Key: s, Index: 0.  Can't parse serialized Example."},
 		{"scalar serialized in version 1", sc(string(e0.Marshal())), nil, nil, "Expected serialized to be a vector, got shape: []"},
 		{"names of another shape", batchOf(e0.Marshal()), func(a *ParseExampleAttrs, in *ParseExampleInputs) { in.Names = vec("a", "b") }, nil,
@@ -206,9 +206,9 @@ func TestParseExampleV2(t *testing.T) {
 			DenseDefaults: []*interp.Tensor{tn[int64](sh(0)), sc[float32](-1)},
 		}
 	}
-	e0 := ex.Example{{"d", ex.Int64s(1, 2)}, {"r", ex.Floats(1, 2)}, {"s", ex.Bytes("x")}, {"v", ex.Floats(1, 2, 3, 4)}}
-	e1 := ex.Example{{"d", ex.Int64s(3, 4)}}
-	e2 := ex.Example{{"d", ex.Int64s(5, 6)}, {"r", ex.Floats(3)}, {"v", ex.Floats(5, 6)}}
+	e0 := ex.Example{ex.Pair("d", ex.Int64s(1, 2)), ex.Pair("r", ex.Floats(1, 2)), ex.Pair("s", ex.Bytes("x")), ex.Pair("v", ex.Floats(1, 2, 3, 4))}
+	e1 := ex.Example{ex.Pair("d", ex.Int64s(3, 4))}
+	e2 := ex.Example{ex.Pair("d", ex.Int64s(5, 6)), ex.Pair("r", ex.Floats(3)), ex.Pair("v", ex.Floats(5, 6))}
 	for _, c := range []struct {
 		name string
 		ser  *interp.Tensor
@@ -237,13 +237,13 @@ func TestParseExampleV2(t *testing.T) {
 			map[string]*interp.Tensor{"dense:0": vec[int64](7, 8)}, ""},
 		{"scalar, required missing", sc(string(ex.Example{}.Marshal())), nil, nil,
 			"Feature: d (data type: int64) is required but could not be found."},
-		{"scalar, wrong size", sc(string(ex.Example{{"d", ex.Int64s(1)}}.Marshal())), nil, nil,
+		{"scalar, wrong size", sc(string(ex.Example{ex.Pair("d", ex.Int64s(1))}.Marshal())), nil, nil,
 			"Key: d.  Can't parse serialized Example: Some int64_list slice was not parsed."},
-		{"scalar, wrong type", sc(string(ex.Example{{"r", ex.Int64s(1)}}.Marshal())), nil, nil,
+		{"scalar, wrong type", sc(string(ex.Example{ex.Pair("r", ex.Int64s(1))}.Marshal())), nil, nil,
 			"Key: r.  Data types don't match. Expected type: float, Actual type: int64"},
-		{"scalar, not a multiple of the stride", sc(string(ex.Example{{"d", ex.Int64s(1, 2)}, {"v", ex.Floats(1)}}.Marshal())), nil, nil,
+		{"scalar, not a multiple of the stride", sc(string(ex.Example{ex.Pair("d", ex.Int64s(1, 2)), ex.Pair("v", ex.Floats(1))}.Marshal())), nil, nil,
 			"Error while parsing feature with key v: number of elements should be divisible by 2, found 1 instead"},
-		{"ragged of the wrong type", batchOf(ex.Example{{"d", ex.Int64s(1, 2)}, {"r", ex.Bytes("a")}}.Marshal()), nil, nil,
+		{"ragged of the wrong type", batchOf(ex.Example{ex.Pair("d", ex.Int64s(1, 2)), ex.Pair("r", ex.Bytes("a"))}.Marshal()), nil, nil,
 			"Key: r, Index: 0.  Data types don't match. Expected type: float, Actual type: string"},
 		{"serialized of rank 2", tn(sh(1, 1), string(e0.Marshal())), nil, nil, "Expected serialized to be a scalar or vector, got shape: [1,1]"},
 		{"dense keys and types disagree", batchOf(), func(a *ParseExampleAttrs, in *ParseExampleInputs) { in.DenseKeys = []*interp.Tensor{vec("d")} }, nil,
@@ -284,8 +284,8 @@ func TestParseExampleV2(t *testing.T) {
 func TestParseExampleLimits(t *testing.T) {
 	defer func(n int64) { interp.MaxElements = n }(interp.MaxElements)
 	interp.MaxElements = 8
-	long := ex.Example{{"emb", ex.Floats(1, 2)}, {"tok", ex.Bytes("a", "b", "c", "d")}}.Marshal()
-	short := ex.Example{{"emb", ex.Floats(1, 2)}}.Marshal()
+	long := ex.Example{ex.Pair("emb", ex.Floats(1, 2)), ex.Pair("tok", ex.Bytes("a", "b", "c", "d"))}.Marshal()
+	short := ex.Example{ex.Pair("emb", ex.Floats(1, 2))}.Marshal()
 	a, in := baseParse(batchOf(long, short, short))
 	_, err := ParseExample(a, in)
 	if err == nil || !strings.Contains(err.Error(), "too large to materialise: more than 8 elements") {

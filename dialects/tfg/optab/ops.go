@@ -57,7 +57,7 @@ var rows = []row{
 		attrs: "num_split: int >= 1; T: type; Tlen: {int32, int64} = DT_INT64"},
 	{name: "Tile", in: "input: T, multiples: Tmultiples", out: "output: T", attrs: "T: type; Tmultiples: {int32, int64} = DT_INT32", shape: tileShape},
 	{name: "Transpose", in: "x: T, perm: Tperm", out: "y: T", attrs: "T: type; Tperm: {int32, int64} = DT_INT32", shape: transposeShape},
-	{name: "BroadcastTo", in: "input: T, shape: Tidx", out: "output: T", attrs: "T: type; Tidx: {int32, int64} = DT_INT32"},
+	{name: "BroadcastTo", in: "input: T, shape: Tidx", out: "output: T", attrs: "T: type; Tidx: {int32, int64} = DT_INT32", shape: broadcastToShape},
 	{name: "BroadcastArgs", in: "s0: T, s1: T", out: "r0: T", attrs: "T: {int32, int64} = DT_INT32"},
 	{name: "BroadcastGradientArgs", in: "s0: T, s1: T", out: "r0: T, r1: T", attrs: "T: {int32, int64} = DT_INT32"},
 	{name: "Cast", in: "x: SrcT", out: "y: DstT", attrs: "SrcT: type; DstT: type; Truncate: bool = false", class: Unary, shape: castShape},
@@ -181,7 +181,9 @@ var rows = []row{
 	{name: "All", in: "input: bool, reduction_indices: Tidx", out: "output: bool", attrs: "keep_dims: bool = false; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(nil)},
 	{name: "Any", in: "input: bool, reduction_indices: Tidx", out: "output: bool", attrs: "keep_dims: bool = false; Tidx: {int32, int64} = DT_INT32", shape: reduceShape(nil)},
 	{name: "ArgMax", in: "input: T, dimension: Tidx", out: "output: output_type",
-		attrs: "T: type; Tidx: {int16, int32, int64} = DT_INT32; output_type: {int16, uint16, int32, int64} = DT_INT64"},
+		attrs: "T: type; Tidx: {int16, int32, int64} = DT_INT32; output_type: {int16, uint16, int32, int64} = DT_INT64", shape: argReduceShape},
+	{name: "ArgMin", in: "input: T, dimension: Tidx", out: "output: output_type",
+		attrs: "T: type; Tidx: {int16, int32, int64} = DT_INT32; output_type: {int16, uint16, int32, int64} = DT_INT64", shape: argReduceShape},
 	{name: "Cumsum", in: "x: T, axis: Tidx", out: "out: T", attrs: "exclusive: bool = false; reverse: bool = false; T: type; Tidx: {int32, int64} = DT_INT32"},
 
 	// --- the DNN ---
@@ -194,6 +196,7 @@ var rows = []row{
 	{name: "Elu", in: "features: T", out: "activations: T", attrs: "T: type", class: Unary},
 	{name: "Selu", in: "features: T", out: "activations: T", attrs: "T: type", class: Unary},
 	{name: "Softmax", in: "logits: T", out: "softmax: T", attrs: "T: type", class: SameShape},
+	{name: "LogSoftmax", in: "logits: T", out: "logsoftmax: T", attrs: "T: type", class: SameShape},
 	{name: "Softplus", in: "features: T", out: "activations: T", attrs: "T: type", class: Unary},
 	{name: "SparseSoftmaxCrossEntropyWithLogits", in: "features: T, labels: Tlabels", out: "loss: T, backprop: T",
 		attrs: "T: type; Tlabels: {int32, int64} = DT_INT64", cat: Training},
@@ -295,10 +298,10 @@ var rows = []row{
 	// --- parsing serialized examples (serving inputs) ---
 	{name: "ParseExample", in: "serialized: string, names: string, sparse_keys: Nsparse * string, dense_keys: Ndense * string, dense_defaults: Tdense",
 		out:   "sparse_indices: Nsparse * int64, sparse_values: sparse_types, sparse_shapes: Nsparse * int64, dense_values: Tdense",
-		attrs: "Nsparse: int >= 0; Ndense: int >= 0; sparse_types: list(type) >= 0; Tdense: list(type) >= 0; dense_shapes: list(shape) >= 0"},
+		attrs: "Nsparse: int >= 0; Ndense: int >= 0; sparse_types: list(type) >= 0; Tdense: list(type) >= 0; dense_shapes: list(shape) >= 0", shape: parseExampleShape},
 	{name: "ParseExampleV2", in: "serialized: string, names: string, sparse_keys: string, dense_keys: string, ragged_keys: string, dense_defaults: Tdense",
 		out:   "sparse_indices: num_sparse * int64, sparse_values: sparse_types, sparse_shapes: num_sparse * int64, dense_values: Tdense, ragged_values: ragged_value_types, ragged_row_splits: ragged_split_types",
-		attrs: "Tdense: list(type) >= 0; num_sparse: int >= 0; sparse_types: list(type) >= 0; ragged_value_types: list(type) >= 0; ragged_split_types: list(type) >= 0; dense_shapes: list(shape) >= 0"},
+		attrs: "Tdense: list(type) >= 0; num_sparse: int >= 0; sparse_types: list(type) >= 0; ragged_value_types: list(type) >= 0; ragged_split_types: list(type) >= 0; dense_shapes: list(shape) >= 0", shape: parseExampleShape},
 
 	// --- checkpoints ---
 	{name: "SaveV2", in: "prefix: string, tensor_names: string, shape_and_slices: string, tensors: dtypes", attrs: "dtypes: list(type) >= 1", cat: Checkpoint},

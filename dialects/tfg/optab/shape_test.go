@@ -499,7 +499,7 @@ func TestClasses(t *testing.T) {
 		optab.Binary: {"Add", "AddV2", "BitwiseAnd", "BitwiseOr", "Div", "DivNoNan", "Equal", "FloorDiv", "FloorMod", "Greater",
 			"GreaterEqual", "Less", "LessEqual", "LogicalAnd", "LogicalOr", "Maximum", "Minimum", "Mul", "NotEqual", "Pow",
 			"RealDiv", "SquaredDifference", "Sub", "TruncateDiv"},
-		optab.SameShape: {"Softmax"},
+		optab.SameShape: {"LogSoftmax", "Softmax"},
 	}
 	got := map[optab.Class][]string{}
 	for _, o := range optab.All() {
@@ -517,5 +517,69 @@ func TestClasses(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("classes %v", got)
+	}
+}
+
+// TestInterpOpShapeFunctions covers the shape functions of BroadcastTo,
+// ArgMax, ArgMin, ParseExample and ParseExampleV2.
+func TestInterpOpShapeFunctions(t *testing.T) {
+	ctx := textir.NewContext(builtin.Dialect(), tfg.Dialect())
+	shapes := func(ss ...string) textir.Attribute {
+		var es []textir.Attribute
+		for _, s := range ss {
+			sh, err := tfg.ParseShape(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es = append(es, tfg.ShapeAttr(sh))
+		}
+		return textir.ArrayAttr{Elems: es}
+	}
+	i64 := func(n int) []textir.Type {
+		out := make([]textir.Type, n)
+		for i := range out {
+			out[i] = textir.I64()
+		}
+		return out
+	}
+	str := textir.OpaqueTypeOf("tfg", "string", "")
+	for _, c := range []struct {
+		name string
+		shapeCase
+	}{
+		{"BroadcastTo", shapeCase{op: "BroadcastTo", ins: []in{f32("4"), i32("2;b,4")}, outs: []textir.Type{textir.F32()}, want: "#0 [b,4]"}},
+		{"BroadcastTo/fill", shapeCase{op: "BroadcastTo", ins: []in{i32(";7"), i32("1;3")}, want: "#0 [3]{7,7,7}"}},
+		{"BroadcastTo/unknown shape", shapeCase{op: "BroadcastTo", ins: []in{f32("4"), i32("2")}, want: ""}},
+		{"ArgMax", shapeCase{op: "ArgMax", ins: []in{f32("b,3,5"), i32(";-2")}, outs: i64(1), want: "#0 [b,5]"}},
+		{"ArgMin/axis unknown", shapeCase{op: "ArgMin", ins: []in{f32("b,3"), i32("")}, outs: i64(1), want: ""}},
+		{"ParseExample", shapeCase{op: "ParseExample",
+			attrs: map[string]textir.Attribute{"Nsparse": ia(1), "Ndense": ia(2), "sparse_types": types(1), "Tdense": types(2),
+				"dense_shapes": shapes(`?x2`, `1x3"named x"`)},
+			ins:  []in{{str, "b"}, {str, ""}, {str, ""}, {str, ""}, {str, ""}, f32(""), f32("")},
+			outs: []textir.Type{textir.I64(), textir.I32(), textir.I64(), textir.F32(), textir.F32()},
+			want: "#0 [n.sparse0.n,2]; #1 [n.sparse0.n]; #2 [2]{b,n.sparse0.max}; #3 [b,n.dense0.rows,2]; #4 [b,1,3]; " +
+				"count n.sparse0.n bound to dim 0; count n.sparse0.max unbound; count n.dense0.rows bound to dim 1"}},
+		{"ParseExampleV2/scalar", shapeCase{op: "ParseExampleV2",
+			attrs: map[string]textir.Attribute{"num_sparse": ia(1), "sparse_types": types(1), "Tdense": types(1), "dense_shapes": shapes(`?`),
+				"ragged_value_types": types(1), "ragged_split_types": types(1)},
+			ins:  []in{{str, ";"}, {str, ""}, {str, ""}, {str, ""}, {str, ""}, f32("")},
+			outs: []textir.Type{textir.I64(), textir.I32(), textir.I64(), textir.F32(), textir.F32(), textir.I32()},
+			want: "#0 [n.sparse0.n,1]; #1 [n.sparse0.n]; #2 [1]{n.sparse0.n}; #3 [n.dense0.rows]; #4 [n.ragged0.n]; #5 [0]; " +
+				"count n.sparse0.n bound to dim 0; count n.dense0.rows bound to dim 0; count n.ragged0.n bound to dim 0"}},
+		{"ParseExampleV2/batch", shapeCase{op: "ParseExampleV2",
+			attrs: map[string]textir.Attribute{"num_sparse": ia(0), "sparse_types": types(0), "Tdense": types(0), "dense_shapes": shapes(),
+				"ragged_value_types": types(1), "ragged_split_types": types(1)},
+			ins:  []in{{str, "b"}, {str, ""}, {str, ""}, {str, ""}, {str, ""}},
+			outs: []textir.Type{textir.F32(), textir.I32()},
+			want: "#0 [n.ragged0.n]; #1 [(b+1)]; count n.ragged0.n bound to dim 0"}},
+		{"ParseExample/serialized of unknown rank", shapeCase{op: "ParseExample",
+			attrs: map[string]textir.Attribute{"Nsparse": ia(0), "Ndense": ia(0), "sparse_types": types(0), "Tdense": types(0), "dense_shapes": shapes()},
+			ins:   []in{{str, ""}, {str, ""}}, outs: []textir.Type{}, want: ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := runShape(t, ctx, c.shapeCase); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
 	}
 }

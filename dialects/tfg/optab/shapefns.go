@@ -1,6 +1,12 @@
 package optab
 
-import "github.com/recom-compiler/recom/textir"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/recom-compiler/recom/textir"
+)
 
 // The shape functions of the rows of ops.go. Each reads its operands and
 // results by the names of its row's signature.
@@ -940,4 +946,173 @@ func stringSplitShape(c ShapeContext, op *textir.Operation) {
 	}
 	m := c.Count(op, ".max", nil, 0)
 	c.Set(shape, []Dim{c.Const(2)}, []Dim{rows, m})
+}
+
+// ---- shapes of the ops the interpreter runs beyond the embedding layer ----
+
+// broadcastToShape: the content of the shape operand. (No dims are
+// equated with the input's: TensorFlow checks nothing when the output is
+// empty.) A one-element input broadcast to a small constant shape fills
+// the content.
+func broadcastToShape(c ShapeContext, op *textir.Operation) {
+	r, x := Result(op, "output"), Operand(op, "input")
+	sc := c.Content(Operand(op, "shape"))
+	if r == nil || sc == nil {
+		return
+	}
+	var content []Dim
+	if xc := c.Content(x); len(xc) == 1 && len(sc) <= 1 {
+		if n, ok := numelConst(sc); ok && n >= 0 && n <= int64(c.MaxContent()) {
+			content = make([]Dim, n)
+			for i := range content {
+				content[i] = xc[0]
+			}
+		}
+	}
+	c.Set(r, append([]Dim{}, sc...), content)
+}
+
+// argReduceShape (ArgMax, ArgMin): the input's dims without the reduced
+// axis, a constant scalar.
+func argReduceShape(c ShapeContext, op *textir.Operation) {
+	r := Result(op, "output")
+	xd := c.Dims(Operand(op, "input"))
+	ax, ok := scalarConst(c, Operand(op, "dimension"))
+	if r == nil || xd == nil || !ok {
+		return
+	}
+	at, ok := normAxis(ax, len(xd))
+	if !ok {
+		return
+	}
+	c.Set(r, append(append([]Dim{}, xd[:at]...), xd[at+1:]...), nil)
+}
+
+// parseExampleShape (ParseExample, ParseExampleV2), as TensorFlow's shape
+// functions: for a batch of B examples (serialized a vector), a sparse
+// feature has a count N of values (indices [N, 2], values [N], dense
+// shape [2] = {B, a count}), a dense one [B] + its dense_shapes entry
+// (the rows of a variable-length one a count), a ragged one a count of
+// values and B + 1 row splits. A scalar serialized (version 2) drops B:
+// indices [N, 1], dense shape [1] = {N}, empty row splits.
+func parseExampleShape(c ShapeContext, op *textir.Operation) {
+	sd := c.Dims(Operand(op, "serialized"))
+	if sd == nil || len(sd) > 1 {
+		return
+	}
+	batch := len(sd) == 1
+	vals := Results(op, "sparse_values")
+	for i, ind := range Results(op, "sparse_indices") {
+		if i >= len(vals) {
+			break
+		}
+		n := c.Count(op, fmt.Sprintf(".sparse%d.n", i), vals[i], 0)
+		c.Set(vals[i], []Dim{n}, nil)
+		if batch {
+			c.Set(ind, []Dim{n, c.Const(2)}, nil)
+		} else {
+			c.Set(ind, []Dim{n, c.Const(1)}, nil)
+		}
+		if shapes := Results(op, "sparse_shapes"); i < len(shapes) {
+			if batch {
+				c.Set(shapes[i], []Dim{c.Const(2)}, []Dim{sd[0], c.Count(op, fmt.Sprintf(".sparse%d.max", i), nil, 0)})
+			} else {
+				c.Set(shapes[i], []Dim{c.Const(1)}, []Dim{n})
+			}
+		}
+	}
+	shapes, ok := shapeListAttr(op, "dense_shapes")
+	for i, r := range Results(op, "dense_values") {
+		if !ok || i >= len(shapes) || shapes[i] == nil {
+			continue
+		}
+		var dims []Dim
+		if batch {
+			dims = append(dims, sd[0])
+		}
+		for j, d := range shapes[i] {
+			switch {
+			case d >= 0:
+				dims = append(dims, c.Const(d))
+			case j == 0:
+				dims = append(dims, c.Count(op, fmt.Sprintf(".dense%d.rows", i), r, len(dims)))
+			default:
+				dims = append(dims, c.Unknown())
+			}
+		}
+		c.Set(r, dims, nil)
+	}
+	splits := Results(op, "ragged_row_splits")
+	for i, r := range Results(op, "ragged_values") {
+		c.Set(r, []Dim{c.Count(op, fmt.Sprintf(".ragged%d.n", i), r, 0)}, nil)
+		if i < len(splits) {
+			if batch {
+				c.Set(splits[i], []Dim{c.Add(sd[0], c.Const(1))}, nil)
+			} else {
+				c.Set(splits[i], []Dim{c.Const(0)}, nil)
+			}
+		}
+	}
+}
+
+// shapeListAttr reads a list of #tfg.shape attributes (the dialect's
+// printed form: "*" for an unknown rank, dims joined by 'x', '?' for an
+// unknown dim, each dim maybe followed by a quoted name): nil for an
+// unknown rank, -1 for an unknown dim. ok is false when the attribute is
+// not such a list.
+func shapeListAttr(op *textir.Operation, name string) (shapes [][]int64, ok bool) {
+	arr, ok := op.Attr(name).(textir.ArrayAttr)
+	if !ok {
+		return nil, false
+	}
+	for _, e := range arr.Elems {
+		o, ok := e.(textir.OpaqueAttr)
+		if !ok || o.Dialect != Dialect || o.Name != "shape" {
+			return nil, false
+		}
+		if o.Params == "*" {
+			shapes = append(shapes, nil)
+			continue
+		}
+		dims := []int64{}
+		for _, part := range splitShapeDims(o.Params) {
+			if part == "?" {
+				dims = append(dims, -1)
+				continue
+			}
+			d, err := strconv.ParseInt(part, 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			dims = append(dims, d)
+		}
+		shapes = append(shapes, dims)
+	}
+	return shapes, true
+}
+
+// splitShapeDims splits a #tfg.shape's text at its 'x's, dropping the
+// quoted dim names.
+func splitShapeDims(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case ch == 'x':
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(ch)
+		}
+	}
+	if s != "" {
+		parts = append(parts, cur.String())
+	}
+	return parts
 }
