@@ -188,4 +188,3 @@ func TestRealGraphHeads(t *testing.T) {
 		})
 	}
 }
-

@@ -206,8 +206,8 @@ func (o MarshalOptions) marshalFeature(f Feature) []byte {
 var ErrMalformed = errors.New("malformed tf.Example")
 
 // ErrUnsupportedKind is KindOf's error for a Feature whose first field is
-// not one of the three lists.
-var ErrUnsupportedKind = errors.New("Unsupported datatype.")
+// not one of the three lists (TensorFlow's "Unsupported datatype.").
+var ErrUnsupportedKind = errors.New("unsupported datatype: the feature's first field is not a bytes, float or int64 list")
 
 // The one-byte tags the fast parser compares with the input: wire type 2
 // (length-delimited) of fields 1, 2, 3, fixed32 and varint of field 1.
@@ -216,7 +216,7 @@ const (
 	tagLen2     = 2<<3 | 2
 	tagLen3     = 3<<3 | 2
 	tagFixed32s = 1<<3 | 5
-	tagVarint1  = 1<<3 | 0
+	tagVarint1  = 1 << 3 // wire type 0
 )
 
 // RawEntry is one feature-map entry of a serialized Example: its key and

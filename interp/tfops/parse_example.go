@@ -459,7 +459,7 @@ func parseExampleBatch(op string, a ParseExampleAttrs, feats []*exampleFeature, 
 			}
 			k, err := tfexample.KindOf(en.Value)
 			if err != nil {
-				return nil, exErr("%v", err)
+				return nil, exErr("Unsupported datatype.")
 			}
 			got := featureKind(k)
 			if f.kind == denseFeature {
@@ -702,7 +702,7 @@ func parseSingleExample(op string, a ParseExampleAttrs, feats []*exampleFeature,
 		}
 		k, err := tfexample.KindOf(en.Value)
 		if err != nil {
-			return nil, keyErr("%v", err)
+			return nil, keyErr("Unsupported datatype.")
 		}
 		if k == tfexample.None || done[i] {
 			continue
