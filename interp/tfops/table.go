@@ -3,12 +3,12 @@ package tfops
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // HashTable models TensorFlow's HashTableV2: an immutable map from string,
@@ -190,28 +190,10 @@ const (
 	LineNumber = -1
 )
 
-// MaxTextFileBytes bounds the size of a file that
-// InitializeTableFromTextFileV2 reads (default 1 GiB; the environment
-// variable RECOM_MAX_TEXT_FILE_BYTES sets it, see docs/LIMITS.md). A
-// program may set it before running (not concurrently).
-var MaxTextFileBytes = envBytes(EnvMaxTextFileBytes, DefaultMaxTextFileBytes)
-
-// The environment variable that sets MaxTextFileBytes, and its default.
-const (
-	EnvMaxTextFileBytes     = "RECOM_MAX_TEXT_FILE_BYTES"
-	DefaultMaxTextFileBytes = int64(1) << 30
-)
-
-func envBytes(name string, def int64) int64 {
-	if s, ok := os.LookupEnv(name); ok {
-		if v, err := strconv.ParseInt(s, 10, 64); err == nil && v > 0 {
-			return v
-		}
-	}
-	return def
-}
-
-// readTextFile reads a regular file of at most MaxTextFileBytes bytes.
+// readTextFile reads a table's text file through inputfile, within its
+// bound on input files (RECOM_MAX_INPUT_BYTES, see docs/LIMITS.md). The
+// name comes from the program, so only a regular file is opened: a device
+// or a pipe (which may block on opening) is refused.
 func readTextFile(op, path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -220,23 +202,9 @@ func readTextFile(op, path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, errorf(op, "%s is not a regular file", path)
 	}
-	tooLarge := func() error {
-		return errorf(op, "%s is larger than %d bytes (set %s to raise the limit; see docs/LIMITS.md)", path, MaxTextFileBytes, EnvMaxTextFileBytes)
-	}
-	if fi.Size() > MaxTextFileBytes {
-		return nil, tooLarge()
-	}
-	f, err := os.Open(path)
+	b, err := inputfile.Read(path)
 	if err != nil {
 		return nil, errorf(op, "%v", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxTextFileBytes+1))
-	if err != nil {
-		return nil, errorf(op, "%v", err)
-	}
-	if int64(len(b)) > MaxTextFileBytes {
-		return nil, tooLarge()
 	}
 	return b, nil
 }
@@ -254,7 +222,7 @@ func readTextFile(op, path string) ([]byte, error) {
 // VocabSize, reading stops after that many lines, and a file with fewer
 // lines is an error. A file that yields no line is an error, as in
 // TensorFlow, whose reader fails on its first record. The file must be
-// regular and at most MaxTextFileBytes long.
+// regular and within inputfile's bound.
 func ReadTextFileTable(path string, c TextFileInit, keyType, valueType interp.DType) (keys, values *interp.Tensor, err error) {
 	const op = "InitializeTableFromTextFileV2"
 	if len(c.Delimiter) != 1 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 func TestHashTable(t *testing.T) {
@@ -122,10 +123,10 @@ func TestReadTextFileTable(t *testing.T) {
 	_, _, err = ReadTextFileTable("", lines, interp.String, interp.Int64)
 	check(t, "no file name", nil, err, nil, "filename cannot be empty.")
 
-	defer func(n int64) { MaxTextFileBytes = n }(MaxTextFileBytes)
-	MaxTextFileBytes = 4
+	defer func(n int64) { inputfile.MaxBytes = n }(inputfile.MaxBytes)
+	inputfile.MaxBytes = 4
 	_, _, err = ReadTextFileTable(file("big", "abcde"), lines, interp.String, interp.Int64)
-	check(t, "over the size limit", nil, err, nil, "is larger than 4 bytes (set RECOM_MAX_TEXT_FILE_BYTES to raise the limit")
+	check(t, "over the size limit", nil, err, nil, "input of 5 bytes is too large: more than 4 bytes (set RECOM_MAX_INPUT_BYTES to raise the limit")
 	keys, _, err := ReadTextFileTable(file("four", "abc\n"), lines, interp.String, interp.Int64)
 	check(t, "at the size limit", keys, err, vec("abc"), "")
 }
