@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +100,18 @@ func TestRunBadRuntime(t *testing.T) {
 	rc := run([]string{"run", model, "--runtime", "cpu", "-o", filepath.Join(t.TempDir(), "o.npz")}, nil, &out, &errb)
 	if rc != 1 || !strings.Contains(errb.String(), `--runtime must be native or interp, got "cpu"`) {
 		t.Errorf("status %d, stderr %q", rc, errb.String())
+	}
+}
+
+func TestE2EOutputs(t *testing.T) {
+	for _, tc := range []struct{ outputs, given, want []string }{
+		{[]string{"prediction", "input_layer/concat"}, nil, []string{"prediction"}},
+		{[]string{"input_layer/concat"}, nil, []string{"input_layer/concat"}},
+		{[]string{"prediction", "input_layer/concat"}, []string{"input_layer/concat"}, []string{"input_layer/concat"}},
+		{[]string{"head/probabilities"}, nil, []string{"head/probabilities"}},
+	} {
+		if got := e2eOutputs(tc.outputs, tc.given); !slices.Equal(got, tc.want) {
+			t.Errorf("e2eOutputs(%v, %v) = %v, want %v", tc.outputs, tc.given, got, tc.want)
+		}
 	}
 }

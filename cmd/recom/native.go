@@ -91,10 +91,13 @@ func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, spec *g
 			feeds[i][tensorName(a.Name)] = a.Tensor
 		}
 	}
-	s, tNew, err := f.newSession(ctx, m, ptx, opts, c, 4)
+	em := *m
+	em.outputs = e2eOutputs(m.outputs, f.outputs)
+	s, tNew, err := f.newSession(ctx, &em, ptx, opts, c, 4)
 	if err != nil {
 		return fmt.Errorf("bench --e2e: %w", err)
 	}
+	fmt.Fprintf(stdout, "e2e: outputs %v\n", em.outputs)
 	defer s.Close()
 	fmt.Fprintf(stdout, "e2e: native runtime planned and uploaded in %.2f s\n", tNew.Seconds())
 	res, err := session.Bench(s, feeds, session.BenchOptions{Iters: max(f.iters, 200), InFlight: []int{1, 2, 4}})
@@ -106,4 +109,25 @@ func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, spec *g
 		fmt.Fprint(stdout, res.Summary)
 	}
 	return nil
+}
+
+// e2eOutputs are the outputs the end-to-end benchmark fetches: those given
+// with --outputs, else the model's without the embedding layer's own
+// output, which the default adds for checks only (recom gen's models:
+// prediction and input_layer/concat): a served model returns its
+// predictions, and the peers fetch only those too.
+func e2eOutputs(outputs, given []string) []string {
+	if len(given) > 0 {
+		return given
+	}
+	var out []string
+	for _, o := range outputs {
+		if o != "input_layer/concat" {
+			out = append(out, o)
+		}
+	}
+	if len(out) == 0 {
+		return outputs
+	}
+	return out
 }
