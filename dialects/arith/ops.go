@@ -7,6 +7,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect arith
+
 // Name is the dialect namespace.
 const Name = "arith"
 

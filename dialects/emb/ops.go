@@ -35,6 +35,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect emb
+
 // Name is the dialect namespace.
 const Name = "emb"
 

@@ -6,6 +6,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect func
+
 // Name is the dialect namespace.
 const Name = "func"
 

@@ -27,6 +27,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect fused
+
 // Name is the dialect namespace.
 const Name = "fused"
 

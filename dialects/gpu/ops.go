@@ -5,6 +5,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect gpu
+
 // Name is the dialect namespace.
 const Name = "gpu"
 

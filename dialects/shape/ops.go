@@ -78,6 +78,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect shape
+
 // Name is the dialect namespace.
 const Name = "shape"
 

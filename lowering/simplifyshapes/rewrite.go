@@ -515,7 +515,7 @@ func (sp *simplifier) assertEmbConcat(op *textir.Operation, rw textir.PatternRew
 	}
 	sp.asserted[op] = true
 	before := sp.created
-	cc := emb.Concat(op)
+	cc, _ := emb.AsConcat(op)
 	for _, x := range cc.Inputs() {
 		sp.assert(rw, op, x)
 	}
@@ -545,14 +545,9 @@ func (sp *simplifier) assertLookupIds(op *textir.Operation, rw textir.PatternRew
 	}
 	sp.asserted[op] = true
 	before := sp.created
-	ids := emb.Lookup(op).IDs()
-	if ids == nil {
-		ids = emb.GatherScatter(op).IDs()
+	if lk, ok := emb.AsTableLookup(op); ok {
+		sp.assert(rw, op, lk.IDs())
 	}
-	if ids == nil {
-		ids = emb.Gather(op).IDs()
-	}
-	sp.assert(rw, op, ids)
 	return sp.created != before
 }
 

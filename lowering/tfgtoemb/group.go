@@ -138,13 +138,8 @@ func addNSite(op *textir.Operation) *site {
 // lookupTable returns the table operand of an emb.lookup,
 // emb.gather_scatter or emb.gather op, or nil.
 func lookupTable(op *textir.Operation) *textir.Value {
-	switch op.Name() {
-	case emb.LookupOp:
-		return emb.Lookup(op).Table()
-	case emb.GatherScatterOp:
-		return emb.GatherScatter(op).Table()
-	case emb.GatherOp:
-		return emb.Gather(op).Table()
+	if l, ok := emb.AsTableLookup(op); ok {
+		return l.Table()
 	}
 	return nil
 }
@@ -251,7 +246,8 @@ func makeGroup(rw *rewrite.Rewriter, at *textir.Operation, lookups []*textir.Ope
 	loc := textir.NameLoc{Name: tfg.NodeName(at) + "/embeddings"}
 	e := rw.Create(&textir.OperationState{Name: emb.ConcatOp, Loc: loc, Operands: vals,
 		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, width}, textir.F32())}})
-	return emb.Concat(e).Result()
+	c, _ := emb.AsConcat(e)
+	return c.Result()
 }
 
 // slice returns columns [off, off+w) of e (of width width), or e itself.

@@ -45,13 +45,8 @@ func removeRanges(ctx *textir.Context, rw *rewrite.Rewriter, cols []*Column) int
 // lookupResult returns the result of an emb.lookup, emb.gather_scatter or
 // emb.gather op, or nil.
 func lookupResult(op *textir.Operation) *textir.Value {
-	switch op.Name() {
-	case emb.LookupOp:
-		return emb.Lookup(op).Result()
-	case emb.GatherScatterOp:
-		return emb.GatherScatter(op).Result()
-	case emb.GatherOp:
-		return emb.Gather(op).Result()
+	if l, ok := emb.AsTableLookup(op); ok {
+		return l.Result()
 	}
 	return nil
 }
