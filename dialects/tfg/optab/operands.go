@@ -118,8 +118,12 @@ func (o *Op) OutputRange(op *textir.Operation, name string) (lo, hi int, ok bool
 
 // Operands returns the data operands of tfg op op that input argument name
 // stands for (one for a plain argument, N for "N * T"), or nil when op is
-// not a tfg op of the table, its row has no such input, or op lacks them.
+// nil or not a tfg op of the table, its row has no such input, or op lacks
+// them.
 func Operands(op *textir.Operation, name string) []*textir.Value {
+	if op == nil {
+		return nil
+	}
 	o, ok := Of(op.Name())
 	if !ok {
 		return nil
@@ -148,6 +152,9 @@ func Operand(op *textir.Operation, name string) *textir.Value {
 // Results returns the data results of tfg op op that output argument name
 // stands for, or nil as Operands does.
 func Results(op *textir.Operation, name string) []*textir.Value {
+	if op == nil {
+		return nil
+	}
 	o, ok := Of(op.Name())
 	if !ok {
 		return nil
