@@ -227,8 +227,8 @@ func (g *gen) build() {
 	g.rowBase = g.Add(g.row0, g.mulc(g.ty, d.ThreadM))
 	g.colBase = g.Add(g.col0, g.mulc(g.tx, d.ThreadN))
 	shared := func(n int64) *textir.Value {
-		return g.Op(gpu.SharedAllocOp, nil, []textir.Type{gpu.PtrType(g.acc, gpu.Shared)},
-			textir.NamedAttribute{Name: "count", Value: textir.I64Attr(n)}).Result(0)
+		return g.Val(gpu.SharedAllocOp, nil, gpu.PtrType(g.acc, gpu.Shared),
+			textir.NamedAttribute{Name: "count", Value: textir.I64Attr(n)})
 	}
 	g.as = shared(d.BlockK * d.BlockM)
 	g.bs = shared(d.BlockK * d.BlockN)

@@ -115,7 +115,7 @@ func removeIdentities(rw *rewrite.Rewriter, cols []*Column) bool {
 				continue
 			}
 			if x := identityOperand(op); x != nil {
-				rw.ReplaceAllUsesWith(soleOutput(op), x)
+				rw.ReplaceAllUsesWith(optab.SoleResult(op), x)
 				rw.EraseOp(op)
 				changed = true
 			}
@@ -160,7 +160,7 @@ func identityOperand(op *textir.Operation) *textir.Value {
 	if c := tfg.ControlResult(op); c == nil || c.HasUses() {
 		return nil
 	}
-	res := soleOutput(op)
+	res := optab.SoleResult(op)
 	if res == nil {
 		return nil
 	}

@@ -63,30 +63,6 @@ func numArgs(op *textir.Operation) int {
 // Named operands and results of tfg ops come from the TensorFlow op table:
 // optab.Operand(sel, "e") is a Select's else value.
 
-// soleInput returns the input of a tfg op of one input argument
-// (Identity's "input", Cast's "x", ...), or nil.
-func soleInput(op *textir.Operation) *textir.Value {
-	if op == nil {
-		return nil
-	}
-	if o, ok := optab.Of(op.Name()); ok && len(o.Inputs) == 1 {
-		return optab.Operand(op, o.Inputs[0].Name)
-	}
-	return nil
-}
-
-// soleOutput returns the output of a tfg op of one output argument
-// (Identity's "output", Add's "z", ...), or nil.
-func soleOutput(op *textir.Operation) *textir.Value {
-	if op == nil {
-		return nil
-	}
-	if o, ok := optab.Of(op.Name()); ok && len(o.Outputs) == 1 {
-		return optab.Result(op, o.Outputs[0].Name)
-	}
-	return nil
-}
-
 // isOutput reports whether v is the output name of the tfg op that
 // defines it.
 func isOutput(v *textir.Value, name string) bool {
@@ -279,7 +255,7 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 			}
 			return nil, false
 		case isOp(d, "Identity", "Snapshot", "Bucketize", "Cast", "StringToHashBucketFast", "AsString"):
-			v = soleInput(d)
+			v = optab.SoleOperand(d)
 			continue
 		case isOp(d, "StringSplitV2"):
 			switch {

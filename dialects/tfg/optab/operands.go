@@ -178,3 +178,29 @@ func Result(op *textir.Operation, name string) *textir.Value {
 	}
 	return nil
 }
+
+// SoleOperand returns the data operand of a tfg op whose row has one input
+// argument of one tensor (Identity's "input", Relu's "features", Cast's
+// "x"), or nil: for generic code over such ops.
+func SoleOperand(op *textir.Operation) *textir.Value {
+	if op == nil {
+		return nil
+	}
+	if o, ok := Of(op.Name()); ok && len(o.Inputs) == 1 {
+		return Operand(op, o.Inputs[0].Name)
+	}
+	return nil
+}
+
+// SoleResult returns the data result of a tfg op whose row has one output
+// argument of one tensor (Identity's "output", Add's "z", MatMul's
+// "product"), or nil.
+func SoleResult(op *textir.Operation) *textir.Value {
+	if op == nil {
+		return nil
+	}
+	if o, ok := Of(op.Name()); ok && len(o.Outputs) == 1 {
+		return Result(op, o.Outputs[0].Name)
+	}
+	return nil
+}
