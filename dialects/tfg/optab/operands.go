@@ -143,8 +143,15 @@ func Operands(op *textir.Operation, name string) []*textir.Value {
 // Operand(reshape, "shape") is a tfg.Reshape's target shape. It returns nil
 // where Operands would, and when the argument is not exactly one tensor.
 func Operand(op *textir.Operation, name string) *textir.Value {
-	if vs := Operands(op, name); len(vs) == 1 {
-		return vs[0]
+	if op == nil {
+		return nil
+	}
+	o, ok := Of(op.Name())
+	if !ok {
+		return nil
+	}
+	if lo, hi, ok := o.InputRange(op, name); ok && hi == lo+1 {
+		return op.Operand(lo)
 	}
 	return nil
 }
@@ -173,8 +180,15 @@ func Results(op *textir.Operation, name string) []*textir.Value {
 // Result returns the data result of tfg op op for output argument name, or
 // nil as Operand does.
 func Result(op *textir.Operation, name string) *textir.Value {
-	if vs := Results(op, name); len(vs) == 1 {
-		return vs[0]
+	if op == nil {
+		return nil
+	}
+	o, ok := Of(op.Name())
+	if !ok {
+		return nil
+	}
+	if lo, hi, ok := o.OutputRange(op, name); ok && hi == lo+1 {
+		return op.Result(lo)
 	}
 	return nil
 }
