@@ -215,8 +215,10 @@ func concatsReached(v *textir.Value) []*textir.Operation {
 						seen[o] = true
 						out = append(out, o)
 					}
-				case passedOn(o, optab.Result(o, "output")) == x:
-					next = append(next, optab.Result(o, "output"))
+				case o.Name() == "tfg.Identity" || o.Name() == "tfg.Reshape":
+					if out := optab.Result(o, "output"); passedOn(o, out) == x {
+						next = append(next, out)
+					}
 				}
 			}
 		}
