@@ -10,6 +10,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -42,15 +43,6 @@ type Column struct {
 	Class  int64
 }
 
-// isLookup reports whether op is a pooled lookup of the emb dialect.
-func isLookup(op *textir.Operation) bool {
-	switch op.Name() {
-	case emb.LookupOp, emb.GatherOp, emb.GatherScatterOp:
-		return true
-	}
-	return false
-}
-
 // CollectColumns describes the pooled lookups of m, in IR order.
 func CollectColumns(m *textir.Operation) []*Column {
 	var cols []*Column
@@ -58,18 +50,23 @@ func CollectColumns(m *textir.Operation) []*Column {
 		if op.Name() == "gpu.module" {
 			return false
 		}
-		if !isLookup(op) {
+		lk, ok := emb.AsTableLookup(op)
+		if !ok {
 			return true
 		}
+		var weights *textir.Value
+		if p, ok := emb.AsPooledLookup(op); ok {
+			weights = p.Weights()
+		}
 		c := &Column{Lookup: strings.TrimPrefix(op.Name(), emb.Name+"."), Combiner: emb.Combiner(op),
-			Weighted: op.NumOperands() > 3, Class: -1}
+			Weighted: weights != nil, Class: -1}
 		if n, ok := textir.LocName(op.Loc()); ok {
 			c.Name = n
 		}
-		if t, ok := op.Operand(0).Type().(*textir.TensorType); ok && len(t.Shape) == 2 {
+		if t, ok := lk.Table().Type().(*textir.TensorType); ok && len(t.Shape) == 2 {
 			c.Rows, c.Width = t.Shape[0], t.Shape[1]
 		}
-		if d := op.Operand(0).DefiningOp(); d != nil {
+		if d := lk.Table().DefiningOp(); d != nil {
 			if s, ok := d.Attr(emb.AttrName).(textir.StringAttr); ok {
 				c.Table = s.Value
 			}
@@ -80,9 +77,9 @@ func CollectColumns(m *textir.Operation) []*Column {
 		if op.Name() == emb.GatherOp {
 			c.Combiner = emb.CombinerSum
 		}
-		c.Transforms, c.Sources = idChain(op.Operand(1))
+		c.Transforms, c.Sources = idChain(lk.IDs())
 		if c.Weighted {
-			if _, ws := idChain(op.Operand(3)); len(ws) > 0 && !slices.Contains(c.Sources, ws[0]) {
+			if _, ws := idChain(weights); len(ws) > 0 && !slices.Contains(c.Sources, ws[0]) {
 				c.Sources = append(c.Sources, ws...)
 			}
 		}
@@ -104,27 +101,48 @@ func idChain(v *textir.Value) (xforms, sources []string) {
 			}
 			break
 		}
-		switch op.Name() {
-		case emb.FromDenseOp, emb.SplitStringsOp:
+		if d, ok := emb.AsFromDense(op); ok {
 			xforms = append(xforms, opLabel(op))
-			sources = append(sources, feedOf(op.Operand(0)))
-		case emb.FromSparseOp:
+			sources = append(sources, feedOf(d.Input()))
+		} else if s, ok := emb.AsSplitStrings(op); ok {
 			xforms = append(xforms, opLabel(op))
-			sources = append(sources, feedOf(op.Operand(1)))
-		default:
-			if op.NumOperands() > 0 {
-				if op.Name() != emb.FilterOp || len(xforms) == 0 || xforms[len(xforms)-1] != opLabel(op) {
-					xforms = append(xforms, opLabel(op))
-				}
-				v = op.Operand(0)
-				continue
+			sources = append(sources, feedOf(s.Input()))
+		} else if s, ok := emb.AsFromSparse(op); ok {
+			xforms = append(xforms, opLabel(op))
+			sources = append(sources, feedOf(s.SparseValues()))
+		} else if in := idInput(op); in != nil {
+			if op.Name() != emb.FilterOp || len(xforms) == 0 || xforms[len(xforms)-1] != opLabel(op) {
+				xforms = append(xforms, opLabel(op))
 			}
+			v = in
+			continue
+		} else {
 			sources = append(sources, strings.TrimPrefix(op.Name(), emb.Name+"."))
 		}
 		break
 	}
 	slices.Reverse(xforms)
 	return xforms, sources
+}
+
+// feedInputs names the input of the tfg ops feedOf looks through.
+var feedInputs = map[string]string{"tfg.Identity": "input", "tfg.Cast": "x", "tfg.Reshape": "tensor",
+	"tfg.ExpandDims": "input", "tfg.Squeeze": "input", "tfg.AsString": "input"}
+
+// idInput returns the values an emb op on the way from a source to a
+// lookup's ids reads: an id transform's input, or the values emb.add_offset
+// and emb.filter take; nil for another op.
+func idInput(op *textir.Operation) *textir.Value {
+	if t, ok := emb.AsIDTransform(op); ok {
+		return t.Input()
+	}
+	if a, ok := emb.AsAddOffset(op); ok {
+		return a.Values()
+	}
+	if f, ok := emb.AsFilter(op); ok {
+		return f.Values()
+	}
+	return nil
 }
 
 // feedOf names the tensor v: the placeholder it is read from through
@@ -140,8 +158,10 @@ func feedOf(v *textir.Value) string {
 		case "tfg.Placeholder", "tfg.PlaceholderWithDefault":
 			return tfg.NodeName(op)
 		case "tfg.Identity", "tfg.Cast", "tfg.Reshape", "tfg.ExpandDims", "tfg.Squeeze", "tfg.AsString":
-			v = op.Operand(0)
-			continue
+			if in := optab.Operand(op, feedInputs[op.Name()]); in != nil {
+				v = in
+				continue
+			}
 		}
 		break
 	}

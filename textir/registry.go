@@ -173,6 +173,16 @@ type OpDef struct {
 	Attrs        []AttrSpec       // required and optional attributes (looked up in props, then attrs)
 	Traits       Trait
 
+	// NamedOperands and NamedResults name the operands and the results in
+	// order, as the $names of MLIR's ODS do (arith.select: condition,
+	// true_value, false_value): one name per value, or one name marked
+	// "name?" or "name..." for an optional or variadic group (opnames.go).
+	// CheckNames checks them against Operands and Results; nil declares no
+	// names. Each dialect's views (views_gen.go) are generated from them.
+	// (ResultNames, below, is another thing: SSA name hints for printing.)
+	NamedOperands []string
+	NamedResults  []string
+
 	// Verify checks what the declaration cannot; it runs after the
 	// declarative checks passed. Return op.Errorf(...) on failure.
 	Verify func(op *Operation) error
@@ -243,6 +253,9 @@ func (c *Context) Register(d *Dialect) {
 		}
 		if info, ok := c.infos[def.Name]; ok && info.Def != nil {
 			panic("textir: op " + def.Name + " registered twice")
+		}
+		if err := def.CheckNames(); err != nil {
+			panic("textir: " + err.Error())
 		}
 		c.infos[def.Name] = &OpInfo{Name: def.Name, Dialect: d.Name, Def: def}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 
+	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -28,37 +29,6 @@ import (
 const (
 	Triple     = "nvptx64-nvidia-cuda"
 	DataLayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-)
-
-// Op names of the gpu dialect (dialects/gpu/doc.go is the contract).
-const (
-	opModule      = "gpu.module"
-	opFunc        = "gpu.func"
-	opReturn      = "gpu.return"
-	opCall        = "gpu.call"
-	opThreadID    = "gpu.thread_id"
-	opBlockID     = "gpu.block_id"
-	opBlockDim    = "gpu.block_dim"
-	opGridDim     = "gpu.grid_dim"
-	opLaneID      = "gpu.lane_id"
-	opBarrier     = "gpu.barrier"
-	opWarpSync    = "gpu.warp_sync"
-	opShuffle     = "gpu.shuffle"
-	opLoad        = "gpu.load"
-	opStore       = "gpu.store"
-	opPtrOffset   = "gpu.ptr_offset"
-	opPtrCast     = "gpu.ptr_cast"
-	opSharedAlloc = "gpu.shared_alloc"
-	opAtomicAdd   = "gpu.atomic_add"
-	opFor         = "gpu.for"
-	opIf          = "gpu.if"
-	opYield       = "gpu.yield"
-	opSqrt        = "gpu.sqrt"
-	opRsqrt       = "gpu.rsqrt"
-	opFabs        = "gpu.fabs"
-	opMin         = "gpu.min"
-	opMax         = "gpu.max"
-	opFma         = "gpu.fma"
 )
 
 // Emit converts the gpu.module ops found in module (a builtin.module holding
@@ -71,11 +41,11 @@ func Emit(module *textir.Operation) (*ir.Module, error) {
 	}
 	e := newEmitter()
 	var gpuModules []*textir.Operation
-	if module.Name() == opModule {
+	if module.Name() == gpu.ModuleOp {
 		gpuModules = append(gpuModules, module)
 	} else {
 		module.Walk(func(op *textir.Operation) bool {
-			if op.Name() == opModule {
+			if op.Name() == gpu.ModuleOp {
 				gpuModules = append(gpuModules, op)
 				return false
 			}
@@ -89,12 +59,12 @@ func Emit(module *textir.Operation) (*ir.Module, error) {
 			for _, b := range r.Blocks() {
 				for op := range b.Ops() {
 					switch op.Name() {
-					case opFunc:
+					case gpu.FuncOp:
 						if err := e.declareFunc(op); err != nil {
 							return nil, err
 						}
 						bodies = append(bodies, op)
-					case "gpu.module_end", opReturn:
+					case "gpu.module_end", gpu.ReturnOp: // MLIR's terminator of gpu.module, which this gpu dialect does not need
 					default:
 						return nil, op.Errorf("cannot be emitted in a gpu.module (only gpu.func)")
 					}

@@ -12,6 +12,7 @@ import (
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 
+	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -49,7 +50,7 @@ func (e *emitter) defineFunc(op *textir.Operation) error {
 	if err != nil {
 		return err
 	}
-	if term == nil || term.Name() != opReturn {
+	if term == nil || term.Name() != gpu.ReturnOp {
 		at := op
 		if term != nil {
 			at = term
@@ -85,15 +86,21 @@ func (fe *fnEmitter) place(b *ir.Block) {
 func (fe *fnEmitter) emitBlock(b *textir.Block) ([]value.Value, *textir.Operation, error) {
 	for op := range b.Ops() {
 		switch op.Name() {
-		case opYield, opReturn:
+		case gpu.YieldOp, gpu.ReturnOp:
 			if op.Next() != nil {
 				return nil, nil, op.Errorf("must be the last op of its block")
 			}
-			vs, err := fe.operands(op)
+			var ins []*textir.Value
+			if y, ok := gpu.AsYield(op); ok {
+				ins = y.Results()
+			} else if r, ok := gpu.AsReturn(op); ok {
+				ins = r.Operands()
+			}
+			vs, err := fe.values(op, ins)
 			if err != nil {
 				return nil, nil, err
 			}
-			if op.Name() == opReturn {
+			if op.Name() == gpu.ReturnOp {
 				if err := fe.emitReturn(op, vs); err != nil {
 					return nil, nil, err
 				}
@@ -107,30 +114,32 @@ func (fe *fnEmitter) emitBlock(b *textir.Block) ([]value.Value, *textir.Operatio
 	return nil, nil, nil
 }
 
-func (fe *fnEmitter) operand(op *textir.Operation, i int) (value.Value, error) {
-	v := op.Operand(i)
-	if lv, ok := fe.vals[v]; ok {
+// value returns the LLVM value of v, an operand of op.
+func (fe *fnEmitter) value(op *textir.Operation, v *textir.Value) (value.Value, error) {
+	if lv, ok := fe.vals[v]; ok && v != nil {
 		return lv, nil
 	}
-	return nil, op.Errorf("operand #%d is not defined inside the gpu.func", i)
+	return nil, op.Errorf("operand #%d is not defined inside the gpu.func", operandIndex(op, v))
 }
 
-func (fe *fnEmitter) operands(op *textir.Operation) ([]value.Value, error) {
-	vs := make([]value.Value, op.NumOperands())
-	for i := range vs {
-		v, err := fe.operand(op, i)
+// values returns the LLVM values of vs, operands of op.
+func (fe *fnEmitter) values(op *textir.Operation, vs []*textir.Value) ([]value.Value, error) {
+	lvs := make([]value.Value, len(vs))
+	for i, v := range vs {
+		lv, err := fe.value(op, v)
 		if err != nil {
 			return nil, err
 		}
-		vs[i] = v
+		lvs[i] = lv
 	}
-	return vs, nil
+	return lvs, nil
 }
 
-func (fe *fnEmitter) resultType(op *textir.Operation, i int) (types.Type, error) {
-	t, err := llvmType(op.Result(i).Type())
+// resultType returns the LLVM type of r, a result of op.
+func (fe *fnEmitter) resultType(op *textir.Operation, r *textir.Value) (types.Type, error) {
+	t, err := llvmType(r.Type())
 	if err != nil {
-		return nil, op.Errorf("result #%d: %v", i, err)
+		return nil, op.Errorf("result #%d: %v", r.Index(), err)
 	}
 	return t, nil
 }
@@ -189,30 +198,39 @@ func (fe *fnEmitter) emitOp(op *textir.Operation) error {
 var gpuOps map[string]func(*fnEmitter, *textir.Operation) error
 
 func init() {
+	unaryMath := func(as func(*textir.Operation) unaryView) func(*textir.Operation) ([]*textir.Value, *textir.Value) {
+		return func(op *textir.Operation) ([]*textir.Value, *textir.Value) {
+			u := as(op)
+			return []*textir.Value{u.Operand()}, u.Result()
+		}
+	}
 	gpuOps = map[string]func(*fnEmitter, *textir.Operation) error{
-		opThreadID:    sreg("tid"),
-		opBlockID:     sreg("ctaid"),
-		opBlockDim:    sreg("ntid"),
-		opGridDim:     sreg("nctaid"),
-		opLaneID:      (*fnEmitter).emitLaneID,
-		opBarrier:     (*fnEmitter).emitBarrier,
-		opWarpSync:    (*fnEmitter).emitWarpSync,
-		opShuffle:     (*fnEmitter).emitShuffle,
-		opLoad:        (*fnEmitter).emitLoad,
-		opStore:       (*fnEmitter).emitStore,
-		opPtrOffset:   (*fnEmitter).emitPtrOffset,
-		opPtrCast:     (*fnEmitter).emitPtrCast,
-		opSharedAlloc: (*fnEmitter).emitSharedAlloc,
-		opAtomicAdd:   (*fnEmitter).emitAtomicAdd,
-		opFor:         (*fnEmitter).emitFor,
-		opIf:          (*fnEmitter).emitIf,
-		opCall:        (*fnEmitter).emitCall,
-		opSqrt:        mathOp("llvm.sqrt", "llvm.sqrt", 1),
-		opRsqrt:       mathOp("llvm.nvvm.rsqrt.approx.f", "llvm.nvvm.rsqrt.approx.d", 1),
-		opFabs:        mathOp("llvm.fabs", "llvm.fabs", 1),
-		opFma:         mathOp("llvm.fma", "llvm.fma", 3),
-		opMin:         minMax("llvm.minnum", "llvm.smin"),
-		opMax:         minMax("llvm.maxnum", "llvm.smax"),
+		gpu.ThreadIdOp:    sreg("tid", result(gpu.AsThreadId)),
+		gpu.BlockIdOp:     sreg("ctaid", result(gpu.AsBlockId)),
+		gpu.BlockDimOp:    sreg("ntid", result(gpu.AsBlockDim)),
+		gpu.GridDimOp:     sreg("nctaid", result(gpu.AsGridDim)),
+		gpu.LaneIdOp:      (*fnEmitter).emitLaneID,
+		gpu.BarrierOp:     (*fnEmitter).emitBarrier,
+		gpu.WarpSyncOp:    (*fnEmitter).emitWarpSync,
+		gpu.ShuffleOp:     (*fnEmitter).emitShuffle,
+		gpu.LoadOp:        (*fnEmitter).emitLoad,
+		gpu.StoreOp:       (*fnEmitter).emitStore,
+		gpu.PtrOffsetOp:   (*fnEmitter).emitPtrOffset,
+		gpu.PtrCastOp:     (*fnEmitter).emitPtrCast,
+		gpu.SharedAllocOp: (*fnEmitter).emitSharedAlloc,
+		gpu.AtomicAddOp:   (*fnEmitter).emitAtomicAdd,
+		gpu.ForOp:         (*fnEmitter).emitFor,
+		gpu.IfOp:          (*fnEmitter).emitIf,
+		gpu.CallOp:        (*fnEmitter).emitCall,
+		gpu.SqrtOp:        mathOp("llvm.sqrt", "llvm.sqrt", 1, unaryMath(unary(gpu.AsSqrt))),
+		gpu.RsqrtOp:       mathOp("llvm.nvvm.rsqrt.approx.f", "llvm.nvvm.rsqrt.approx.d", 1, unaryMath(unary(gpu.AsRsqrt))),
+		gpu.FabsOp:        mathOp("llvm.fabs", "llvm.fabs", 1, unaryMath(unary(gpu.AsFabs))),
+		gpu.FmaOp: mathOp("llvm.fma", "llvm.fma", 3, func(op *textir.Operation) ([]*textir.Value, *textir.Value) {
+			f, _ := gpu.AsFma(op)
+			return []*textir.Value{f.A(), f.B(), f.C()}, f.Result()
+		}),
+		gpu.MinOp: minMax("llvm.minnum", "llvm.smin", binary(gpu.AsMin)),
+		gpu.MaxOp: minMax("llvm.maxnum", "llvm.smax", binary(gpu.AsMax)),
 	}
 }
 
@@ -235,16 +253,16 @@ func dimOf(op *textir.Operation) (string, error) {
 	return "", op.Errorf("needs a 'dim' attribute (x, y or z)")
 }
 
-// setResult maps result i of op to v, extending or truncating an i32
+// setIntResult maps result r of op to v, extending or truncating an i32
 // special register to the result's integer type.
-func (fe *fnEmitter) setIntResult(op *textir.Operation, v value.Value) error {
-	rt, err := fe.resultType(op, 0)
+func (fe *fnEmitter) setIntResult(op *textir.Operation, r *textir.Value, v value.Value) error {
+	rt, err := fe.resultType(op, r)
 	if err != nil {
 		return err
 	}
 	it, ok := rt.(*types.IntType)
 	if !ok {
-		return op.Errorf("result must be an integer, got %s", op.Result(0).Type())
+		return op.Errorf("result must be an integer, got %s", r.Type())
 	}
 	switch {
 	case it.BitSize > 32:
@@ -252,11 +270,11 @@ func (fe *fnEmitter) setIntResult(op *textir.Operation, v value.Value) error {
 	case it.BitSize < 32:
 		v = fe.cur.NewTrunc(v, it)
 	}
-	fe.vals[op.Result(0)] = v
+	fe.vals[r] = v
 	return nil
 }
 
-func sreg(reg string) func(*fnEmitter, *textir.Operation) error {
+func sreg(reg string, as func(*textir.Operation) resultView) func(*fnEmitter, *textir.Operation) error {
 	return func(fe *fnEmitter, op *textir.Operation) error {
 		if err := fe.expect(op, 0, 1); err != nil {
 			return err
@@ -266,7 +284,7 @@ func sreg(reg string) func(*fnEmitter, *textir.Operation) error {
 			return err
 		}
 		f := fe.e.intrinsic("llvm.nvvm.read.ptx.sreg."+reg+"."+dim, types.I32)
-		return fe.setIntResult(op, fe.cur.NewCall(f))
+		return fe.setIntResult(op, as(op).Result(), fe.cur.NewCall(f))
 	}
 }
 
@@ -274,8 +292,9 @@ func (fe *fnEmitter) emitLaneID(op *textir.Operation) error {
 	if err := fe.expect(op, 0, 1); err != nil {
 		return err
 	}
+	l, _ := gpu.AsLaneId(op)
 	f := fe.e.intrinsic("llvm.nvvm.read.ptx.sreg.laneid", types.I32)
-	return fe.setIntResult(op, fe.cur.NewCall(f))
+	return fe.setIntResult(op, l.Result(), fe.cur.NewCall(f))
 }
 
 func (fe *fnEmitter) emitBarrier(op *textir.Operation) error {
@@ -309,14 +328,15 @@ func (fe *fnEmitter) emitShuffle(op *textir.Operation) error {
 	if !ok {
 		return op.Errorf("unknown shuffle mode %q (xor, down, up or idx)", mode)
 	}
-	vs, err := fe.operands(op)
+	s, _ := gpu.AsShuffle(op)
+	vs, err := fe.values(op, []*textir.Value{s.Value(), s.Offset(), s.Width()})
 	if err != nil {
 		return err
 	}
 	val, offset, width := vs[0], vs[1], vs[2]
-	for i, v := range []value.Value{offset, width} {
-		if !v.Type().Equal(types.I32) {
-			return op.Errorf("operand #%d must be i32, got %s", i+1, op.Operand(i+1).Type())
+	for _, v := range []*textir.Value{s.Offset(), s.Width()} {
+		if !fe.vals[v].Type().Equal(types.I32) {
+			return op.Errorf("operand #%d must be i32, got %s", operandIndex(op, v), v.Type())
 		}
 	}
 	// The clamp operand: (32 - width) << 8 is the segment mask; the low bits
@@ -357,7 +377,7 @@ func (fe *fnEmitter) emitShuffle(op *textir.Operation) error {
 		case types.FloatKindDouble:
 			r = fe.cur.NewBitCast(fe.shuffle64(fe.cur.NewBitCast(val, types.I64), shfl32), types.Double)
 		default:
-			return op.Errorf("cannot shuffle %s", op.Operand(0).Type())
+			return op.Errorf("cannot shuffle %s", s.Value().Type())
 		}
 	case *types.IntType:
 		switch {
@@ -368,12 +388,12 @@ func (fe *fnEmitter) emitShuffle(op *textir.Operation) error {
 		case t.BitSize == 64:
 			r = fe.shuffle64(val, shfl32)
 		default:
-			return op.Errorf("cannot shuffle %s", op.Operand(0).Type())
+			return op.Errorf("cannot shuffle %s", s.Value().Type())
 		}
 	default:
-		return op.Errorf("cannot shuffle %s", op.Operand(0).Type())
+		return op.Errorf("cannot shuffle %s", s.Value().Type())
 	}
-	fe.vals[op.Result(0)] = r
+	fe.vals[s.Result()] = r
 	return nil
 }
 
@@ -385,40 +405,42 @@ func (fe *fnEmitter) shuffle64(v value.Value, shfl32 func(value.Value) value.Val
 	return b.NewOr(b.NewShl(b.NewZExt(hi, types.I64), constant.NewInt(types.I64, 32)), b.NewZExt(lo, types.I64))
 }
 
-// ptrOperand returns operand i as a pointer with its !gpu.ptr description.
-func (fe *fnEmitter) ptrOperand(op *textir.Operation, i int) (value.Value, ptrInfo, error) {
-	v, err := fe.operand(op, i)
+// ptrValue returns operand ptr of op as a pointer with its !gpu.ptr
+// description.
+func (fe *fnEmitter) ptrValue(op *textir.Operation, ptr *textir.Value) (value.Value, ptrInfo, error) {
+	v, err := fe.value(op, ptr)
 	if err != nil {
 		return nil, ptrInfo{}, err
 	}
-	p, isPtr, err := parsePtr(op.Operand(i).Type())
+	p, isPtr, err := parsePtr(ptr.Type())
 	if err != nil {
-		return nil, ptrInfo{}, op.Errorf("operand #%d: %v", i, err)
+		return nil, ptrInfo{}, op.Errorf("operand #%d: %v", operandIndex(op, ptr), err)
 	}
 	if !isPtr {
-		return nil, ptrInfo{}, op.Errorf("operand #%d must be a !gpu.ptr, got %s", i, op.Operand(i).Type())
+		return nil, ptrInfo{}, op.Errorf("operand #%d must be a !gpu.ptr, got %s", operandIndex(op, ptr), ptr.Type())
 	}
 	return v, p, nil
 }
 
-func (fe *fnEmitter) indexOperand(op *textir.Operation, i int) (value.Value, error) {
-	v, err := fe.operand(op, i)
+// indexValue returns operand index of op, an integer.
+func (fe *fnEmitter) indexValue(op *textir.Operation, index *textir.Value) (value.Value, error) {
+	v, err := fe.value(op, index)
 	if err != nil {
 		return nil, err
 	}
 	if _, ok := v.Type().(*types.IntType); !ok {
-		return nil, op.Errorf("operand #%d (the index) must be an integer, got %s", i, op.Operand(i).Type())
+		return nil, op.Errorf("operand #%d (the index) must be an integer, got %s", operandIndex(op, index), index.Type())
 	}
 	return v, nil
 }
 
-// address returns &p[i] for the pointer operand pi and index operand ii.
-func (fe *fnEmitter) address(op *textir.Operation, pi, ii int) (value.Value, ptrInfo, error) {
-	p, info, err := fe.ptrOperand(op, pi)
+// address returns &ptr[index] for operands ptr and index of op.
+func (fe *fnEmitter) address(op *textir.Operation, ptr, index *textir.Value) (value.Value, ptrInfo, error) {
+	p, info, err := fe.ptrValue(op, ptr)
 	if err != nil {
 		return nil, info, err
 	}
-	idx, err := fe.indexOperand(op, ii)
+	idx, err := fe.indexValue(op, index)
 	if err != nil {
 		return nil, info, err
 	}
@@ -481,17 +503,19 @@ func (fe *fnEmitter) emitLoad(op *textir.Operation) error {
 	if err := fe.expect(op, 2, int(w)); err != nil {
 		return err
 	}
-	addr, info, err := fe.address(op, 0, 1)
+	l, _ := gpu.AsLoad(op)
+	addr, info, err := fe.address(op, l.Ptr(), l.Index())
 	if err != nil {
 		return err
 	}
-	for i := range op.NumResults() {
-		rt, err := fe.resultType(op, i)
+	results := l.Values()
+	for i, r := range results {
+		rt, err := fe.resultType(op, r)
 		if err != nil {
 			return err
 		}
 		if !rt.Equal(info.elem) {
-			return op.Errorf("result #%d has type %s, the pointer's elements are %s", i, op.Result(i).Type(), info.elem)
+			return op.Errorf("result #%d has type %s, the pointer's elements are %s", i, r.Type(), info.elem)
 		}
 	}
 	var ld *ir.InstLoad
@@ -509,11 +533,11 @@ func (fe *fnEmitter) emitLoad(op *textir.Operation) error {
 		ld.Metadata = append(ld.Metadata, &metadata.Attachment{Name: "nontemporal", Node: fe.e.nontemporalMD()})
 	}
 	if w == 1 {
-		fe.vals[op.Result(0)] = ld
+		fe.vals[results[0]] = ld
 		return nil
 	}
-	for i := range op.NumResults() {
-		fe.vals[op.Result(i)] = fe.cur.NewExtractElement(ld, constant.NewInt(types.I32, int64(i)))
+	for i, r := range results {
+		fe.vals[r] = fe.cur.NewExtractElement(ld, constant.NewInt(types.I32, int64(i)))
 	}
 	return nil
 }
@@ -526,34 +550,35 @@ func (fe *fnEmitter) emitStore(op *textir.Operation) error {
 	if err := fe.expect(op, int(w)+2, 0); err != nil {
 		return err
 	}
-	n := int(w)
-	addr, info, err := fe.address(op, n, n+1)
+	st, _ := gpu.AsStore(op)
+	addr, info, err := fe.address(op, st.Ptr(), st.Index())
 	if err != nil {
 		return err
 	}
-	vals := make([]value.Value, n)
-	for i := range vals {
-		if vals[i], err = fe.operand(op, i); err != nil {
+	stored := st.Values()
+	vals := make([]value.Value, len(stored))
+	for i, v := range stored {
+		if vals[i], err = fe.value(op, v); err != nil {
 			return err
 		}
 		if !vals[i].Type().Equal(info.elem) {
-			return op.Errorf("stored value #%d has type %s, the pointer's elements are %s", i, op.Operand(i).Type(), info.elem)
+			return op.Errorf("stored value #%d has type %s, the pointer's elements are %s", i, v.Type(), info.elem)
 		}
 	}
-	var st *ir.InstStore
+	var inst *ir.InstStore
 	if w == 1 {
-		st = fe.cur.NewStore(vals[0], addr)
+		inst = fe.cur.NewStore(vals[0], addr)
 	} else {
 		vp, vt := fe.vectorPtr(addr, info, w)
 		var vec value.Value = constant.NewUndef(vt)
 		for i, v := range vals {
 			vec = fe.cur.NewInsertElement(vec, v, constant.NewInt(types.I32, int64(i)))
 		}
-		st = fe.cur.NewStore(vec, vp)
+		inst = fe.cur.NewStore(vec, vp)
 	}
-	st.Align = ir.Align(w * sizeOf(info.elem))
+	inst.Align = ir.Align(w * sizeOf(info.elem))
 	if hasUnit(op, "nontemporal") {
-		st.Metadata = append(st.Metadata, &metadata.Attachment{Name: "nontemporal", Node: fe.e.nontemporalMD()})
+		inst.Metadata = append(inst.Metadata, &metadata.Attachment{Name: "nontemporal", Node: fe.e.nontemporalMD()})
 	}
 	return nil
 }
@@ -562,11 +587,12 @@ func (fe *fnEmitter) emitPtrOffset(op *textir.Operation) error {
 	if err := fe.expect(op, 2, 1); err != nil {
 		return err
 	}
-	addr, _, err := fe.address(op, 0, 1)
+	po, _ := gpu.AsPtrOffset(op)
+	addr, _, err := fe.address(op, po.Ptr(), po.Index())
 	if err != nil {
 		return err
 	}
-	fe.vals[op.Result(0)] = addr
+	fe.vals[po.Result()] = addr
 	return nil
 }
 
@@ -574,25 +600,27 @@ func (fe *fnEmitter) emitPtrCast(op *textir.Operation) error {
 	if err := fe.expect(op, 1, 1); err != nil {
 		return err
 	}
-	p, from, err := fe.ptrOperand(op, 0)
+	pc, _ := gpu.AsPtrCast(op)
+	p, from, err := fe.ptrValue(op, pc.Source())
 	if err != nil {
 		return err
 	}
-	rt, err := fe.resultType(op, 0)
+	res := pc.Result()
+	rt, err := fe.resultType(op, res)
 	if err != nil {
 		return err
 	}
 	to, ok := rt.(*types.PointerType)
 	if !ok {
-		return op.Errorf("result must be a !gpu.ptr, got %s", op.Result(0).Type())
+		return op.Errorf("result must be a !gpu.ptr, got %s", res.Type())
 	}
 	switch {
 	case p.Type().Equal(to):
-		fe.vals[op.Result(0)] = p
+		fe.vals[res] = p
 	case from.space == to.AddrSpace:
-		fe.vals[op.Result(0)] = fe.cur.NewBitCast(p, to)
+		fe.vals[res] = fe.cur.NewBitCast(p, to)
 	default:
-		fe.vals[op.Result(0)] = fe.cur.NewAddrSpaceCast(p, to)
+		fe.vals[res] = fe.cur.NewAddrSpaceCast(p, to)
 	}
 	return nil
 }
@@ -607,12 +635,13 @@ func (fe *fnEmitter) emitSharedAlloc(op *textir.Operation) error {
 	if !ok || count <= 0 {
 		return op.Errorf("needs a positive integer 'count' attribute")
 	}
-	info, isPtr, err := parsePtr(op.Result(0).Type())
+	sa, _ := gpu.AsSharedAlloc(op)
+	info, isPtr, err := parsePtr(sa.Result().Type())
 	if err != nil {
 		return op.Errorf("%v", err)
 	}
 	if !isPtr || info.space != addrShared {
-		return op.Errorf("result must be a !gpu.ptr in the shared address space, got %s", op.Result(0).Type())
+		return op.Errorf("result must be a !gpu.ptr in the shared address space, got %s", sa.Result().Type())
 	}
 	if count*sizeOf(info.elem) > 228*1024 {
 		return op.Errorf("%d bytes of shared memory exceed the 228 KiB of an SM", count*sizeOf(info.elem))
@@ -628,7 +657,7 @@ func (fe *fnEmitter) emitSharedAlloc(op *textir.Operation) error {
 	zero := constant.NewInt(types.I64, 0)
 	gep := constant.NewGetElementPtr(arr, g, zero, zero)
 	gep.InBounds = true
-	fe.vals[op.Result(0)] = gep
+	fe.vals[sa.Result()] = gep
 	return nil
 }
 
@@ -636,23 +665,24 @@ func (fe *fnEmitter) emitAtomicAdd(op *textir.Operation) error {
 	if err := fe.expect(op, 3, 1); err != nil {
 		return err
 	}
-	addr, info, err := fe.address(op, 0, 1)
+	aa, _ := gpu.AsAtomicAdd(op)
+	addr, info, err := fe.address(op, aa.Ptr(), aa.Index())
 	if err != nil {
 		return err
 	}
-	v, err := fe.operand(op, 2)
+	v, err := fe.value(op, aa.Value())
 	if err != nil {
 		return err
 	}
 	if !v.Type().Equal(info.elem) {
-		return op.Errorf("added value has type %s, the pointer's elements are %s", op.Operand(2).Type(), info.elem)
+		return op.Errorf("added value has type %s, the pointer's elements are %s", aa.Value().Type(), info.elem)
 	}
 	kind := enum.AtomicOpAdd
 	if _, isFloat := info.elem.(*types.FloatType); isFloat {
 		kind = enum.AtomicOpFAdd
 	}
 	rmw := fe.cur.NewAtomicRMW(kind, addr, v, enum.AtomicOrderingMonotonic)
-	fe.vals[op.Result(0)] = rmw
+	fe.vals[aa.Result()] = rmw
 	return nil
 }
 
@@ -668,7 +698,8 @@ func (fe *fnEmitter) emitFor(op *textir.Operation) error {
 	if op.NumOperands() < 3 {
 		return op.Errorf("expected lower bound, upper bound and step operands, got %d operands", op.NumOperands())
 	}
-	vs, err := fe.operands(op)
+	loop, _ := gpu.AsFor(op)
+	vs, err := fe.values(op, append([]*textir.Value{loop.LowerBound(), loop.UpperBound(), loop.Step()}, loop.InitArgs()...))
 	if err != nil {
 		return err
 	}
@@ -676,13 +707,14 @@ func (fe *fnEmitter) emitFor(op *textir.Operation) error {
 	it, ok := lb.Type().(*types.IntType)
 	if !ok || !ub.Type().Equal(it) || !step.Type().Equal(it) {
 		return op.Errorf("bounds and step must be integers of one type, got %s, %s, %s",
-			op.Operand(0).Type(), op.Operand(1).Type(), op.Operand(2).Type())
+			loop.LowerBound().Type(), loop.UpperBound().Type(), loop.Step().Type())
 	}
 	if c, ok := step.(*constant.Int); ok && c.X.Sign() <= 0 {
 		return op.Errorf("step must be positive, got %s", c.X)
 	}
-	if op.NumResults() != len(inits) {
-		return op.Errorf("has %d iter_args but %d results", len(inits), op.NumResults())
+	results := loop.Results()
+	if len(results) != len(inits) {
+		return op.Errorf("has %d iter_args but %d results", len(inits), len(results))
 	}
 	if op.NumRegions() != 1 || len(op.Region(0).Blocks()) != 1 {
 		return op.Errorf("expected one region with one block")
@@ -710,7 +742,7 @@ func (fe *fnEmitter) emitFor(op *textir.Operation) error {
 	fe.vals[body.Arg(0)] = iv
 	for i, p := range phis {
 		if t, err := llvmType(body.Arg(i + 1).Type()); err != nil || !t.Equal(p.Type()) {
-			return op.Errorf("iter_arg #%d has type %s but its initial value is %s", i, body.Arg(i+1).Type(), op.Operand(3+i).Type())
+			return op.Errorf("iter_arg #%d has type %s but its initial value is %s", i, body.Arg(i+1).Type(), loop.InitArgs()[i].Type())
 		}
 		fe.vals[body.Arg(i+1)] = p
 	}
@@ -718,7 +750,7 @@ func (fe *fnEmitter) emitFor(op *textir.Operation) error {
 	if err != nil {
 		return err
 	}
-	if term != nil && term.Name() != opYield {
+	if term != nil && term.Name() != gpu.YieldOp {
 		return term.Errorf("cannot end a gpu.for body (gpu.yield does)")
 	}
 	if len(yielded) != len(phis) {
@@ -734,7 +766,7 @@ func (fe *fnEmitter) emitFor(op *textir.Operation) error {
 			return op.Errorf("yielded value #%d has type %s, the iter_arg is %s", i, yielded[i].Type(), p.Type())
 		}
 		p.Incs = append(p.Incs, ir.NewIncoming(yielded[i], latch))
-		fe.vals[op.Result(i)] = p
+		fe.vals[results[i]] = p
 	}
 	fe.place(exit)
 	return nil
@@ -745,12 +777,14 @@ func (fe *fnEmitter) emitIf(op *textir.Operation) error {
 	if op.NumOperands() != 1 {
 		return op.Errorf("expected one condition operand, got %d", op.NumOperands())
 	}
-	cond, err := fe.operand(op, 0)
+	ifOp, _ := gpu.AsIf(op)
+	results := ifOp.Results()
+	cond, err := fe.value(op, ifOp.Condition())
 	if err != nil {
 		return err
 	}
 	if !cond.Type().Equal(types.I1) {
-		return op.Errorf("condition must be i1, got %s", op.Operand(0).Type())
+		return op.Errorf("condition must be i1, got %s", ifOp.Condition().Type())
 	}
 	if op.NumRegions() < 1 || op.NumRegions() > 2 {
 		return op.Errorf("expected a then region and an optional else region")
@@ -760,7 +794,7 @@ func (fe *fnEmitter) emitIf(op *textir.Operation) error {
 	if op.NumRegions() == 2 && !op.Region(1).Empty() {
 		elseR = op.Region(1)
 	}
-	if elseR == nil && op.NumResults() > 0 {
+	if elseR == nil && len(results) > 0 {
 		return op.Errorf("has results but no else region")
 	}
 	for _, r := range []*textir.Region{thenR, elseR} {
@@ -786,11 +820,11 @@ func (fe *fnEmitter) emitIf(op *textir.Operation) error {
 		if err != nil {
 			return arm{}, err
 		}
-		if term != nil && term.Name() != opYield {
+		if term != nil && term.Name() != gpu.YieldOp {
 			return arm{}, term.Errorf("cannot end a gpu.if region (gpu.yield does)")
 		}
-		if len(vals) != op.NumResults() {
-			return arm{}, op.Errorf("a region yields %d values, expected %d", len(vals), op.NumResults())
+		if len(vals) != len(results) {
+			return arm{}, op.Errorf("a region yields %d values, expected %d", len(vals), len(results))
 		}
 		end := fe.cur
 		end.NewBr(merge)
@@ -807,16 +841,16 @@ func (fe *fnEmitter) emitIf(op *textir.Operation) error {
 		}
 	}
 	fe.place(merge)
-	for i := range op.NumResults() {
-		rt, err := fe.resultType(op, i)
+	for i, r := range results {
+		rt, err := fe.resultType(op, r)
 		if err != nil {
 			return err
 		}
 		a, b := thenArm.vals[i], elseArm.vals[i]
 		if !a.Type().Equal(rt) || !b.Type().Equal(rt) {
-			return op.Errorf("result #%d is %s but the regions yield %s and %s", i, op.Result(i).Type(), a.Type(), b.Type())
+			return op.Errorf("result #%d is %s but the regions yield %s and %s", i, r.Type(), a.Type(), b.Type())
 		}
-		fe.vals[op.Result(i)] = merge.NewPhi(ir.NewIncoming(a, thenArm.end), ir.NewIncoming(b, elseArm.end))
+		fe.vals[r] = merge.NewPhi(ir.NewIncoming(a, thenArm.end), ir.NewIncoming(b, elseArm.end))
 	}
 	return nil
 }
@@ -833,7 +867,8 @@ func (fe *fnEmitter) emitCall(op *textir.Operation) error {
 	if target.kernel {
 		return op.Errorf("calls kernel @%s; only device functions can be called", callee)
 	}
-	args, err := fe.operands(op)
+	call, _ := gpu.AsCall(op)
+	args, err := fe.values(op, call.Operands())
 	if err != nil {
 		return err
 	}
@@ -846,40 +881,44 @@ func (fe *fnEmitter) emitCall(op *textir.Operation) error {
 			return op.Errorf("argument #%d has type %s, @%s takes %s", i, a.Type(), callee, params[i].Typ)
 		}
 	}
-	if op.NumResults() != len(target.results) {
-		return op.Errorf("has %d results, @%s returns %d", op.NumResults(), callee, len(target.results))
+	results := call.Results()
+	if len(results) != len(target.results) {
+		return op.Errorf("has %d results, @%s returns %d", len(results), callee, len(target.results))
 	}
-	call := fe.cur.NewCall(target.f, args...)
-	switch op.NumResults() {
+	inst := fe.cur.NewCall(target.f, args...)
+	switch len(results) {
 	case 0:
 	case 1:
-		fe.vals[op.Result(0)] = call
+		fe.vals[results[0]] = inst
 	default:
-		for i := range op.NumResults() {
-			fe.vals[op.Result(i)] = fe.cur.NewExtractValue(call, uint64(i))
+		for i, r := range results {
+			fe.vals[r] = fe.cur.NewExtractValue(inst, uint64(i))
 		}
 	}
 	return nil
 }
 
 // mathOp emits a float intrinsic named f32Name.f32 / f64Name.f64 (or the
-// NVVM names, which carry their type in the name already).
-func mathOp(f32Name, f64Name string, arity int) func(*fnEmitter, *textir.Operation) error {
+// NVVM names, which carry their type in the name already) for an op of
+// arity operands; valuesOf names them, in the intrinsic's order, and the
+// result.
+func mathOp(f32Name, f64Name string, arity int, valuesOf func(*textir.Operation) ([]*textir.Value, *textir.Value)) func(*fnEmitter, *textir.Operation) error {
 	return func(fe *fnEmitter, op *textir.Operation) error {
 		if err := fe.expect(op, arity, 1); err != nil {
 			return err
 		}
-		args, err := fe.operands(op)
+		ins, res := valuesOf(op)
+		args, err := fe.values(op, ins)
 		if err != nil {
 			return err
 		}
 		ft, ok := args[0].Type().(*types.FloatType)
 		if !ok || (ft.Kind != types.FloatKindFloat && ft.Kind != types.FloatKindDouble) {
-			return op.Errorf("operands must be f32 or f64, got %s", op.Operand(0).Type())
+			return op.Errorf("operands must be f32 or f64, got %s", ins[0].Type())
 		}
 		for i, a := range args {
 			if !a.Type().Equal(ft) {
-				return op.Errorf("operand #%d has type %s, expected %s", i, op.Operand(i).Type(), op.Operand(0).Type())
+				return op.Errorf("operand #%d has type %s, expected %s", i, ins[i].Type(), ins[0].Type())
 			}
 		}
 		name := f32Name
@@ -893,33 +932,36 @@ func mathOp(f32Name, f64Name string, arity int) func(*fnEmitter, *textir.Operati
 		for i := range ps {
 			ps[i] = ft
 		}
-		fe.vals[op.Result(0)] = fe.cur.NewCall(fe.e.intrinsic(name, ft, ps...), args...)
+		fe.vals[res] = fe.cur.NewCall(fe.e.intrinsic(name, ft, ps...), args...)
 		return nil
 	}
 }
 
-// sameTypeOperands checks a binary op (two operands of one type, one
+// sameTypeOperands checks a binary op b (two operands of one type, one
 // result) and returns its operands and their type.
-func (fe *fnEmitter) sameTypeOperands(op *textir.Operation) ([]value.Value, types.Type, error) {
+func (fe *fnEmitter) sameTypeOperands(op *textir.Operation, b binaryView) (x, y value.Value, t types.Type, err error) {
 	if err := fe.expect(op, 2, 1); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	args, err := fe.operands(op)
-	if err != nil {
-		return nil, nil, err
+	if x, err = fe.value(op, b.Lhs()); err != nil {
+		return nil, nil, nil, err
 	}
-	t := args[0].Type()
-	if !args[1].Type().Equal(t) {
-		return nil, nil, op.Errorf("operands have different types %s and %s", op.Operand(0).Type(), op.Operand(1).Type())
+	if y, err = fe.value(op, b.Rhs()); err != nil {
+		return nil, nil, nil, err
 	}
-	return args, t, nil
+	t = x.Type()
+	if !y.Type().Equal(t) {
+		return nil, nil, nil, op.Errorf("operands have different types %s and %s", b.Lhs().Type(), b.Rhs().Type())
+	}
+	return x, y, t, nil
 }
 
 // minMax emits llvm.minnum/maxnum for floats (fminf/fmaxf) and
 // llvm.smin/smax for integers.
-func minMax(floatName, intName string) func(*fnEmitter, *textir.Operation) error {
+func minMax(floatName, intName string, as func(*textir.Operation) binaryView) func(*fnEmitter, *textir.Operation) error {
 	return func(fe *fnEmitter, op *textir.Operation) error {
-		args, t, err := fe.sameTypeOperands(op)
+		b := as(op)
+		x, y, t, err := fe.sameTypeOperands(op, b)
 		if err != nil {
 			return err
 		}
@@ -930,9 +972,9 @@ func minMax(floatName, intName string) func(*fnEmitter, *textir.Operation) error
 		case *types.IntType:
 			name = intName + "." + typeSuffix(t)
 		default:
-			return op.Errorf("operands must be integers or floats, got %s", op.Operand(0).Type())
+			return op.Errorf("operands must be integers or floats, got %s", b.Lhs().Type())
 		}
-		fe.vals[op.Result(0)] = fe.cur.NewCall(fe.e.intrinsic(name, t, t, t), args...)
+		fe.vals[b.Result()] = fe.cur.NewCall(fe.e.intrinsic(name, t, t, t), x, y)
 		return nil
 	}
 }

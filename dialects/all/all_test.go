@@ -32,3 +32,25 @@ func TestNewContext(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Every op of the dialects recom defines (all but tfg, whose operands are
+// named by its op table, dialects/tfg/optab) names its operands and
+// results, consistently with its arities.
+func TestOpsNameTheirValues(t *testing.T) {
+	for _, d := range all.Dialects() {
+		if d.Name == "tfg" {
+			continue
+		}
+		for _, def := range d.Ops {
+			if err := def.CheckNames(); err != nil {
+				t.Error(err)
+			}
+			if def.NamedOperands == nil && def.Operands != textir.Exactly(0) {
+				t.Errorf("%s names none of its operands (%s)", def.Name, def.Operands)
+			}
+			if def.NamedResults == nil && def.Results != textir.Exactly(0) {
+				t.Errorf("%s names none of its results (%s)", def.Name, def.Results)
+			}
+		}
+	}
+}

@@ -27,6 +27,7 @@ func floatCastOps() []*textir.OpDef {
 		return &textir.OpDef{
 			Name: name, Summary: summary,
 			Operands: textir.Exactly(1), Results: textir.Exactly(1),
+			NamedOperands: []string{"in"}, NamedResults: []string{"out"},
 			OperandTypes: []textir.TypeConstraint{floatLike}, ResultTypes: []textir.TypeConstraint{floatLike},
 			Traits: textir.Pure,
 			Verify: verify,

@@ -7,6 +7,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect arith
+
 // Name is the dialect namespace.
 const Name = "arith"
 
@@ -95,16 +97,17 @@ func Dialect() *textir.Dialect {
 		MaterializeConstant: materializeConstant,
 	}
 	d.Ops = append(d.Ops, &textir.OpDef{
-		Name:        ConstantOp,
-		Summary:     "an integer, float or dense constant",
-		Results:     textir.Exactly(1),
-		Attrs:       []textir.AttrSpec{{Name: "value", Kind: textir.AnyAttr}},
-		Traits:      textir.Pure | textir.ConstantLike,
-		Verify:      verifyConstant,
-		Fold:        func(op *textir.Operation, _ []textir.Attribute) []textir.FoldResult { return foldConstant(op) },
-		Print:       printConstant,
-		Parse:       parseConstant,
-		ResultNames: constantNames,
+		Name:         ConstantOp,
+		Summary:      "an integer, float or dense constant",
+		Results:      textir.Exactly(1),
+		NamedResults: []string{"result"},
+		Attrs:        []textir.AttrSpec{{Name: "value", Kind: textir.AnyAttr}},
+		Traits:       textir.Pure | textir.ConstantLike,
+		Verify:       verifyConstant,
+		Fold:         func(op *textir.Operation, _ []textir.Attribute) []textir.FoldResult { return foldConstant(op) },
+		Print:        printConstant,
+		Parse:        parseConstant,
+		ResultNames:  constantNames,
 	})
 	bin := func(name, summary string, c textir.TypeConstraint, tr textir.Trait, fold func(*textir.Operation, []textir.Attribute) []textir.FoldResult, pats ...textir.RewritePattern) {
 		if tr&textir.Commutative != 0 {
@@ -113,6 +116,7 @@ func Dialect() *textir.Dialect {
 		d.Ops = append(d.Ops, &textir.OpDef{
 			Name: name, Summary: summary,
 			Operands: textir.Exactly(2), Results: textir.Exactly(1),
+			NamedOperands: []string{"lhs", "rhs"}, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{c}, ResultTypes: []textir.TypeConstraint{c},
 			Traits:       textir.Pure | tr,
 			Verify:       verifySameOperandsAndResultType,
@@ -138,34 +142,39 @@ func Dialect() *textir.Dialect {
 	bin(MulFOp, "floating-point multiplication", floatLike, C, foldMulF)
 	bin(DivFOp, "floating-point division", floatLike, 0, foldDivF)
 	d.Ops = append(d.Ops, &textir.OpDef{
-		Name:         CmpIOp,
-		Summary:      "integer comparison",
-		Operands:     textir.Exactly(2),
-		Results:      textir.Exactly(1),
-		OperandTypes: []textir.TypeConstraint{signlessIntLike},
-		ResultTypes:  []textir.TypeConstraint{boolLike},
-		Attrs:        []textir.AttrSpec{{Name: "predicate", Kind: textir.IntegerAttrKind}},
-		Traits:       textir.Pure,
-		Verify:       verifyCmpI,
-		Fold:         foldCmpI,
-		Print:        printCmpI,
-		Parse:        parseCmpI,
+		Name:          CmpIOp,
+		Summary:       "integer comparison",
+		Operands:      textir.Exactly(2),
+		Results:       textir.Exactly(1),
+		NamedOperands: []string{"lhs", "rhs"},
+		NamedResults:  []string{"result"},
+		OperandTypes:  []textir.TypeConstraint{signlessIntLike},
+		ResultTypes:   []textir.TypeConstraint{boolLike},
+		Attrs:         []textir.AttrSpec{{Name: "predicate", Kind: textir.IntegerAttrKind}},
+		Traits:        textir.Pure,
+		Verify:        verifyCmpI,
+		Fold:          foldCmpI,
+		Print:         printCmpI,
+		Parse:         parseCmpI,
 	}, &textir.OpDef{
-		Name:         SelectOp,
-		Summary:      "picks one of two values by a condition",
-		Operands:     textir.Exactly(3),
-		Results:      textir.Exactly(1),
-		OperandTypes: []textir.TypeConstraint{boolLike, textir.AnyType},
-		Traits:       textir.Pure,
-		Verify:       verifySelect,
-		Fold:         foldSelect,
-		Print:        printSelect,
-		Parse:        parseSelect,
+		Name:          SelectOp,
+		Summary:       "picks one of two values by a condition",
+		Operands:      textir.Exactly(3),
+		Results:       textir.Exactly(1),
+		NamedOperands: []string{"condition", "true_value", "false_value"},
+		NamedResults:  []string{"result"},
+		OperandTypes:  []textir.TypeConstraint{boolLike, textir.AnyType},
+		Traits:        textir.Pure,
+		Verify:        verifySelect,
+		Fold:          foldSelect,
+		Print:         printSelect,
+		Parse:         parseSelect,
 	})
 	cast := func(name, summary string, in, out textir.TypeConstraint, verify func(*textir.Operation) error, fold func(*textir.Operation, []textir.Attribute) []textir.FoldResult) {
 		d.Ops = append(d.Ops, &textir.OpDef{
 			Name: name, Summary: summary,
 			Operands: textir.Exactly(1), Results: textir.Exactly(1),
+			NamedOperands: []string{"in"}, NamedResults: []string{"out"},
 			OperandTypes: []textir.TypeConstraint{in}, ResultTypes: []textir.TypeConstraint{out},
 			Traits: textir.Pure,
 			Verify: verify,
@@ -188,6 +197,7 @@ func Dialect() *textir.Dialect {
 	d.Ops = append(d.Ops, &textir.OpDef{
 		Name: NegFOp, Summary: "floating-point negation",
 		Operands: textir.Exactly(1), Results: textir.Exactly(1),
+		NamedOperands: []string{"operand"}, NamedResults: []string{"result"},
 		OperandTypes: []textir.TypeConstraint{floatLike}, ResultTypes: []textir.TypeConstraint{floatLike},
 		Traits: textir.Pure,
 		Verify: verifySameOperandsAndResultType,
@@ -195,18 +205,20 @@ func Dialect() *textir.Dialect {
 		Print:  printUnary,
 		Parse:  parseUnary,
 	}, &textir.OpDef{
-		Name:         CmpFOp,
-		Summary:      "floating-point comparison",
-		Operands:     textir.Exactly(2),
-		Results:      textir.Exactly(1),
-		OperandTypes: []textir.TypeConstraint{floatLike},
-		ResultTypes:  []textir.TypeConstraint{boolLike},
-		Attrs:        []textir.AttrSpec{{Name: "predicate", Kind: textir.IntegerAttrKind}},
-		Traits:       textir.Pure,
-		Verify:       verifyCmpF,
-		Fold:         foldCmpF,
-		Print:        printCmpF,
-		Parse:        parseCmpF,
+		Name:          CmpFOp,
+		Summary:       "floating-point comparison",
+		Operands:      textir.Exactly(2),
+		Results:       textir.Exactly(1),
+		NamedOperands: []string{"lhs", "rhs"},
+		NamedResults:  []string{"result"},
+		OperandTypes:  []textir.TypeConstraint{floatLike},
+		ResultTypes:   []textir.TypeConstraint{boolLike},
+		Attrs:         []textir.AttrSpec{{Name: "predicate", Kind: textir.IntegerAttrKind}},
+		Traits:        textir.Pure,
+		Verify:        verifyCmpF,
+		Fold:          foldCmpF,
+		Print:         printCmpF,
+		Parse:         parseCmpF,
 	})
 	cast(FPToSIOp, "converts floating point to a signed integer, rounding toward zero", floatLike, signlessFixedIntLike, verifyCastShape, foldFPToSI)
 	cast(UIToFPOp, "converts an unsigned integer to floating point", signlessFixedIntLike, floatLike, verifyCastShape, foldUIToFP)

@@ -7,6 +7,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect builtin
+
 // Name is the dialect namespace.
 const Name = "builtin"
 
@@ -35,14 +37,16 @@ func Dialect() *textir.Dialect {
 				Parse: parseModule,
 			},
 			{
-				Name:     CastOp,
-				Summary:  "a cast between unrelated types, left for later conversions to resolve",
-				Operands: textir.AtLeast(0),
-				Results:  textir.AtLeast(0),
-				Traits:   textir.Pure,
-				Fold:     foldCast,
-				Print:    printCast,
-				Parse:    parseCast,
+				Name:          CastOp,
+				Summary:       "a cast between unrelated types, left for later conversions to resolve",
+				Operands:      textir.AtLeast(0),
+				Results:       textir.AtLeast(0),
+				NamedOperands: []string{"inputs..."},
+				NamedResults:  []string{"outputs..."},
+				Traits:        textir.Pure,
+				Fold:          foldCast,
+				Print:         printCast,
+				Parse:         parseCast,
 			},
 		},
 	}

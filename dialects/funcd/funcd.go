@@ -6,6 +6,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect func
+
 // Name is the dialect namespace.
 const Name = "func"
 
@@ -39,23 +41,26 @@ func Dialect() *textir.Dialect {
 				Parse:  parseFunc,
 			},
 			{
-				Name:     ReturnOp,
-				Summary:  "returns from the enclosing function",
-				Operands: textir.AtLeast(0),
-				Traits:   textir.Terminator | textir.ReturnLike | textir.Pure,
-				Verify:   verifyReturn,
-				Print:    printReturn,
-				Parse:    parseReturn,
+				Name:          ReturnOp,
+				Summary:       "returns from the enclosing function",
+				Operands:      textir.AtLeast(0),
+				NamedOperands: []string{"operands..."},
+				Traits:        textir.Terminator | textir.ReturnLike | textir.Pure,
+				Verify:        verifyReturn,
+				Print:         printReturn,
+				Parse:         parseReturn,
 			},
 			{
-				Name:     CallOp,
-				Summary:  "calls a function by symbol",
-				Operands: textir.AtLeast(0),
-				Results:  textir.AtLeast(0),
-				Attrs:    []textir.AttrSpec{{Name: "callee", Kind: textir.SymbolRefAttrKind}},
-				Verify:   verifyCall,
-				Print:    printCall,
-				Parse:    parseCall,
+				Name:          CallOp,
+				Summary:       "calls a function by symbol",
+				Operands:      textir.AtLeast(0),
+				Results:       textir.AtLeast(0),
+				NamedOperands: []string{"operands..."},
+				NamedResults:  []string{"results..."},
+				Attrs:         []textir.AttrSpec{{Name: "callee", Kind: textir.SymbolRefAttrKind}},
+				Verify:        verifyCall,
+				Print:         printCall,
+				Parse:         parseCall,
 			},
 		},
 	}

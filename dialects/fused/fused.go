@@ -27,6 +27,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect fused
+
 // Name is the dialect namespace.
 const Name = "fused"
 
@@ -46,6 +48,9 @@ func Dialect() *textir.Dialect {
 		Summary:  "every embedding lookup of a layer, pooled, scaled and concatenated by one kernel",
 		Operands: textir.AtLeast(2),
 		Results:  textir.Exactly(1),
+		// The columns' operands, each column's as abi.Column lays them out.
+		NamedOperands: []string{"column_operands..."},
+		NamedResults:  []string{"result"},
 		Attrs: []textir.AttrSpec{
 			{Name: "kernel", Kind: textir.SymbolRefAttrKind},
 			{Name: "schedule", Kind: textir.StringAttrKind},
@@ -144,6 +149,10 @@ func DenseOps() []*textir.OpDef {
 		Summary:  "a dense layer act(concat(inputs)·W + b) computed by one tiled GPU kernel",
 		Operands: textir.AtLeast(2),
 		Results:  textir.Exactly(1),
+		// The inputs, the weight and the bias (when the layer has one), as
+		// abi.Dense lays them out.
+		NamedOperands: []string{"operands..."},
+		NamedResults:  []string{"result"},
 		Attrs: []textir.AttrSpec{
 			{Name: "kernel", Kind: textir.SymbolRefAttrKind},
 			{Name: "ks", Kind: textir.ArrayAttrKind},

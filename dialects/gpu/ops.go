@@ -5,6 +5,8 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
+//go:generate go run ../internal/opviewgen -dialect gpu
+
 // Name is the dialect namespace.
 const Name = "gpu"
 
@@ -121,14 +123,16 @@ func Dialect() *textir.Dialect {
 		},
 		{
 			Name: ReturnOp, Summary: "returns from a gpu.func",
-			Operands: textir.AtLeast(0),
-			Traits:   textir.Terminator | textir.ReturnLike | textir.Pure,
-			Verify:   verifyReturn,
-			Print:    printTerminator, Parse: parseTerminator,
+			Operands:      textir.AtLeast(0),
+			NamedOperands: []string{"operands..."},
+			Traits:        textir.Terminator | textir.ReturnLike | textir.Pure,
+			Verify:        verifyReturn,
+			Print:         printTerminator, Parse: parseTerminator,
 		},
 		{
 			Name: CallOp, Summary: "calls a device function of the same gpu.module",
 			Operands: textir.AtLeast(0), Results: textir.AtLeast(0),
+			NamedOperands: []string{"operands..."}, NamedResults: []string{"results..."},
 			Attrs:  []textir.AttrSpec{{Name: "callee", Kind: textir.SymbolRefAttrKind}},
 			Verify: verifyCall,
 			Print:  printCall, Parse: parseCall,
@@ -143,19 +147,21 @@ func Dialect() *textir.Dialect {
 		d.Ops = append(d.Ops, &textir.OpDef{
 			Name: n.name, Summary: n.summary,
 			Results: textir.Exactly(1), ResultTypes: []textir.TypeConstraint{i32Type},
-			Attrs:  []textir.AttrSpec{{Name: "dimension", Kind: textir.StringAttrKind}},
-			Traits: textir.Pure,
-			Verify: verifyDimOp,
-			Print:  printDimOp, Parse: parseDimOp,
+			NamedResults: []string{"result"},
+			Attrs:        []textir.AttrSpec{{Name: "dimension", Kind: textir.StringAttrKind}},
+			Traits:       textir.Pure,
+			Verify:       verifyDimOp,
+			Print:        printDimOp, Parse: parseDimOp,
 		})
 	}
 	d.Ops = append(d.Ops,
 		&textir.OpDef{
 			Name: LaneIdOp, Summary: "the lane index in the warp",
 			Results: textir.Exactly(1), ResultTypes: []textir.TypeConstraint{i32Type},
-			Traits: textir.Pure,
-			Verify: verifyInKernel,
-			Print:  printNullary, Parse: parseNullary(textir.I32()),
+			NamedResults: []string{"result"},
+			Traits:       textir.Pure,
+			Verify:       verifyInKernel,
+			Print:        printNullary, Parse: parseNullary(textir.I32()),
 		},
 		&textir.OpDef{
 			Name: BarrierOp, Summary: "waits for every thread of the block (__syncthreads)",
@@ -170,6 +176,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: ShuffleOp, Summary: "exchanges a value between the lanes of a warp",
 			Operands: textir.Exactly(3), Results: textir.Exactly(1),
+			NamedOperands: []string{"value", "offset", "width"}, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{anyScalar, i32Type, i32Type},
 			Attrs:        []textir.AttrSpec{{Name: "mode", Kind: textir.StringAttrKind}},
 			Verify:       verifyShuffle,
@@ -178,6 +185,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: LoadOp, Summary: "loads 1, 2 or 4 consecutive elements",
 			Operands: textir.Exactly(2), Results: textir.Between(1, 4),
+			NamedOperands: []string{"ptr", "index"}, NamedResults: []string{"values..."},
 			OperandTypes: []textir.TypeConstraint{ptrType, i64Type},
 			Attrs: []textir.AttrSpec{{Name: "width", Kind: textir.IntegerAttrKind, Optional: true},
 				{Name: "readonly", Kind: textir.UnitAttrKind, Optional: true},
@@ -187,7 +195,8 @@ func Dialect() *textir.Dialect {
 		},
 		&textir.OpDef{
 			Name: StoreOp, Summary: "stores 1, 2 or 4 consecutive elements",
-			Operands: textir.Between(3, 6),
+			Operands:      textir.Between(3, 6),
+			NamedOperands: []string{"values...", "ptr", "index"},
 			Attrs: []textir.AttrSpec{{Name: "width", Kind: textir.IntegerAttrKind, Optional: true},
 				{Name: "nontemporal", Kind: textir.UnitAttrKind, Optional: true}},
 			Verify: verifyStore,
@@ -196,6 +205,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: PtrOffsetOp, Summary: "the address of element %i (&p[i])",
 			Operands: textir.Exactly(2), Results: textir.Exactly(1),
+			NamedOperands: []string{"ptr", "index"}, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{ptrType, i64Type},
 			Traits:       textir.Pure,
 			Verify:       verifyPtrOffset,
@@ -205,6 +215,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: PtrCastOp, Summary: "reinterprets a pointer's element type",
 			Operands: textir.Exactly(1), Results: textir.Exactly(1),
+			NamedOperands: []string{"source"}, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{ptrType}, ResultTypes: []textir.TypeConstraint{ptrType},
 			Traits: textir.Pure,
 			Verify: verifyPtrCast,
@@ -214,13 +225,15 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: SharedAllocOp, Summary: "static shared memory of the block",
 			Results: textir.Exactly(1), ResultTypes: []textir.TypeConstraint{ptrType},
-			Attrs:  []textir.AttrSpec{{Name: "count", Kind: textir.IntegerAttrKind}},
-			Verify: verifySharedAlloc,
-			Print:  printSharedAlloc, Parse: parseSharedAlloc,
+			NamedResults: []string{"result"},
+			Attrs:        []textir.AttrSpec{{Name: "count", Kind: textir.IntegerAttrKind}},
+			Verify:       verifySharedAlloc,
+			Print:        printSharedAlloc, Parse: parseSharedAlloc,
 		},
 		&textir.OpDef{
 			Name: AtomicAddOp, Summary: "atomically adds to p[i] and returns the old value",
 			Operands: textir.Exactly(3), Results: textir.Exactly(1),
+			NamedOperands: []string{"ptr", "index", "value"}, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{ptrType, i64Type, anyScalar},
 			Verify:       verifyAtomicAdd,
 			Print:        printAtomicAdd, Parse: parseAtomicAdd,
@@ -228,6 +241,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: ForOp, Summary: "a counted loop with loop-carried values",
 			Operands: textir.AtLeast(3), Results: textir.AtLeast(0), Regions: textir.Exactly(1),
+			NamedOperands: []string{"lower_bound", "upper_bound", "step", "init_args..."}, NamedResults: []string{"results..."},
 			OperandTypes: []textir.TypeConstraint{loopBound, loopBound, loopBound, textir.AnyType},
 			Traits:       textir.SingleBlock,
 			Verify:       verifyFor, VerifyRegions: verifyForRegions,
@@ -237,6 +251,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: IfOp, Summary: "a conditional with an optional else branch",
 			Operands: textir.Exactly(1), Results: textir.AtLeast(0), Regions: textir.Exactly(2),
+			NamedOperands: []string{"condition"}, NamedResults: []string{"results..."},
 			OperandTypes: []textir.TypeConstraint{i1Type},
 			Traits:       textir.SingleBlock,
 			Verify:       verifyIf, VerifyRegions: verifyIfRegions,
@@ -245,16 +260,18 @@ func Dialect() *textir.Dialect {
 		},
 		&textir.OpDef{
 			Name: YieldOp, Summary: "ends a gpu.for or gpu.if region with its values",
-			Operands: textir.AtLeast(0),
-			Traits:   textir.Terminator | textir.ReturnLike | textir.Pure,
-			Verify:   verifyYield,
-			Print:    printTerminator, Parse: parseTerminator,
+			Operands:      textir.AtLeast(0),
+			NamedOperands: []string{"results..."},
+			Traits:        textir.Terminator | textir.ReturnLike | textir.Pure,
+			Verify:        verifyYield,
+			Print:         printTerminator, Parse: parseTerminator,
 		},
 	)
-	mathOp := func(name, summary string, n int, tr textir.Trait) {
+	mathOp := func(name, summary string, operands []string, tr textir.Trait) {
 		d.Ops = append(d.Ops, &textir.OpDef{
 			Name: name, Summary: summary,
-			Operands: textir.Exactly(n), Results: textir.Exactly(1),
+			Operands: textir.Exactly(len(operands)), Results: textir.Exactly(1),
+			NamedOperands: operands, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{f32or64}, ResultTypes: []textir.TypeConstraint{f32or64},
 			Traits: textir.Pure | tr,
 			Verify: verifySameTypes,
@@ -262,24 +279,27 @@ func Dialect() *textir.Dialect {
 			Print:  printMath, Parse: parseMath,
 		})
 	}
-	mathOp(SqrtOp, "square root", 1, 0)
-	mathOp(RsqrtOp, "reciprocal square root", 1, 0)
-	mathOp(FabsOp, "absolute value", 1, 0)
-	mathOp(MinOp, "minimum, ignoring a NaN operand (fminf)", 2, textir.Commutative)
-	mathOp(MaxOp, "maximum, ignoring a NaN operand (fmaxf)", 2, textir.Commutative)
-	mathOp(FmaOp, "fused multiply-add a * b + c", 3, 0)
+	unary, binary := []string{"operand"}, []string{"lhs", "rhs"}
+	mathOp(SqrtOp, "square root", unary, 0)
+	mathOp(RsqrtOp, "reciprocal square root", unary, 0)
+	mathOp(FabsOp, "absolute value", unary, 0)
+	mathOp(MinOp, "minimum, ignoring a NaN operand (fminf)", binary, textir.Commutative)
+	mathOp(MaxOp, "maximum, ignoring a NaN operand (fmaxf)", binary, textir.Commutative)
+	mathOp(FmaOp, "fused multiply-add a * b + c", []string{"a", "b", "c"}, 0)
 	d.Ops = append(d.Ops,
 		&textir.OpDef{
 			Name: LaunchOp, Summary: "launches a kernel over a grid of blocks",
-			Operands:     textir.AtLeast(2),
-			OperandTypes: []textir.TypeConstraint{i64Type, i64Type, textir.AnyType},
-			Attrs:        []textir.AttrSpec{{Name: "kernel", Kind: textir.SymbolRefAttrKind}},
-			Verify:       verifyLaunch,
-			Print:        printLaunch, Parse: parseLaunch,
+			Operands:      textir.AtLeast(2),
+			NamedOperands: []string{"grid_size", "block_size", "args..."},
+			OperandTypes:  []textir.TypeConstraint{i64Type, i64Type, textir.AnyType},
+			Attrs:         []textir.AttrSpec{{Name: "kernel", Kind: textir.SymbolRefAttrKind}},
+			Verify:        verifyLaunch,
+			Print:         printLaunch, Parse: parseLaunch,
 		},
 		&textir.OpDef{
 			Name: BufferViewOp, Summary: "a slice of a buffer from a byte offset",
 			Operands: textir.Exactly(2), Results: textir.Exactly(1),
+			NamedOperands: []string{"source", "byte_shift"}, NamedResults: []string{"result"},
 			OperandTypes: []textir.TypeConstraint{bufferType, i64Type}, ResultTypes: []textir.TypeConstraint{bufferType},
 			Traits: textir.Pure,
 			Verify: verifyOnHost,
@@ -289,6 +309,7 @@ func Dialect() *textir.Dialect {
 		&textir.OpDef{
 			Name: AllocOp, Summary: "allocates a device buffer of a number of bytes",
 			Operands: textir.Exactly(1), Results: textir.Exactly(1),
+			NamedOperands: []string{"bytes"}, NamedResults: []string{"buffer"},
 			OperandTypes: []textir.TypeConstraint{i64Type}, ResultTypes: []textir.TypeConstraint{bufferType},
 			Verify: verifyOnHost,
 			Print:  printAlloc, Parse: parseAlloc,

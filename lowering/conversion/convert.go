@@ -245,7 +245,8 @@ func (c *converter) remap(v *textir.Value) *textir.Value {
 func (c *converter) targetMaterialize(v *textir.Value, t textir.Type) *textir.Value {
 	k := valType{v, t}
 	if op, ok := c.tmCache[k]; ok && !c.dead(op) {
-		return op.Result(0)
+		_, out, _ := oneToOneCast(op)
+		return out
 	}
 	b := c.rw.Builder()
 	saveBlock, savePos := b.Block, b.Pos
@@ -259,7 +260,7 @@ func (c *converter) targetMaterialize(v *textir.Value, t textir.Type) *textir.Va
 	if m == nil || m.DefiningOp() == nil {
 		return nil
 	}
-	if d := m.DefiningOp(); d.Name() == CastOpName && d.NumOperands() == 1 && d.Operand(0) == v {
+	if d := m.DefiningOp(); isCastOf(d, v) {
 		c.casts[d] = matTarget
 		c.castList = append(c.castList, d)
 		c.tmCache[k] = d
@@ -280,11 +281,18 @@ func (c *converter) sourceMaterialize(v *textir.Value, t textir.Type, loc textir
 		return nil
 	}
 	c.mapping[m] = v
-	if d := m.DefiningOp(); d != nil && d.Name() == CastOpName && d.NumOperands() == 1 && d.Operand(0) == v {
+	if d := m.DefiningOp(); isCastOf(d, v) {
 		c.casts[d] = matSource
 		c.castList = append(c.castList, d)
 	}
 	return m
+}
+
+// isCastOf reports whether op is a cast of v alone: a materialization the
+// conversion tracks.
+func isCastOf(op *textir.Operation, v *textir.Value) bool {
+	in, _, ok := oneToOneCast(op)
+	return ok && in == v
 }
 
 func (c *converter) legalize(op *textir.Operation, depth int) error {
@@ -413,9 +421,9 @@ func (c *converter) firstUnresolved() error {
 			return false
 		}
 		if k := c.casts[op]; k == matTarget && !c.dead(op) {
-			v := op.Operand(0)
-			err = textir.Errorf(diagLocOf(v), "failed to legalize a value of type '%s': it has a user converted to '%s'", v.Type(), op.Result(0).Type())
-			for u := range op.Result(0).Users() {
+			v, out, _ := oneToOneCast(op)
+			err = textir.Errorf(diagLocOf(v), "failed to legalize a value of type '%s': it has a user converted to '%s'", v.Type(), out.Type())
+			for u := range out.Users() {
 				err.AttachNote(u.DiagLoc(), "see user '%s' here", u.Name())
 				break
 			}
@@ -426,8 +434,9 @@ func (c *converter) firstUnresolved() error {
 			if d == nil || c.casts[d] != matSource || c.dead(d) {
 				continue
 			}
+			in, out, _ := oneToOneCast(d)
 			err = textir.Errorf(op.DiagLoc(), "failed to legalize operation '%s': operand #%d still has type '%s', whose value was converted to '%s'",
-				op.Name(), i, d.Result(0).Type(), d.Operand(0).Type())
+				op.Name(), i, out.Type(), in.Type())
 			err.AttachNote(d.DiagLoc(), "value converted here")
 			return false
 		}

@@ -1,9 +1,12 @@
 package conversion
 
-import "github.com/recom-compiler/recom/textir"
+import (
+	"github.com/recom-compiler/recom/dialects/builtin"
+	"github.com/recom-compiler/recom/textir"
+)
 
 // CastOpName is the op default materializations create.
-const CastOpName = "builtin.unrealized_conversion_cast"
+const CastOpName = builtin.CastOp
 
 // MaterializeFunc builds IR at b's insertion point that turns inputs into
 // one value of type t, or returns nil when it cannot.
@@ -93,5 +96,18 @@ func (tc *TypeConverter) IsLegalOp(op *textir.Operation) bool {
 }
 
 func defaultMaterialize(b *textir.Builder, t textir.Type, inputs []*textir.Value, loc textir.Location) *textir.Value {
-	return b.Create(&textir.OperationState{Name: CastOpName, Loc: loc, Operands: inputs, ResultTypes: []textir.Type{t}}).Result(0)
+	_, out, _ := oneToOneCast(b.Create(&textir.OperationState{Name: CastOpName, Loc: loc, Operands: inputs, ResultTypes: []textir.Type{t}}))
+	return out
+}
+
+// oneToOneCast returns the input and the output of an
+// unrealized_conversion_cast of one value to one value; ok is false for
+// another op.
+func oneToOneCast(op *textir.Operation) (in, out *textir.Value, ok bool) {
+	c, ok := builtin.AsCast(op)
+	ins, outs := c.Inputs(), c.Outputs()
+	if !ok || len(ins) != 1 || len(outs) != 1 {
+		return nil, nil, false
+	}
+	return ins[0], outs[0], true
 }

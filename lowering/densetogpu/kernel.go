@@ -227,8 +227,8 @@ func (g *gen) build() {
 	g.rowBase = g.Add(g.row0, g.mulc(g.ty, d.ThreadM))
 	g.colBase = g.Add(g.col0, g.mulc(g.tx, d.ThreadN))
 	shared := func(n int64) *textir.Value {
-		return g.Op(gpu.SharedAllocOp, nil, []textir.Type{gpu.PtrType(g.acc, gpu.Shared)},
-			textir.NamedAttribute{Name: "count", Value: textir.I64Attr(n)}).Result(0)
+		return g.Val(gpu.SharedAllocOp, nil, gpu.PtrType(g.acc, gpu.Shared),
+			textir.NamedAttribute{Name: "count", Value: textir.I64Attr(n)})
 	}
 	g.as = shared(d.BlockK * d.BlockM)
 	g.bs = shared(d.BlockK * d.BlockN)
@@ -450,7 +450,7 @@ func (g *gen) mma(accs []*textir.Value) []*textir.Value {
 		for i := range a {
 			for j := range b {
 				q := int64(i)*d.ThreadN + int64(j)
-				out[q] = g.Op(gpu.FmaOp, []*textir.Value{a[i], b[j], out[q]}, []textir.Type{g.acc}).Result(0)
+				out[q] = g.Val(gpu.FmaOp, []*textir.Value{a[i], b[j], out[q]}, g.acc)
 			}
 		}
 	}
@@ -496,17 +496,17 @@ func (g *gen) activate(v *textir.Value) *textir.Value {
 		return g.Sel(g.CmpF(arith.FUGT, v, g.CF(0, f32)), v, g.CF(0, f32)) // NaN stays NaN
 	case abi.ActSigmoid:
 		x := g.Cast(arith.ExtFOp, v, f64)
-		e := g.expm1(g.Op(arith.NegFOp, []*textir.Value{x}, []textir.Type{f64}).Result(0))
+		e := g.expm1(g.Val(arith.NegFOp, []*textir.Value{x}, f64))
 		r := g.Bin(arith.DivFOp, g.CF(1, f64), g.Bin(arith.AddFOp, g.CF(2, f64), e)) // 1 / (1 + exp(-x))
 		return g.Cast(arith.TruncFOp, r, f32)
 	case abi.ActTanh:
 		x := g.Cast(arith.ExtFOp, v, f64)
-		a := g.Op(gpu.FabsOp, []*textir.Value{x}, []textir.Type{f64}).Result(0)
-		e := g.expm1(g.Bin(arith.MulFOp, a, g.CF(-2, f64)))                                            // exp(-2|x|) - 1, in (-1, 0]
-		t := g.Bin(arith.DivFOp, g.Op(arith.NegFOp, []*textir.Value{e}, []textir.Type{f64}).Result(0), // tanh|x| = -e / (2 + e)
+		a := g.Val(gpu.FabsOp, []*textir.Value{x}, f64)
+		e := g.expm1(g.Bin(arith.MulFOp, a, g.CF(-2, f64)))                    // exp(-2|x|) - 1, in (-1, 0]
+		t := g.Bin(arith.DivFOp, g.Val(arith.NegFOp, []*textir.Value{e}, f64), // tanh|x| = -e / (2 + e)
 			g.Bin(arith.AddFOp, g.CF(2, f64), e))
 		neg := g.CmpF(arith.FOLT, x, g.CF(0, f64))
-		t = g.Sel(neg, g.Op(arith.NegFOp, []*textir.Value{t}, []textir.Type{f64}).Result(0), t)
+		t = g.Sel(neg, g.Val(arith.NegFOp, []*textir.Value{t}, f64), t)
 		return g.Cast(arith.TruncFOp, t, f32)
 	}
 	return v
@@ -527,7 +527,7 @@ func (g *gen) expm1(x *textir.Value) *textir.Value {
 	q := g.CF(1/fact, f64) // 1/20!
 	for n := terms - 1; n >= 1; n-- {
 		fact /= float64(n + 1)
-		q = g.Op(gpu.FmaOp, []*textir.Value{q, r, g.CF(1/fact, f64)}, []textir.Type{f64}).Result(0) // q·r + 1/n!
+		q = g.Val(gpu.FmaOp, []*textir.Value{q, r, g.CF(1/fact, f64)}, f64) // q·r + 1/n!
 	}
 	e := g.Bin(arith.MulFOp, q, r)
 	for range 10 {

@@ -8,6 +8,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/lowering/conversion"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -157,7 +158,8 @@ func rewrite(rw *conversion.ConversionRewriter, mod *textir.Operation, c *chain)
 	// The fused result refines the chain's type in place (a graph's
 	// tensor<*xf32> becomes tensor<?xNxf32>): no type converter is
 	// involved, so the uses move without a materialization.
-	rw.Rewriter.ReplaceAllUsesWith(last.Result(0), op.Result(0))
+	dense, _ := fused.AsDense(op)
+	rw.Rewriter.ReplaceAllUsesWith(optab.SoleResult(last), dense.Result())
 	for _, o := range []*textir.Operation{c.act, c.bias, c.matmul, c.concat} {
 		if o != nil {
 			rw.EraseOp(o)
@@ -189,16 +191,17 @@ func symbolName(node string) string {
 	return sb.String()
 }
 
-// soleDataUser returns the only user of op's data result #0 when op has
-// one data result, no other use of it, and no use of its control result.
+// soleDataUser returns the only user of op's data result when op has one
+// data result, no other use of it, and no use of its control result.
 func soleDataUser(op *textir.Operation) *textir.Operation {
-	if len(tfg.DataResults(op)) != 1 || !op.Result(0).HasOneUse() {
+	data := tfg.DataResults(op)
+	if len(data) != 1 || !data[0].HasOneUse() {
 		return nil
 	}
 	if c := tfg.ControlResult(op); c != nil && c.HasUses() {
 		return nil
 	}
-	for u := range op.Result(0).Users() {
+	for u := range data[0].Users() {
 		return u
 	}
 	return nil
@@ -228,8 +231,8 @@ type notFused struct {
 // match recognises the dense chain starting at the MatMul mm, or says why
 // there is none. It changes nothing.
 func match(mm *textir.Operation, o Options) (*chain, *notFused) {
-	x, w, ok := matmulOperands(mm)
-	if !ok {
+	x, w := optab.Operand(mm, "a"), optab.Operand(mm, "b")
+	if x == nil || w == nil || len(tfg.DataOperands(mm)) != 2 {
 		return nil, &notFused{msg: "it does not have two inputs"}
 	}
 	if !noControl(mm) {
@@ -255,7 +258,7 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 	// The ConcatV2 that joins the inputs.
 	if cc := x.DefiningOp(); cc != nil && cc.Name() == "tfg.ConcatV2" && !c.d.TransposeA && !o.NoConcat &&
 		soleDataUser(cc) == mm && noControl(cc) && isF32(cc) {
-		if parts, axis, ok := concatV2Operands(cc); ok && len(parts) >= 2 && alongAxis1(axis) {
+		if parts, axis := optab.Operands(cc, "values"), optab.Operand(cc, "axis"); axis != nil && len(parts) >= 2 && alongAxis1(axis) {
 			var ks []int64
 			sum := int64(0)
 			for _, v := range parts {
@@ -276,14 +279,16 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 		}
 	}
 	// The bias.
-	y := mm.Result(0)
+	y := optab.Result(mm, "product")
 	next := soleDataUser(mm)
-	if next != nil && noControl(next) && isF32(next) {
-		l, r, binary := binaryOperands(next)
-		switch {
-		case next.Name() == "tfg.BiasAdd" && binary && l == y && nhwc(next):
-			c.b = r
-		case (next.Name() == "tfg.Add" || next.Name() == "tfg.AddV2") && binary:
+	if next != nil && noControl(next) && isF32(next) && len(tfg.DataOperands(next)) == 2 {
+		switch next.Name() {
+		case "tfg.BiasAdd":
+			if optab.Operand(next, "value") == y && nhwc(next) {
+				c.b = optab.Operand(next, "bias")
+			}
+		case "tfg.Add", "tfg.AddV2":
+			l, r := optab.Operand(next, "x"), optab.Operand(next, "y")
 			if l == y {
 				c.b = r
 			} else if r == y {
@@ -303,7 +308,7 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 	// The activation.
 	c.d.Activation = abi.ActNone
 	if next != nil && noControl(next) && isF32(next) {
-		if _, unary := unaryInput(next); unary {
+		if optab.SoleOperand(next) != nil && len(tfg.DataOperands(next)) == 1 {
 			switch next.Name() {
 			case "tfg.Relu":
 				c.d.Activation = abi.ActRelu

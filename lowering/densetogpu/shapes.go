@@ -2,6 +2,7 @@ package densetogpu
 
 import (
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -11,13 +12,13 @@ import (
 func constShape(v *textir.Value) ([]int64, bool) {
 	for range 16 {
 		def := v.DefiningOp()
-		if def == nil || v.Index() != 0 {
+		if def == nil || v != optab.SoleResult(def) {
 			return nil, false
 		}
 		switch def.Name() {
 		case "tfg.Identity", "tfg.ReadVariableOp", "tfg.Snapshot":
-			in, ok := unaryInput(def)
-			if !ok {
+			in := optab.SoleOperand(def)
+			if in == nil || len(tfg.DataOperands(def)) != 1 {
 				return nil, false
 			}
 			v = in
@@ -57,15 +58,21 @@ func width(v *textir.Value) (int64, bool) {
 			return 0, false
 		}
 		def := v.DefiningOp()
-		if def == nil || v.Index() != 0 {
+		if def == nil || v != optab.SoleResult(def) {
 			return 0, false
 		}
 		switch def.Name() {
-		case "tfg.Relu", "tfg.Sigmoid", "tfg.Tanh", "tfg.Identity", "tfg.BiasAdd":
-			v = firstInput(def)
+		case "tfg.Relu", "tfg.Sigmoid", "tfg.Tanh", "tfg.Identity":
+			if v = optab.SoleOperand(def); v == nil {
+				return 0, false
+			}
+		case "tfg.BiasAdd":
+			if v = optab.Operand(def, "value"); v == nil {
+				return 0, false
+			}
 		case "tfg.MatMul":
-			_, w, ok := matmulOperands(def)
-			if !ok {
+			w := optab.Operand(def, "b")
+			if w == nil || len(tfg.DataOperands(def)) != 2 {
 				return 0, false
 			}
 			ws, ok := constShape(w)

@@ -34,26 +34,32 @@ type idChain struct {
 // the values: hoistFilter rebuilds it on the raw values, so that the
 // transforms still move into the kernel.
 func absorbIDs(lk *textir.Operation, host []string) *idChain {
-	rows := lookupTable(lk).Type().(*textir.TensorType).Shape[0]
-	ids := lookupIDs(lk)
+	l, ok := emb.AsTableLookup(lk)
+	if !ok {
+		return nil
+	}
+	bagSplits, bagWeights := bags(lk)
+	rows := l.Table().Type().(*textir.TensorType).Shape[0]
+	ids := l.IDs()
 	if lo, hi, ok := emb.ValueRange(ids); !ok || lo < 0 || hi >= rows {
 		return nil
 	}
 	v := ids
 	var filter *textir.Operation
-	if def := v.DefiningOp(); def != nil && def.Name() == emb.FilterOp && v.Index() == 0 &&
-		def.LookupAttr(emb.AttrMin) == nil && def.LookupAttr(emb.AttrMax) == nil && filterWeights(def) != nil {
-		filter = def
-		v = filterValues(def)
+	if f, ok := emb.AsFilter(v.DefiningOp()); ok && v == f.FilteredValues() &&
+		f.Op().LookupAttr(emb.AttrMin) == nil && f.Op().LookupAttr(emb.AttrMax) == nil && f.Weights() != nil {
+		filter = f.Op()
+		v = f.Values()
 	}
 	var splits *textir.Value
 	if filter == nil {
-		splits = lookupSplits(lk)
+		splits = bagSplits
 	}
 	var ts []abi.Transform
 	for {
 		def := v.DefiningOp()
-		if def == nil || v.Index() != 0 {
+		in, out, isTransform := transformValues(def)
+		if !isTransform || v != out {
 			break
 		}
 		t, ok := transformOf(def, ts, splits)
@@ -61,7 +67,7 @@ func absorbIDs(lk *textir.Operation, host []string) *idChain {
 			break
 		}
 		ts = append([]abi.Transform{t}, ts...)
-		v = transformInput(def)
+		v = in
 	}
 	if len(ts) == 0 {
 		return nil
@@ -69,11 +75,11 @@ func absorbIDs(lk *textir.Operation, host []string) *idChain {
 	c := &idChain{transforms: ts, values: v}
 	// Hashed tokens of StringSplitV2 with a one-byte separator: the
 	// kernel splits each row's string itself (source "split").
-	if def := v.DefiningOp(); def != nil && def.Name() == emb.SplitStringsOp && v.Index() == 0 &&
-		filter == nil && lk.Name() == emb.LookupOp && lookupWeights(lk) == nil && lookupSplits(lk) == splitStringsSplits(def) &&
+	if ss, ok := emb.AsSplitStrings(v.DefiningOp()); ok && v == ss.Values() &&
+		filter == nil && lk.Name() == emb.LookupOp && bagWeights == nil && bagSplits == ss.RowSplits() &&
 		len(ts) == 1 && ts[0].Op == abi.TransformHash && !slices.Contains(host, "split_strings") {
-		if sep, ok := def.LookupAttr(emb.AttrSep).(textir.StringAttr); ok && len(sep.Value) == 1 {
-			c.values, c.source, c.sep, c.idBytes = splitStringsInput(def), abi.SourceSplit, sep.Value, 16
+		if sep, ok := ss.Op().LookupAttr(emb.AttrSep).(textir.StringAttr); ok && len(sep.Value) == 1 {
+			c.values, c.source, c.sep, c.idBytes = ss.Input(), abi.SourceSplit, sep.Value, 16
 			return c
 		}
 	}
@@ -102,21 +108,21 @@ func absorbIDs(lk *textir.Operation, host []string) *idChain {
 // the old one, whose splits and weights users move to the new one; the new
 // filter's values become the chain's values.
 func (c *idChain) hoistFilter(rw textir.PatternRewriter) {
-	f := c.filter
-	if f == nil {
+	f, ok := emb.AsFilter(c.filter)
+	if !ok {
 		return
 	}
 	b := rw.Builder()
 	saveBlock, savePos := b.Block, b.Pos
-	b.SetInsertionPoint(f)
-	nf := rw.Create(&textir.OperationState{Name: emb.FilterOp, Loc: f.Loc(),
-		Operands:    []*textir.Value{c.values, filterSplits(f), filterWeights(f)},
-		ResultTypes: []textir.Type{c.values.Type(), filterKeptSplits(f).Type(), filterKeptWeights(f).Type()},
-		Attrs:       f.Attrs()})
+	b.SetInsertionPoint(f.Op())
+	nf, _ := emb.AsFilter(rw.Create(&textir.OperationState{Name: emb.FilterOp, Loc: f.Op().Loc(),
+		Operands:    []*textir.Value{c.values, f.RowSplits(), f.Weights()},
+		ResultTypes: []textir.Type{c.values.Type(), f.FilteredRowSplits().Type(), f.FilteredWeights().Type()},
+		Attrs:       f.Op().Attrs()}))
 	b.Block, b.Pos = saveBlock, savePos
-	rw.ReplaceAllUsesWith(filterKeptSplits(f), filterKeptSplits(nf))
-	rw.ReplaceAllUsesWith(filterKeptWeights(f), filterKeptWeights(nf))
-	c.values = filterKept(nf)
+	rw.ReplaceAllUsesWith(f.FilteredRowSplits(), nf.FilteredRowSplits())
+	rw.ReplaceAllUsesWith(f.FilteredWeights(), nf.FilteredWeights())
+	c.values = nf.FilteredValues()
 }
 
 // transformOf describes def as a kernel transform applied before the
@@ -156,14 +162,29 @@ func transformOf(def *textir.Operation, after []abi.Transform, splits *textir.Va
 		d, ok2 := intAttr(emb.AttrDefault)
 		return abi.Transform{Op: abi.TransformCheckRange, NumBuckets: n, Default: d}, ok1 && ok2
 	case emb.CastOp:
-		bits := int64(textir.BitWidth(textir.ElementType(def.Result(0).Type())))
+		c, _ := emb.AsCast(def)
+		bits := int64(textir.BitWidth(textir.ElementType(c.Result().Type())))
 		ok := bits == 8 || bits == 16 || bits == 32 || bits == 64
 		return abi.Transform{Op: abi.TransformCast, Bits: bits}, ok
 	case emb.AddOffsetOp:
+		a, _ := emb.AsAddOffset(def)
 		s, ok := intAttr(emb.AttrStride)
-		return abi.Transform{Op: abi.TransformAddOffset, Stride: s}, ok && splits != nil && addOffsetSplits(def) == splits
+		return abi.Transform{Op: abi.TransformAddOffset, Stride: s}, ok && splits != nil && a.RowSplits() == splits
 	}
 	return abi.Transform{}, false
+}
+
+// transformValues returns the values an elementwise id transform reads and
+// those it makes: an emb.IDTransform's, or emb.add_offset's. ok is false
+// for another op.
+func transformValues(op *textir.Operation) (in, out *textir.Value, ok bool) {
+	if t, ok := emb.AsIDTransform(op); ok {
+		return t.Input(), t.Result(), true
+	}
+	if a, ok := emb.AsAddOffset(op); ok {
+		return a.Values(), a.Result(), true
+	}
+	return nil, nil, false
 }
 
 func isInt(t textir.Type) bool {

@@ -69,9 +69,9 @@ func (g *fhGen) c(v uint64) *textir.Value {
 	if x, ok := g.consts[v]; ok {
 		return x
 	}
-	x := arith.Constant(&g.cb, g.k.Loc, textir.I64Attr(int64(v))).Result(0)
-	g.consts[v] = x
-	return x
+	c, _ := arith.AsConstant(arith.Constant(&g.cb, g.k.Loc, textir.I64Attr(int64(v))))
+	g.consts[v] = c.Result()
+	return c.Result()
 }
 
 func (g *fhGen) add(x, y *textir.Value) *textir.Value { return g.k.Bin(arith.AddIOp, x, y) }
@@ -223,7 +223,7 @@ type fpPending struct {
 // the bytes of the string or the word before them.
 func (k *kb) fpStart(p, off, n *textir.Value) *fpPending {
 	g := k.fhNew()
-	g.words = k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+	g.words = k.Val(gpu.PtrCastOp, []*textir.Value{p}, gpu.PtrType(i32, gpu.Global))
 	return g.begin(off, n, func(lastW *textir.Value) *textir.Value { return g.fetch(off, lastW) })
 }
 
@@ -247,7 +247,7 @@ func (g *fhGen) begin(off, n *textir.Value, first func(lastW *textir.Value) *tex
 // is at byte base + the slot's offset of p.
 func (k *kb) fpStartSlot(p, x, base *textir.Value) *fpPending {
 	g := k.fhNew()
-	g.words = k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+	g.words = k.Val(gpu.PtrCastOp, []*textir.Value{p}, gpu.PtrType(i32, gpu.Global))
 	tag := g.shrc(x, 56)
 	n := k.Sel(g.cmpc(arith.EQ, tag, 0xff), g.andc(g.shrc(x, 32), 0xffffff), tag)
 	off := g.add(base, g.andc(x, 0xffffffff))

@@ -36,7 +36,7 @@ func (k *kb) view(a *kernelArgs, p *textir.Value, elem textir.Type) *textir.Valu
 	// use it.
 	saved := *k.B
 	k.B.SetInsertionPoint(a.entry)
-	v := k.Op(gpu.PtrCastOp, []*textir.Value{p}, []textir.Type{gpu.PtrType(elem, gpu.Global)}).Result(0)
+	v := k.Val(gpu.PtrCastOp, []*textir.Value{p}, gpu.PtrType(elem, gpu.Global))
 	*k.B = saved
 	a.views[kk] = v
 	return v
@@ -237,12 +237,12 @@ func (k *kb) bucketizeUniform(bf, off, guess, n, x *textir.Value, steps int64) *
 	}
 	load := func(j *textir.Value) *textir.Value { return k.Load(bf, j, 1, true)[0] }
 	b0, inv := load(guess), load(k.AddC(guess, 1))
-	one := k.Op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 1, Type: ft}}).Result(0)
-	zero := k.Op(arith.ConstantOp, nil, []textir.Type{ft}, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 0, Type: ft}}).Result(0)
+	one := k.Val(arith.ConstantOp, nil, ft, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 1, Type: ft}})
+	zero := k.Val(arith.ConstantOp, nil, ft, textir.NamedAttribute{Name: "value", Value: textir.FloatAttr{Value: 0, Type: ft}})
 	t := k.Bin(arith.AddFOp, k.Bin(arith.MulFOp, k.Bin(arith.SubFOp, x, b0), inv), one)
 	nf := k.Cast(arith.SIToFPOp, n, ft)
 	// fmaxf/fminf: a NaN t becomes 0 (the check below then fails).
-	t = k.Op(gpu.MinOp, []*textir.Value{k.Op(gpu.MaxOp, []*textir.Value{t, zero}, []textir.Type{ft}).Result(0), nf}, []textir.Type{ft}).Result(0)
+	t = k.Val(gpu.MinOp, []*textir.Value{k.Val(gpu.MaxOp, []*textir.Value{t, zero}, ft), nf}, ft)
 	g := k.Cast(arith.FPToSIOp, t, i64)
 	nm1 := k.AddC(n, -1)
 	lo := load(k.Add(off, k.Bin(arith.MaxSIOp, k.AddC(g, -1), k.C64(0))))

@@ -21,7 +21,7 @@ var (
 )
 
 func (k *kb) cf(v float64) *textir.Value {
-	return arith.Constant(k.B, k.Loc, textir.FloatAttr{Value: v, Type: f32}).Result(0)
+	return k.Const(textir.FloatAttr{Value: v, Type: f32})
 }
 
 func (k *kb) mulc(x *textir.Value, c int64) *textir.Value {
@@ -76,8 +76,8 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *abi.L
 	b.SetInsertionPointToEnd(body)
 	k := &kb{kernelir.Builder{B: b, Loc: loc}}
 	a := &kernelArgs{tables: body.Arg(0), in: body.Arg(1), out: body.Arg(2), batch: body.Arg(3), ntasks: body.Arg(4)}
-	inF := k.Op(gpu.PtrCastOp, []*textir.Value{a.in}, []textir.Type{gpu.PtrType(f32, gpu.Global)})
-	a.inF, a.entry = inF.Result(0), inF
+	inF, _ := gpu.AsPtrCast(k.Op(gpu.PtrCastOp, []*textir.Value{a.in}, []textir.Type{gpu.PtrType(f32, gpu.Global)}))
+	a.inF, a.entry = inF.Result(), inF.Op()
 	C := int64(len(l.Columns))
 	tid := k.Dim(gpu.ThreadIdOp)
 	bid := k.Dim(gpu.BlockIdOp)
@@ -360,11 +360,11 @@ func (k *kb) combine(c *abi.Column, total accum, cnt *textir.Value) []*textir.Va
 	case c.Combiner == "mean" && !c.Weighted:
 		den = k.Cast(arith.SIToFPOp, cnt, f32)
 	case c.Combiner == "sqrtn" && !c.Weighted:
-		den = k.Op(gpu.SqrtOp, []*textir.Value{k.Cast(arith.SIToFPOp, cnt, f32)}, []textir.Type{f32}).Result(0)
+		den = k.Val(gpu.SqrtOp, []*textir.Value{k.Cast(arith.SIToFPOp, cnt, f32)}, f32)
 	case c.Combiner == "mean":
 		den = total.ws
 	case c.Combiner == "sqrtn":
-		den = k.Op(gpu.SqrtOp, []*textir.Value{total.ws2}, []textir.Type{f32}).Result(0)
+		den = k.Val(gpu.SqrtOp, []*textir.Value{total.ws2}, f32)
 	}
 	if den == nil {
 		return total.v

@@ -5,6 +5,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -62,8 +63,8 @@ func concatValues(op *textir.Operation) ([]*textir.Value, *unfused) {
 	case emb.ConcatOp:
 		return op.Operands(), nil
 	case "tfg.ConcatV2":
-		ins, axis, ok := concatV2Operands(op)
-		if !ok {
+		ins, axis := optab.Operands(op, "values"), optab.Operand(op, "axis")
+		if axis == nil || len(ins) == 0 {
 			return nil, &unfused{msg: "it has no axis operand", input: -1}
 		}
 		ax, ok := tfg.ConstInt(axis)
@@ -108,8 +109,8 @@ func matchLayer(op *textir.Operation) *layerMatch {
 			m.why = &unfused{msg: fmt.Sprintf("input #%d is not a pooled embedding lookup", i), input: i, remark: i > 0}
 			return m
 		}
-		if tt, ok := lookupTable(lk).Type().(*textir.TensorType); !ok || tt.Elem != textir.F32() {
-			m.why = &unfused{msg: fmt.Sprintf("input #%d looks up a table of %s (version 1 fuses f32 tables)", i, lookupTable(lk).Type()), input: i, remark: true}
+		if tt, ok := tableOf(lk).Type().(*textir.TensorType); !ok || tt.Elem != textir.F32() {
+			m.why = &unfused{msg: fmt.Sprintf("input #%d looks up a table of %s (version 1 fuses f32 tables)", i, tableOf(lk).Type()), input: i, remark: true}
 			return m
 		}
 	}
@@ -124,26 +125,46 @@ func matchLayer(op *textir.Operation) *layerMatch {
 func traceLookup(v *textir.Value) *textir.Operation {
 	for range maxChain + 1 {
 		def := v.DefiningOp()
-		if def == nil || v.Index() != 0 {
+		if def == nil {
 			return nil
 		}
-		switch {
-		case isLookup(def):
-			return def
-		case def.Name() == "tfg.Identity":
-			v = identityInput(def)
-		case def.Name() == "tfg.Reshape":
-			src := reshapeTensor(def)
-			d, ok := lastDim(src)
-			if !ok || !reshapeKeepsWidth(reshapeShape(def), d) {
+		if r := lookupResult(def); r != nil {
+			if r != v {
 				return nil
 			}
-			v = src
-		default:
+			return def
+		}
+		src := passedOn(def, v)
+		if src == nil {
 			return nil
 		}
+		if def.Name() == "tfg.Reshape" {
+			d, ok := lastDim(src)
+			if !ok || !reshapeKeepsWidth(optab.Operand(def, "shape"), d) {
+				return nil
+			}
+		}
+		v = src
 	}
 	return nil
+}
+
+// passedOn returns the tensor a tfg.Identity or tfg.Reshape passes on as v,
+// its output, or nil when def is another op or v another of its results.
+func passedOn(def *textir.Operation, v *textir.Value) *textir.Value {
+	var in string
+	switch def.Name() {
+	case "tfg.Identity":
+		in = "input"
+	case "tfg.Reshape":
+		in = "tensor"
+	default:
+		return nil
+	}
+	if v != optab.Result(def, "output") {
+		return nil
+	}
+	return optab.Operand(def, in)
 }
 
 // blockingReshape returns the first tfg.Reshape on the chain from v back to
@@ -153,23 +174,25 @@ func blockingReshape(v *textir.Value, lk *textir.Operation) *textir.Operation {
 	var blocking *textir.Operation
 	for range maxChain + 1 {
 		def := v.DefiningOp()
-		if def == nil || v.Index() != 0 {
+		if def == nil {
 			return nil
 		}
-		switch {
-		case def == lk:
+		if def == lk {
+			if v != lookupResult(lk) {
+				return nil
+			}
 			return blocking
-		case def.Name() == "tfg.Identity":
-			v = identityInput(def)
-		case def.Name() == "tfg.Reshape":
-			src := reshapeTensor(def)
-			if d, ok := lastDim(src); blocking == nil && (!ok || !reshapeKeepsWidth(reshapeShape(def), d)) {
+		}
+		src := passedOn(def, v)
+		if src == nil {
+			return nil
+		}
+		if def.Name() == "tfg.Reshape" {
+			if d, ok := lastDim(src); blocking == nil && (!ok || !reshapeKeepsWidth(optab.Operand(def, "shape"), d)) {
 				blocking = def
 			}
-			v = src
-		default:
-			return nil
 		}
+		v = src
 	}
 	return nil
 }
@@ -192,8 +215,10 @@ func concatsReached(v *textir.Value) []*textir.Operation {
 						seen[o] = true
 						out = append(out, o)
 					}
-				case (o.Name() == "tfg.Identity" || o.Name() == "tfg.Reshape") && u.Index() == 0:
-					next = append(next, o.Result(0))
+				case o.Name() == "tfg.Identity" || o.Name() == "tfg.Reshape":
+					if out := optab.Result(o, "output"); passedOn(o, out) == x {
+						next = append(next, out)
+					}
 				}
 			}
 		}
@@ -215,10 +240,13 @@ func lastDim(v *textir.Value) (int64, bool) {
 		}
 		switch def.Name() {
 		case "tfg.Reshape":
-			v = reshapeTensor(def)
+			v = optab.Operand(def, "tensor")
 		case "tfg.Identity":
-			v = identityInput(def)
+			v = optab.Operand(def, "input")
 		default:
+			return 0, false
+		}
+		if v == nil {
 			return 0, false
 		}
 	}
@@ -239,15 +267,15 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 	}
 	switch def.Name() {
 	case "tfg.Pack":
-		in := packValues(def)
+		in := optab.Operands(def, "values")
 		if len(in) != 2 {
 			return false
 		}
 		w, ok := tfg.ConstInt(in[1])
 		return ok && w == d
 	case "tfg.ConcatV2":
-		in, axis, ok := concatV2Operands(def)
-		if !ok || len(in) != 2 {
+		in, axis := optab.Operands(def, "values"), optab.Operand(def, "axis")
+		if axis == nil || len(in) != 2 {
 			return false
 		}
 		if ax, ok := tfg.ConstInt(axis); !ok || ax != 0 {
@@ -257,7 +285,7 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if head == nil || head.Name() != "tfg.Slice" {
 			return false
 		}
-		if _, _, size, ok := sliceOperands(head); !ok {
+		if size := optab.Operand(head, "size"); size == nil {
 			return false
 		} else if sz, ok := tfg.ConstInt(size); !ok || sz != 1 {
 			return false
@@ -266,8 +294,8 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if tail == nil || tail.Name() != "tfg.Slice" {
 			return false
 		}
-		src, begin, size, ok := sliceOperands(tail)
-		if !ok {
+		src, begin, size := optab.Operand(tail, "input"), optab.Operand(tail, "begin"), optab.Operand(tail, "size")
+		if src == nil || begin == nil || size == nil {
 			return false
 		}
 		sh := src.DefiningOp()
@@ -279,7 +307,11 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if !ok1 || !ok2 || b != 1 || n != -1 {
 			return false
 		}
-		w, ok := lastDim(shapeInput(sh))
+		in0 := optab.Operand(sh, "input")
+		if in0 == nil {
+			return false
+		}
+		w, ok := lastDim(in0)
 		return ok && w == d
 	}
 	return false

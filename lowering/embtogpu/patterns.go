@@ -9,6 +9,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/lowering/conversion"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -132,16 +133,18 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	seen := map[int64]bool{}
 	for k, c := range plan.Columns {
 		lk := lookups[order[k]]
-		ids := lookupIDs(lk)
+		l, _ := emb.AsTableLookup(lk)
+		ids := l.IDs()
 		if ch := chains[order[k]]; ch != nil {
 			ids = ch.values
 		}
-		operands = append(operands, lookupTable(lk), ids)
+		operands = append(operands, l.Table(), ids)
+		splits, weights := bags(lk)
 		if c.HasSplits() {
-			operands = append(operands, lookupSplits(lk))
+			operands = append(operands, splits)
 		}
 		if c.Weighted {
-			operands = append(operands, lookupWeights(lk))
+			operands = append(operands, weights)
 		}
 		if !seen[c.Class] {
 			seen[c.Class] = true
@@ -159,7 +162,8 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	// The fused result refines the concatenation's type in place (a
 	// graph's tensor<*xf32> becomes tensor<?xWxf32>): no type converter is
 	// involved, so the uses move without a materialization.
-	rw.Rewriter.ReplaceAllUsesWith(concat.Result(0), op.Result(0))
+	layer, _ := fused.AsEmbeddingLayer(op)
+	rw.Rewriter.ReplaceAllUsesWith(concatResult(concat), layer.Result())
 	// The absorbed transforms go with the lookups (removable).
 	eraseDead(concat, rw)
 	p.counts.Layers++
@@ -180,24 +184,62 @@ func enclosingModule(op *textir.Operation) *textir.Operation {
 
 // columnInfo describes a lookup for the planner.
 func columnInfo(lk *textir.Operation) ColumnInfo {
-	tt := lookupTable(lk).Type().(*textir.TensorType)
+	tt := tableOf(lk).Type().(*textir.TensorType)
 	ci := ColumnInfo{Name: columnName(lk), Kind: abi.KindLookup, Combiner: emb.Combiner(lk),
-		Rows: tt.Shape[0], Width: tt.Shape[1], MaxBag: -1, Table: lookupTable(lk)}
+		Rows: tt.Shape[0], Width: tt.Shape[1], MaxBag: -1, Table: tableOf(lk)}
+	splits, weights := bags(lk)
 	switch lk.Name() {
 	case emb.GatherOp:
 		ci.Kind, ci.Combiner, ci.MaxBag = abi.KindGather, emb.CombinerSum, 1
 	case emb.GatherScatterOp:
 		ci.MaxBag = 1
 	}
-	if lookupWeights(lk) != nil {
+	if weights != nil {
 		ci.Weighted = true
 	}
 	if ci.Kind == abi.KindLookup && ci.MaxBag < 0 {
-		if _, hi, ok := emb.BagSize(lookupSplits(lk)); ok {
+		if _, hi, ok := emb.BagSize(splits); ok {
 			ci.MaxBag = max(hi, 1)
 		}
 	}
 	return ci
+}
+
+// tableOf returns the table a lookup reads (emb.lookup,
+// emb.gather_scatter, emb.gather), or nil for another op.
+func tableOf(lk *textir.Operation) *textir.Value {
+	if l, ok := emb.AsTableLookup(lk); ok {
+		return l.Table()
+	}
+	return nil
+}
+
+// concatResult returns the concatenation of an emb.concat or a
+// tfg.ConcatV2.
+func concatResult(op *textir.Operation) *textir.Value {
+	if c, ok := emb.AsConcat(op); ok {
+		return c.Result()
+	}
+	return optab.Result(op, "output")
+}
+
+// lookupResult returns the rows a lookup reads (emb.lookup,
+// emb.gather_scatter, emb.gather), or nil for another op.
+func lookupResult(lk *textir.Operation) *textir.Value {
+	if l, ok := emb.AsTableLookup(lk); ok {
+		return l.Result()
+	}
+	return nil
+}
+
+// bags returns the row splits and the weights of a pooled lookup
+// (emb.lookup, emb.gather_scatter): nil splits for emb.gather (one id per
+// row), nil weights for an unweighted lookup.
+func bags(lk *textir.Operation) (splits, weights *textir.Value) {
+	if p, ok := emb.AsPooledLookup(lk); ok {
+		return p.RowSplits(), p.Weights()
+	}
+	return nil, nil
 }
 
 // columnName names a column by its lookup's location, else its table's
@@ -206,7 +248,7 @@ func columnName(lk *textir.Operation) string {
 	if n, ok := textir.LocName(lk.Loc()); ok && n != "" {
 		return n
 	}
-	if t := lookupTable(lk).DefiningOp(); t != nil {
+	if t := tableOf(lk).DefiningOp(); t != nil {
 		if s, ok := t.Attr(emb.AttrName).(textir.StringAttr); ok {
 			return s.Value
 		}

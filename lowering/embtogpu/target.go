@@ -36,7 +36,7 @@ func (a *layers) of(concat *textir.Operation) *layerMatch {
 // fusedBy returns the concatenation whose rewrite takes lookup lk into a
 // kernel, or nil.
 func (a *layers) fusedBy(lk *textir.Operation) *textir.Operation {
-	for _, c := range concatsReached(lk.Result(0)) {
+	for _, c := range concatsReached(lookupResult(lk)) {
 		if m := a.of(c); m.why == nil && slices.Contains(m.lookups, lk) {
 			return c
 		}
@@ -46,7 +46,7 @@ func (a *layers) fusedBy(lk *textir.Operation) *textir.Operation {
 
 // whyNot says why lookup lk, which no layer takes, is not fused.
 func (a *layers) whyNot(lk *textir.Operation) string {
-	cs := concatsReached(lk.Result(0))
+	cs := concatsReached(lookupResult(lk))
 	if len(cs) == 0 {
 		return "its result reaches no concatenation of an input layer (tfg.ConcatV2 along axis 1 or emb.concat, through Reshape and Identity)"
 	}
@@ -65,7 +65,7 @@ func (a *layers) whyNot(lk *textir.Operation) string {
 		}
 		return fmt.Sprintf("it reaches %s through more than %d Reshape and Identity ops", describe(c), maxChain)
 	case m.why.input == j:
-		return fmt.Sprintf("it looks up a table of %s (version 1 fuses f32 tables)", lookupTable(lk).Type())
+		return fmt.Sprintf("it looks up a table of %s (version 1 fuses f32 tables)", tableOf(lk).Type())
 	}
 	return fmt.Sprintf("it is input #%d of %s, which is not fused: %s", j, describe(c), m.why.msg)
 }
@@ -104,7 +104,7 @@ func remarkUnfused(root *textir.Operation, a *layers, emit func(*textir.Diagnost
 			if m := a.of(op); m.why != nil && m.why.remark {
 				emit(op.Remarkf("not fused: %s", m.why.msg))
 			}
-		case isLookup(op):
+		case lookupResult(op) != nil:
 			if a.fusedBy(op) == nil {
 				emit(op.Remarkf("not fused: %s", a.whyNot(op)))
 			}

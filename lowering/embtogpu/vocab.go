@@ -38,10 +38,10 @@ func (k *kb) vcFind(words, base, key *textir.Value, q *vcQuery) (idx, found *tex
 	h4 := k.Bin(arith.ShLIOp, h, k.C64(2))
 	klo := k.Cast(arith.TruncIOp, key, i32)
 	khi := k.Cast(arith.TruncIOp, k.Bin(arith.ShRUIOp, key, k.C64(32)), i32)
-	slots := k.Op(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, abi.VocabHeaderWords)}, []textir.Type{words.Type()}).Result(0)
+	slots := k.Val(gpu.PtrOffsetOp, []*textir.Value{words, k.AddC(base, abi.VocabHeaderWords)}, words.Type())
 	var bytes *textir.Value
 	if q != nil {
-		bytes = k.Op(gpu.PtrCastOp, []*textir.Value{words}, []textir.Type{gpu.PtrType(textir.I8(), gpu.Global)}).Result(0)
+		bytes = k.Val(gpu.PtrCastOp, []*textir.Value{words}, gpu.PtrType(textir.I8(), gpu.Global))
 	}
 	none := k.vcC32(-1)
 	res := k.For(k.C64(0), probes4, k.C64(abi.VocabSlotWords), []*textir.Value{none, k.vcBool(false)},
@@ -95,7 +95,7 @@ func (k *kb) bucketize(bf, off, n, x *textir.Value, iters int64) *textir.Value {
 	}
 	load := func(j *textir.Value) *textir.Value { return k.Load(bf, j, 1, true)[0] }
 	if wide && gpu.PtrElem(bf.Type()) == f32 {
-		bits := k.Op(gpu.PtrCastOp, []*textir.Value{bf}, []textir.Type{gpu.PtrType(i32, gpu.Global)}).Result(0)
+		bits := k.Val(gpu.PtrCastOp, []*textir.Value{bf}, gpu.PtrType(i32, gpu.Global))
 		load = func(j *textir.Value) *textir.Value { return k.vcF32ToF64(k.Load(bits, j, 1, true)[0]) }
 	}
 	zero := k.C64(0)
@@ -143,7 +143,7 @@ func (k *kb) vcF32ToF64(bits *textir.Value) *textir.Value {
 }
 
 func (k *kb) vcC32(v int64) *textir.Value {
-	return arith.Constant(k.B, k.Loc, textir.IntegerAttr{Value: v, Type: i32}).Result(0)
+	return k.Const(textir.IntegerAttr{Value: v, Type: i32})
 }
 
 func (k *kb) vcBool(v bool) *textir.Value {
@@ -151,9 +151,9 @@ func (k *kb) vcBool(v bool) *textir.Value {
 	if v {
 		b = 1
 	}
-	return arith.Constant(k.B, k.Loc, textir.IntegerAttr{Value: b, Type: i1}).Result(0)
+	return k.Const(textir.IntegerAttr{Value: b, Type: i1})
 }
 
 func (k *kb) vcF64(v float64) *textir.Value {
-	return arith.Constant(k.B, k.Loc, textir.FloatAttr{Value: v, Type: textir.F64()}).Result(0)
+	return k.Const(textir.FloatAttr{Value: v, Type: textir.F64()})
 }

@@ -22,19 +22,29 @@ func (k *Builder) Op(name string, operands []*textir.Value, results []textir.Typ
 	return k.B.Create(&textir.OperationState{Name: name, Loc: k.Loc, Operands: operands, ResultTypes: results, Attrs: attrs})
 }
 
-// C64 is an i64 constant.
-func (k *Builder) C64(v int64) *textir.Value {
-	return arith.Constant(k.B, k.Loc, textir.I64Attr(v)).Result(0)
+// Val creates an op of one result of type t (any arith or gpu op that
+// makes one value) and returns the result.
+func (k *Builder) Val(name string, operands []*textir.Value, t textir.Type, attrs ...textir.NamedAttribute) *textir.Value {
+	return k.Op(name, operands, []textir.Type{t}, attrs...).Result(0)
 }
+
+// Const is an arith.constant of a (an integer or float attribute).
+func (k *Builder) Const(a textir.Attribute) *textir.Value {
+	c, _ := arith.AsConstant(arith.Constant(k.B, k.Loc, a))
+	return c.Result()
+}
+
+// C64 is an i64 constant.
+func (k *Builder) C64(v int64) *textir.Value { return k.Const(textir.I64Attr(v)) }
 
 // CF is a float constant of type t.
 func (k *Builder) CF(v float64, t textir.Type) *textir.Value {
-	return arith.Constant(k.B, k.Loc, textir.FloatAttr{Value: v, Type: t}).Result(0)
+	return k.Const(textir.FloatAttr{Value: v, Type: t})
 }
 
 // Bin is a binary op whose result has x's type.
 func (k *Builder) Bin(name string, x, y *textir.Value) *textir.Value {
-	return k.Op(name, []*textir.Value{x, y}, []textir.Type{x.Type()}).Result(0)
+	return k.Val(name, []*textir.Value{x, y}, x.Type())
 }
 
 // Add and Mul are arith.addi and arith.muli.
@@ -51,30 +61,30 @@ func (k *Builder) AddC(x *textir.Value, c int64) *textir.Value {
 
 // Cmp is arith.cmpi with predicate p.
 func (k *Builder) Cmp(p arith.Predicate, x, y *textir.Value) *textir.Value {
-	return k.Op(arith.CmpIOp, []*textir.Value{x, y}, []textir.Type{textir.I1()},
-		textir.NamedAttribute{Name: "predicate", Value: textir.I64Attr(int64(p))}).Result(0)
+	return k.Val(arith.CmpIOp, []*textir.Value{x, y}, textir.I1(),
+		textir.NamedAttribute{Name: "predicate", Value: textir.I64Attr(int64(p))})
 }
 
 // CmpF is arith.cmpf with predicate p.
 func (k *Builder) CmpF(p arith.FPredicate, x, y *textir.Value) *textir.Value {
-	return k.Op(arith.CmpFOp, []*textir.Value{x, y}, []textir.Type{textir.I1()},
-		textir.NamedAttribute{Name: "predicate", Value: textir.I64Attr(int64(p))}).Result(0)
+	return k.Val(arith.CmpFOp, []*textir.Value{x, y}, textir.I1(),
+		textir.NamedAttribute{Name: "predicate", Value: textir.I64Attr(int64(p))})
 }
 
 // Sel is arith.select.
 func (k *Builder) Sel(c, x, y *textir.Value) *textir.Value {
-	return k.Op(arith.SelectOp, []*textir.Value{c, x, y}, []textir.Type{x.Type()}).Result(0)
+	return k.Val(arith.SelectOp, []*textir.Value{c, x, y}, x.Type())
 }
 
 // Cast is a one-operand conversion op (arith.extsi, arith.sitofp, ...) to t.
 func (k *Builder) Cast(name string, x *textir.Value, t textir.Type) *textir.Value {
-	return k.Op(name, []*textir.Value{x}, []textir.Type{t}).Result(0)
+	return k.Val(name, []*textir.Value{x}, t)
 }
 
 // Dim reads a thread-hierarchy register (gpu.thread_id, gpu.block_id, ...)
 // of dimension x, as i64.
 func (k *Builder) Dim(name string) *textir.Value {
-	v := k.Op(name, nil, []textir.Type{textir.I32()}, textir.NamedAttribute{Name: "dimension", Value: textir.Str("x")}).Result(0)
+	v := k.Val(name, nil, textir.I32(), textir.NamedAttribute{Name: "dimension", Value: textir.Str("x")})
 	return k.Cast(arith.ExtSIOp, v, textir.I64())
 }
 
@@ -92,7 +102,8 @@ func (k *Builder) Load(p, idx *textir.Value, width int64, readonly bool) []*text
 	for i := range rt {
 		rt[i] = gpu.PtrElem(p.Type())
 	}
-	return k.Op(gpu.LoadOp, []*textir.Value{p, idx}, rt, attrs...).Results()
+	ld, _ := gpu.AsLoad(k.Op(gpu.LoadOp, []*textir.Value{p, idx}, rt, attrs...))
+	return ld.Values()
 }
 
 // Store is gpu.store of vals (1, 2 or 4) at element idx of p.
@@ -120,7 +131,8 @@ func (k *Builder) For(lb, ub, st *textir.Value, inits []*textir.Value, body func
 	ys := body(blk.Arg(0), blk.Args()[1:])
 	k.Op(gpu.YieldOp, ys, nil)
 	*k.B = saved
-	return op.Results()
+	loop, _ := gpu.AsFor(op)
+	return loop.Results()
 }
 
 // If builds gpu.if %c -> (types) with both branches (els may be nil when
@@ -137,7 +149,8 @@ func (k *Builder) If(c *textir.Value, types []textir.Type, then, els func() []*t
 		k.Op(gpu.YieldOp, body(), nil)
 	}
 	*k.B = saved
-	return op.Results()
+	cond, _ := gpu.AsIf(op)
+	return cond.Results()
 }
 
 // IfThen builds gpu.if %c { then } without results or else branch.

@@ -16,17 +16,17 @@ var embShapes = map[string]func(c shapeCtx, op *textir.Operation){
 	emb.FromDenseOp:     fromDenseShape,
 	emb.FromSparseOp:    fromSparseShape,
 	emb.SplitStringsOp:  splitStringsShape,
-	emb.HashOp:          transformShape(emb.Hash),
-	emb.AsStringOp:      transformShape(emb.AsString),
-	emb.BucketizeOp:     transformShape(emb.Bucketize),
-	emb.VocabLookupOp:   transformShape(emb.VocabLookup),
-	emb.CheckRangeOp:    transformShape(emb.CheckRange),
-	emb.CastOp:          transformShape(emb.Cast),
+	emb.HashOp:          transformShape,
+	emb.AsStringOp:      transformShape,
+	emb.BucketizeOp:     transformShape,
+	emb.VocabLookupOp:   transformShape,
+	emb.CheckRangeOp:    transformShape,
+	emb.CastOp:          transformShape,
 	emb.AddOffsetOp:     addOffsetShape,
 	emb.FilterOp:        filterShape,
 	emb.TableOp:         tableShape,
-	emb.LookupOp:        lookupShape(emb.Lookup),
-	emb.GatherScatterOp: lookupShape(emb.GatherScatter),
+	emb.LookupOp:        lookupShape,
+	emb.GatherScatterOp: lookupShape,
 	emb.GatherOp:        embGatherShape,
 	emb.ConcatOp:        embConcatShape,
 }
@@ -61,7 +61,7 @@ func (c shapeCtx) numel(dims []optab.Dim) optab.Dim {
 }
 
 func fromDenseShape(c shapeCtx, op *textir.Operation) {
-	s := emb.FromDense(op)
+	s, _ := emb.AsFromDense(op)
 	x := s.Input()
 	b := c.dim0(x)
 	var n optab.Dim
@@ -76,7 +76,7 @@ func fromDenseShape(c shapeCtx, op *textir.Operation) {
 }
 
 func fromSparseShape(c shapeCtx, op *textir.Operation) {
-	s := emb.FromSparse(op)
+	s, _ := emb.AsFromSparse(op)
 	vd := c.Dims(s.SparseValues())
 	n := c.Unknown()
 	if len(vd) == 1 {
@@ -94,7 +94,7 @@ func fromSparseShape(c shapeCtx, op *textir.Operation) {
 }
 
 func splitStringsShape(c shapeCtx, op *textir.Operation) {
-	s := emb.SplitStrings(op)
+	s, _ := emb.AsSplitStrings(op)
 	b := c.dim0(s.Input())
 	n := c.nnz(s.Input(), "", s.Values())
 	c.Set(s.Values(), []optab.Dim{n}, nil)
@@ -102,22 +102,21 @@ func splitStringsShape(c shapeCtx, op *textir.Operation) {
 }
 
 // transformShape: an id transform keeps its ids' dims.
-func transformShape(view func(*textir.Operation) emb.Transform) func(c shapeCtx, op *textir.Operation) {
-	return func(c shapeCtx, op *textir.Operation) {
-		t := view(op)
+func transformShape(c shapeCtx, op *textir.Operation) {
+	if t, ok := emb.AsIDTransform(op); ok {
 		c.Set(t.Result(), c.Dims(t.Input()), nil)
 	}
 }
 
 func addOffsetShape(c shapeCtx, op *textir.Operation) {
-	a := emb.AddOffset(op)
+	a, _ := emb.AsAddOffset(op)
 	c.Set(a.Result(), c.Dims(a.Values()), nil)
 }
 
 // filterShape: the kept values are a new count; weights, when filtered
 // too, match the values.
 func filterShape(c shapeCtx, op *textir.Operation) {
-	f := emb.Filter(op)
+	f, _ := emb.AsFilter(op)
 	n := c.nnz(f.Values(), ".kept", f.FilteredValues())
 	c.Set(f.FilteredValues(), []optab.Dim{n}, nil)
 	c.Set(f.FilteredRowSplits(), c.Dims(f.RowSplits()), nil)
@@ -129,25 +128,29 @@ func filterShape(c shapeCtx, op *textir.Operation) {
 	}
 }
 
-func tableShape(c shapeCtx, op *textir.Operation) { c.Set(emb.Table(op).Result(), nil, nil) }
+func tableShape(c shapeCtx, op *textir.Operation) {
+	t, _ := emb.AsTable(op)
+	c.Set(t.Result(), nil, nil)
+}
 
 // lookupShape (lookup, gather_scatter): one row per bag (row splits minus
 // one) of the table's width; ids and weights match.
-func lookupShape(view func(*textir.Operation) emb.LookupView) func(c shapeCtx, op *textir.Operation) {
-	return func(c shapeCtx, op *textir.Operation) {
-		l := view(op)
-		if w := l.Weights(); w != nil {
-			vd, wd := c.Dims(l.IDs()), c.Dims(w)
-			if len(vd) == 1 && len(wd) == 1 {
-				c.Equate(vd[0], wd[0])
-			}
-		}
-		rows := c.Unknown()
-		if d := c.Dims(l.RowSplits()); len(d) == 1 {
-			rows = c.Sub(d[0], c.Const(1))
-		}
-		c.Set(l.Result(), []optab.Dim{rows, c.width(l.Table())}, nil)
+func lookupShape(c shapeCtx, op *textir.Operation) {
+	l, ok := emb.AsPooledLookup(op)
+	if !ok {
+		return
 	}
+	if w := l.Weights(); w != nil {
+		vd, wd := c.Dims(l.IDs()), c.Dims(w)
+		if len(vd) == 1 && len(wd) == 1 {
+			c.Equate(vd[0], wd[0])
+		}
+	}
+	rows := c.Unknown()
+	if d := c.Dims(l.RowSplits()); len(d) == 1 {
+		rows = c.Sub(d[0], c.Const(1))
+	}
+	c.Set(l.Result(), []optab.Dim{rows, c.width(l.Table())}, nil)
 }
 
 // width is a table's dim 1.
@@ -160,7 +163,7 @@ func (c shapeCtx) width(table *textir.Value) optab.Dim {
 
 // embGatherShape: one row per id.
 func embGatherShape(c shapeCtx, op *textir.Operation) {
-	g := emb.Gather(op)
+	g, _ := emb.AsGather(op)
 	n := c.Unknown()
 	if d := c.Dims(g.IDs()); len(d) == 1 {
 		n = d[0]
@@ -170,7 +173,7 @@ func embGatherShape(c shapeCtx, op *textir.Operation) {
 
 // embConcatShape: equal batches, widths added.
 func embConcatShape(c shapeCtx, op *textir.Operation) {
-	cc := emb.Concat(op)
+	cc, _ := emb.AsConcat(op)
 	b := c.Unknown()
 	sum := c.Const(0)
 	for _, x := range cc.Inputs() {

@@ -236,21 +236,23 @@ func (sp *simplifier) symValue(rw textir.PatternRewriter, s expr.Sym) *textir.Va
 		b.SetInsertionPointToStart(sp.b)
 	}
 	loc := sp.loc(bd.v.Loc(), "shape")
-	var op *textir.Operation
+	var v *textir.Value
 	if bd.dim >= 0 {
 		if tfName(bd.v.DefiningOp()) == "Placeholder" && repInfo.Kind == expr.InputDim {
 			name = sp.a.tab.Name(rep)
 		}
-		op = shape.BuildDim(b, loc, bd.v, int64(bd.dim), name)
+		dim, _ := shape.AsDim(shape.BuildDim(b, loc, bd.v, int64(bd.dim), name))
+		v = dim.Result()
 	} else {
 		if repInfo.Kind == expr.DataCount {
 			name = sp.a.tab.Name(rep)
 		}
-		op = shape.BuildCount(b, loc, bd.v, name)
+		count, _ := shape.AsCount(shape.BuildCount(b, loc, bd.v, name))
+		v = count.Result()
 	}
 	sp.created++
-	sp.values[rep] = op.Result(0)
-	return op.Result(0)
+	sp.values[rep] = v
+	return v
 }
 
 // valueOf is symValue as the callback of shape.BuildApply and
@@ -278,7 +280,8 @@ func (sp *simplifier) index(rw textir.PatternRewriter, e expr.Expr, pos *textir.
 		if v, ok := sp.consts[c]; ok {
 			return v, nil
 		}
-		v := arith.Constant(b, sp.loc(pos.Loc(), "shape"), textir.IntegerAttr{Value: c, Type: textir.Index()}).Result(0)
+		k, _ := arith.AsConstant(arith.Constant(b, sp.loc(pos.Loc(), "shape"), textir.IntegerAttr{Value: c, Type: textir.Index()}))
+		v := k.Result()
 		sp.created++
 		sp.consts[c] = v
 		return v, nil
@@ -288,7 +291,8 @@ func (sp *simplifier) index(rw textir.PatternRewriter, e expr.Expr, pos *textir.
 		return nil, err
 	}
 	sp.created++
-	return op.Result(0), nil
+	apply, _ := shape.AsApply(op)
+	return apply.Result(), nil
 }
 
 // ---- remove-noop-reshape ----
@@ -448,7 +452,12 @@ func (sp *simplifier) build(rw textir.PatternRewriter, user *textir.Operation, v
 	}
 	st.Loc = sp.loc(user.Loc(), "shape")
 	sp.created++
-	return rw.Create(st).Result(0), nil
+	op := rw.Create(st)
+	if cast, ok := shape.AsIndexCast(op); ok {
+		return cast.Out(), nil
+	}
+	extents, _ := shape.AsFromExtents(op)
+	return extents.Result(), nil
 }
 
 // eraseDead erases op if it is a removable tfg op none of whose results
@@ -515,7 +524,7 @@ func (sp *simplifier) assertEmbConcat(op *textir.Operation, rw textir.PatternRew
 	}
 	sp.asserted[op] = true
 	before := sp.created
-	cc := emb.Concat(op)
+	cc, _ := emb.AsConcat(op)
 	for _, x := range cc.Inputs() {
 		sp.assert(rw, op, x)
 	}
@@ -545,14 +554,9 @@ func (sp *simplifier) assertLookupIds(op *textir.Operation, rw textir.PatternRew
 	}
 	sp.asserted[op] = true
 	before := sp.created
-	ids := emb.Lookup(op).IDs()
-	if ids == nil {
-		ids = emb.GatherScatter(op).IDs()
+	if lk, ok := emb.AsTableLookup(op); ok {
+		sp.assert(rw, op, lk.IDs())
 	}
-	if ids == nil {
-		ids = emb.Gather(op).IDs()
-	}
-	sp.assert(rw, op, ids)
 	return sp.created != before
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -65,7 +66,7 @@ func tableOf(v *textir.Value) *textir.Operation {
 	case isOp(d, "VariableV2", "Variable", "VarHandleOp"):
 		return d
 	case isOp(d, "ReadVariableOp"):
-		if h := is(input(d, "resource"), "VarHandleOp"); h != nil {
+		if h := is(optab.Operand(d, "resource"), "VarHandleOp"); h != nil {
 			return h
 		}
 	case isOp(d, "Const"):
@@ -80,9 +81,9 @@ func tableOf(v *textir.Value) *textir.Operation {
 func gatherTable(op *textir.Operation) *textir.Operation {
 	switch {
 	case isOp(op, "GatherV2", "Gather"):
-		return tableOf(input(op, "params"))
+		return tableOf(optab.Operand(op, "params"))
 	case isOp(op, "ResourceGather"):
-		return tableOf(input(op, "resource"))
+		return tableOf(optab.Operand(op, "resource"))
 	}
 	return nil
 }
@@ -147,10 +148,10 @@ func FindColumns(b *textir.Block) []*Column {
 	fixups := make([][]*textir.Value, len(tables))
 	for op := range b.Ops() {
 		l, ok := label[op]
-		if !ok || l == many || !isOp(op, "Select", "SelectV2") || numArgs(op) != 3 || is(input(op, "t"), "ZerosLike") == nil {
+		if !ok || l == many || !isOp(op, "Select", "SelectV2") || numArgs(op) != 3 || is(optab.Operand(op, "t"), "ZerosLike") == nil {
 			continue
 		}
-		fixups[l] = append(fixups[l], forwardEnd(op.Result(0)))
+		fixups[l] = append(fixups[l], forwardEnd(optab.Result(op, "output")))
 	}
 	var cols []*Column
 	seen := map[*textir.Value]bool{}
@@ -216,7 +217,7 @@ func poolingRoot(out *textir.Value) *textir.Operation {
 	if !ok || !isOp(sel, "Select", "SelectV2") || numArgs(sel) != 3 {
 		return nil
 	}
-	if r := def(input(sel, "e")); r != nil && slices.Contains(PoolingOps, r.Name()) {
+	if r := def(optab.Operand(sel, "e")); r != nil && slices.Contains(PoolingOps, r.Name()) {
 		return r
 	}
 	return nil
@@ -233,10 +234,10 @@ func forwardEnd(v *textir.Value) *textir.Value {
 		for x := range v.Users() {
 			u = x
 		}
-		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v || rank(u.Result(0)) != 2 {
+		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v || rank(optab.Result(u, "output")) != 2 {
 			return v
 		}
-		v = u.Result(0)
+		v = optab.Result(u, "output")
 	}
 	return v
 }

@@ -17,12 +17,6 @@ func create(rw *rewrite.Rewriter, name string, loc textir.Location, operands []*
 	return rw.Create(&textir.OperationState{Name: name, Loc: loc, Operands: operands, ResultTypes: results, Attrs: attrs})
 }
 
-// transforms are the views of the id transforms, by op name.
-var transforms = map[string]func(*textir.Operation) emb.Transform{
-	emb.HashOp: emb.Hash, emb.AsStringOp: emb.AsString, emb.BucketizeOp: emb.Bucketize,
-	emb.VocabLookupOp: emb.VocabLookup, emb.CheckRangeOp: emb.CheckRange, emb.CastOp: emb.Cast,
-}
-
 // table returns the emb.table of a table op, made on first use.
 func (l *Lowering) table(rw *rewrite.Rewriter, p *plan) *textir.Operation {
 	if t, ok := l.tables[p.table]; ok {
@@ -53,18 +47,18 @@ func ragged(rw *rewrite.Rewriter, s source, loc textir.Location) (vals, splits *
 		}
 		op = create(rw, emb.FromDenseOp, loc, []*textir.Value{s.x},
 			[]textir.Type{emb.RaggedType(textir.ElementType(s.x.Type())), rs}, attrs)
-		v := emb.FromDense(op)
+		v, _ := emb.AsFromDense(op)
 		return v.Values(), v.RowSplits(), op
 	case srcSplit:
 		op = create(rw, emb.SplitStringsOp, loc, []*textir.Value{s.x},
 			[]textir.Type{emb.RaggedType(emb.StringType()), rs},
 			[]textir.NamedAttribute{{Name: emb.AttrSep, Value: textir.Str(s.sep)}})
-		v := emb.SplitStrings(op)
+		v, _ := emb.AsSplitStrings(op)
 		return v.Values(), v.RowSplits(), op
 	}
 	op = create(rw, emb.FromSparseOp, loc, []*textir.Value{s.ind, s.vals, s.shape},
 		[]textir.Type{emb.RaggedType(textir.ElementType(s.vals.Type())), rs}, nil)
-	v := emb.FromSparse(op)
+	v, _ := emb.AsFromSparse(op)
 	return v.Values(), v.RowSplits(), op
 }
 
@@ -83,7 +77,8 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 	c.first = first
 	for _, x := range p.xforms {
 		op := create(rw, x.name, x.loc, []*textir.Value{vals}, []textir.Type{emb.RaggedType(x.elem)}, x.attrs)
-		vals = transforms[x.name](op).Result()
+		t, _ := emb.AsIDTransform(op)
+		vals = t.Result()
 	}
 	var w *textir.Value
 	if p.weighted {
@@ -118,7 +113,7 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 		} else if !ly.hasMin {
 			continue
 		}
-		f := emb.Filter(create(rw, emb.FilterOp, ly.loc, operands, types, attrs))
+		f, _ := emb.AsFilter(create(rw, emb.FilterOp, ly.loc, operands, types, attrs))
 		if !ly.positive {
 			c.ranged = append(c.ranged, f.Op())
 		}
@@ -127,7 +122,8 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 			w = f.FilteredWeights()
 		}
 	}
-	operands := []*textir.Value{emb.Table(c.table).Result(), vals, splits}
+	table, _ := emb.AsTable(c.table)
+	operands := []*textir.Value{table.Result(), vals, splits}
 	if w != nil {
 		operands = append(operands, w)
 	}
@@ -139,7 +135,8 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 		[]textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}})
 	c.ranged = append(c.ranged, rangeChecks(vals)...)
 	old := p.outDef
-	rw.ReplaceAllUsesWith(p.out, emb.Lookup(c.lookup).Result())
+	lk, _ := emb.AsLookup(c.lookup)
+	rw.ReplaceAllUsesWith(p.out, lk.Result())
 	l.eraseDead(rw, old)
 }
 
@@ -152,18 +149,18 @@ func rangeChecks(v *textir.Value) []*textir.Operation {
 		if d == nil {
 			break
 		}
-		if d.Name() == emb.FilterOp {
-			v = emb.Filter(d).Values()
+		if f, ok := emb.AsFilter(d); ok {
+			v = f.Values()
 			continue
 		}
-		t, ok := transforms[d.Name()]
+		t, ok := emb.AsIDTransform(d)
 		if !ok {
 			break
 		}
 		if d.Name() == emb.CheckRangeOp {
 			out = append(out, d)
 		}
-		v = t(d).Input()
+		v = t.Input()
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/lowering/rewrite"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -99,7 +100,7 @@ func concatSite(op *textir.Operation) *site {
 	if len(tfg.DataOperands(op)) < 2 {
 		return nil
 	}
-	ins, axis := inputs(op, "values"), input(op, "axis")
+	ins, axis := optab.Operands(op, "values"), optab.Operand(op, "axis")
 	if ax, ok := constInt(axis); !ok || (ax != 1 && ax != -1) {
 		return nil
 	}
@@ -117,7 +118,7 @@ func concatSite(op *textir.Operation) *site {
 // addNSite is an AddN of [?, d] f32 tensors with at least one lookup among
 // them and more than one term.
 func addNSite(op *textir.Operation) *site {
-	ins := inputs(op, "inputs")
+	ins := optab.Operands(op, "inputs")
 	if len(ins) < 2 {
 		return nil
 	}
@@ -138,13 +139,8 @@ func addNSite(op *textir.Operation) *site {
 // lookupTable returns the table operand of an emb.lookup,
 // emb.gather_scatter or emb.gather op, or nil.
 func lookupTable(op *textir.Operation) *textir.Value {
-	switch op.Name() {
-	case emb.LookupOp:
-		return emb.Lookup(op).Table()
-	case emb.GatherScatterOp:
-		return emb.GatherScatter(op).Table()
-	case emb.GatherOp:
-		return emb.Gather(op).Table()
+	if l, ok := emb.AsTableLookup(op); ok {
+		return l.Table()
 	}
 	return nil
 }
@@ -222,8 +218,9 @@ func constI32(rw *rewrite.Rewriter, name string, loc textir.Location, scalar boo
 		shape = nil
 	}
 	t := textir.TensorOf(shape, textir.I32())
-	return tfgOp(rw, "Const", name, loc, nil, t, typeAttr("dtype", textir.I32()),
-		textir.NamedAttribute{Name: "value", Value: textir.DenseInts(t, vals)}).Result(0)
+	c := tfgOp(rw, "Const", name, loc, nil, t, typeAttr("dtype", textir.I32()),
+		textir.NamedAttribute{Name: "value", Value: textir.DenseInts(t, vals)})
+	return optab.Result(c, "output")
 }
 
 // groupInputs finds the lookups among the data inputs of op; it returns
@@ -251,7 +248,8 @@ func makeGroup(rw *rewrite.Rewriter, at *textir.Operation, lookups []*textir.Ope
 	loc := textir.NameLoc{Name: tfg.NodeName(at) + "/embeddings"}
 	e := rw.Create(&textir.OperationState{Name: emb.ConcatOp, Loc: loc, Operands: vals,
 		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, width}, textir.F32())}})
-	return emb.Concat(e).Result()
+	c, _ := emb.AsConcat(e)
+	return c.Result()
 }
 
 // slice returns columns [off, off+w) of e (of width width), or e itself.
@@ -262,8 +260,9 @@ func slice(rw *rewrite.Rewriter, name string, e *textir.Value, width, off, w int
 	loc := textir.NameLoc{Name: name}
 	begin := constI32(rw, name+"/begin", loc, false, 0, off)
 	size := constI32(rw, name+"/size", loc, false, -1, w)
-	return tfgOp(rw, "Slice", name, loc, []*textir.Value{e, begin, size},
-		textir.TensorOf([]int64{textir.Dynamic, w}, textir.F32()), typeAttr("T", textir.F32()), typeAttr("Index", textir.I32())).Result(0)
+	sl := tfgOp(rw, "Slice", name, loc, []*textir.Value{e, begin, size},
+		textir.TensorOf([]int64{textir.Dynamic, w}, textir.F32()), typeAttr("T", textir.F32()), typeAttr("Index", textir.I32()))
+	return optab.Result(sl, "output")
 }
 
 // rebuild replaces op by a copy with the given data operands (its control
@@ -359,13 +358,14 @@ func rewriteAddN(rw *rewrite.Rewriter, s *site, e *textir.Value, width int64) {
 		sumAttrs := []textir.NamedAttribute{typeAttr("T", textir.F32()), typeAttr("Tidx", textir.I32())}
 		if d != 1 {
 			shape := constI32(rw, name+"/rows/shape", loc, false, -1, k, d)
-			src = tfgOp(rw, "Reshape", name+"/rows", loc, []*textir.Value{src, shape},
-				textir.TensorOf([]int64{textir.Dynamic, k, d}, textir.F32()), typeAttr("T", textir.F32()), typeAttr("Tshape", textir.I32())).Result(0)
+			rs := tfgOp(rw, "Reshape", name+"/rows", loc, []*textir.Value{src, shape},
+				textir.TensorOf([]int64{textir.Dynamic, k, d}, textir.F32()), typeAttr("T", textir.F32()), typeAttr("Tshape", textir.I32()))
+			src = optab.Result(rs, "output")
 		} else {
 			sumAttrs = append(sumAttrs, textir.NamedAttribute{Name: "keep_dims", Value: textir.BoolAttr{Value: true}})
 		}
 		axis := constI32(rw, name+"/sum/axis", loc, false, 1)
-		src = tfgOp(rw, "Sum", name+"/sum", loc, []*textir.Value{src, axis}, res, sumAttrs...).Result(0)
+		src = optab.Result(tfgOp(rw, "Sum", name+"/sum", loc, []*textir.Value{src, axis}, res, sumAttrs...), "output")
 	}
 	out = append(out, src)
 	rebuild(rw, s.op, out, len(out))

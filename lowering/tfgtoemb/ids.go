@@ -3,6 +3,7 @@ package tfgtoemb
 import (
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -59,22 +60,22 @@ func parseTransforms(v *textir.Value) (*textir.Value, []xform) {
 		d := def(v)
 		elem := textir.ElementType(v.Type())
 		switch {
-		case isOp(d, "StringToHashBucketFast") && tfg.IsString(input(d, "input").Type()):
+		case isOp(d, "StringToHashBucketFast") && tfg.IsString(optab.Operand(d, "input").Type()):
 			n, ok := intAttr(d, "num_buckets")
 			if !ok || n < 1 || !isIntType(elem) {
 				return v, reverse(rev)
 			}
 			rev = append(rev, xform{name: emb.HashOp, elem: elem, loc: d.Loc(),
 				attrs: []textir.NamedAttribute{{Name: emb.AttrNumBuckets, Value: textir.I64Attr(n)}}})
-			v = input(d, "input")
+			v = optab.Operand(d, "input")
 			continue
-		case isOp(d, "AsString") && defaultAsString(d) && isIntType(textir.ElementType(input(d, "input").Type())):
+		case isOp(d, "AsString") && defaultAsString(d) && isIntType(textir.ElementType(optab.Operand(d, "input").Type())):
 			rev = append(rev, xform{name: emb.AsStringOp, elem: elem, loc: d.Loc()})
-			v = input(d, "input")
+			v = optab.Operand(d, "input")
 			continue
-		case isOp(d, "Cast") && isIntType(elem) && isIntType(textir.ElementType(input(d, "x").Type())):
+		case isOp(d, "Cast") && isIntType(elem) && isIntType(textir.ElementType(optab.Operand(d, "x").Type())):
 			rev = append(rev, xform{name: emb.CastOp, elem: elem, loc: d.Loc()})
-			v = input(d, "x")
+			v = optab.Operand(d, "x")
 			continue
 		case isOp(d, "SelectV2", "Select"):
 			if x, in, ok := checkRange(d); ok {
@@ -125,24 +126,28 @@ func defaultAsString(d *textir.Operation) bool {
 // checkRange matches identity-column defaulting:
 // SelectV2(LogicalOr(Less(v, 0), GreaterEqual(v, N)), Fill(Shape(v), d), v).
 func checkRange(d *textir.Operation) (xform, *textir.Value, bool) {
-	v := input(d, "e")
-	or := is(input(d, "condition"), "LogicalOr")
-	fill := is(input(d, "t"), "Fill")
+	v := optab.Operand(d, "e")
+	or := is(optab.Operand(d, "condition"), "LogicalOr")
+	fill := is(optab.Operand(d, "t"), "Fill")
 	if or == nil || fill == nil || !isIntType(textir.ElementType(v.Type())) {
 		return xform{}, nil, false
 	}
-	less, ge := is(input(or, "x"), "Less"), is(input(or, "y"), "GreaterEqual")
-	if less == nil || ge == nil || !same(input(less, "x"), v) || !same(input(ge, "x"), v) {
+	less, ge := is(optab.Operand(or, "x"), "Less"), is(optab.Operand(or, "y"), "GreaterEqual")
+	if less == nil || ge == nil || !same(optab.Operand(less, "x"), v) || !same(optab.Operand(ge, "x"), v) {
 		return xform{}, nil, false
 	}
-	z, ok1 := constInt(input(less, "y"))
-	n, ok2 := constInt(input(ge, "y"))
-	dv, ok3 := constInt(input(fill, "value"))
-	sh := is(input(fill, "dims"), "Shape")
-	if !ok1 || !ok2 || !ok3 || z != 0 || n < 1 || sh == nil || !same(input(sh, "input"), v) || rankOf(input(less, "y")) > 0 || rankOf(input(ge, "y")) > 0 {
+	z, ok1 := constInt(optab.Operand(less, "y"))
+	n, ok2 := constInt(optab.Operand(ge, "y"))
+	dv, ok3 := constInt(optab.Operand(fill, "value"))
+	sh := is(optab.Operand(fill, "dims"), "Shape")
+	if !ok1 || !ok2 || !ok3 || z != 0 || n < 1 || sh == nil || !same(optab.Operand(sh, "input"), v) || rankOf(optab.Operand(less, "y")) > 0 || rankOf(optab.Operand(ge, "y")) > 0 {
 		return xform{}, nil, false
 	}
-	elem := textir.ElementType(d.Result(0).Type())
+	out := optab.Result(d, "output")
+	if out == nil {
+		return xform{}, nil, false
+	}
+	elem := textir.ElementType(out.Type())
 	if elem != textir.ElementType(v.Type()) {
 		return xform{}, nil, false
 	}
@@ -158,17 +163,21 @@ func vocabKeys(ht *textir.Operation) (*textir.DenseElementsAttr, bool) {
 	}
 	var keys *textir.DenseElementsAttr
 	n := 0
-	for u := range ht.Result(0).Users() {
+	handle := tableResult(ht, "table_handle")
+	if handle == nil {
+		return nil, false
+	}
+	for u := range handle.Users() {
 		if !isOp(u, "LookupTableImportV2", "InitializeTableV2", "LookupTableImport", "InitializeTable") {
 			continue
 		}
 		n++
-		k := constAttr(input(u, "keys"))
+		k := constAttr(tableOperand(u, "keys"))
 		if k == nil || len(k.Type.Shape) != 1 {
 			return nil, false
 		}
 		cnt := k.NumElements()
-		if !isIota(input(u, "values"), cnt) {
+		if !isIota(tableOperand(u, "values"), cnt) {
 			return nil, false
 		}
 		keys = k
@@ -194,35 +203,35 @@ func isIota(v *textir.Value, n int64) bool {
 	}
 	v = strip(v)
 	if c := is(v, "Cast"); c != nil {
-		v = strip(input(c, "x"))
+		v = strip(optab.Operand(c, "x"))
 	}
 	r := is(v, "Range")
 	if r == nil {
 		return false
 	}
-	s, ok1 := constInt(input(r, "start"))
-	l, ok2 := constInt(input(r, "limit"))
+	s, ok1 := constInt(optab.Operand(r, "start"))
+	l, ok2 := constInt(optab.Operand(r, "limit"))
 	if !ok2 {
-		if sz := is(input(r, "limit"), "Size"); sz != nil {
-			if t := tensorType(input(sz, "input")); t != nil && len(t.Shape) == 1 && t.Shape[0] >= 0 {
+		if sz := is(optab.Operand(r, "limit"), "Size"); sz != nil {
+			if t := tensorType(optab.Operand(sz, "input")); t != nil && len(t.Shape) == 1 && t.Shape[0] >= 0 {
 				l, ok2 = t.Shape[0], true
 			}
 		}
 	}
-	dl, ok3 := constInt(input(r, "delta"))
+	dl, ok3 := constInt(optab.Operand(r, "delta"))
 	return ok1 && ok2 && ok3 && s == 0 && dl == 1 && l == n
 }
 
 // vocab matches LookupTableFindV2(table, ids, default) on a vocabulary.
 func vocab(find *textir.Operation, oov int64) (xform, *textir.Value, bool) {
-	ht := def(input(find, "table_handle"))
+	ht := def(optab.Operand(find, "table_handle"))
 	keys, ok := vocabKeys(ht)
-	in := input(find, "keys")
+	in := optab.Operand(find, "keys")
 	if !ok || keys.Type.Elem != textir.ElementType(in.Type()) {
 		return xform{}, nil, false
 	}
-	dv, ok := constInt(input(find, "default_value"))
-	elem := textir.ElementType(find.Result(0).Type())
+	dv, ok := constInt(optab.Operand(find, "default_value"))
+	elem := textir.ElementType(optab.Result(find, "values").Type())
 	if !ok || !isIntType(elem) {
 		return xform{}, nil, false
 	}
@@ -238,22 +247,22 @@ func vocab(find *textir.Operation, oov int64) (xform, *textir.Value, bool) {
 // vocabOOV matches a vocabulary lookup with out-of-vocabulary buckets:
 // SelectV2(NotEqual(ids, default), ids, Add(StringToHashBucketFast(x), Size(table))).
 func vocabOOV(d *textir.Operation) (xform, *textir.Value, bool) {
-	ne := is(input(d, "condition"), "NotEqual")
-	find := is(input(d, "t"), "LookupTableFindV2")
-	add := is(input(d, "e"), "Add", "AddV2")
-	if ne == nil || find == nil || add == nil || !same(input(ne, "x"), find.Result(0)) || !same(input(ne, "y"), input(find, "default_value")) {
+	ne := is(optab.Operand(d, "condition"), "NotEqual")
+	find := is(optab.Operand(d, "t"), "LookupTableFindV2")
+	add := is(optab.Operand(d, "e"), "Add", "AddV2")
+	if ne == nil || find == nil || add == nil || !same(optab.Operand(ne, "x"), optab.Result(find, "values")) || !same(optab.Operand(ne, "y"), optab.Operand(find, "default_value")) {
 		return xform{}, nil, false
 	}
-	hb, size := is(input(add, "x"), "StringToHashBucketFast"), input(add, "y")
+	hb, size := is(optab.Operand(add, "x"), "StringToHashBucketFast"), optab.Operand(add, "y")
 	if hb == nil {
-		hb, size = is(input(add, "y"), "StringToHashBucketFast"), input(add, "x")
+		hb, size = is(optab.Operand(add, "y"), "StringToHashBucketFast"), optab.Operand(add, "x")
 	}
 	if hb == nil {
 		return xform{}, nil, false
 	}
-	hin := input(hb, "input")
-	if !same(hin, input(find, "keys")) {
-		if a := is(hin, "AsString"); a == nil || !defaultAsString(a) || !same(input(a, "input"), input(find, "keys")) {
+	hin := optab.Operand(hb, "input")
+	if !same(hin, optab.Operand(find, "keys")) {
+		if a := is(hin, "AsString"); a == nil || !defaultAsString(a) || !same(optab.Operand(a, "input"), optab.Operand(find, "keys")) {
 			return xform{}, nil, false
 		}
 	}
@@ -264,13 +273,13 @@ func vocabOOV(d *textir.Operation) (xform, *textir.Value, bool) {
 	}
 	keys := x.attrs[0].Value.(*textir.DenseElementsAttr)
 	if sz := is(size, "LookupTableSizeV2"); sz != nil {
-		if def(input(sz, "table_handle")) != def(input(find, "table_handle")) {
+		if def(optab.Operand(sz, "table_handle")) != def(optab.Operand(find, "table_handle")) {
 			return xform{}, nil, false
 		}
 	} else if n, ok := constInt(size); !ok || n != keys.NumElements() {
 		return xform{}, nil, false
 	}
-	if textir.ElementType(d.Result(0).Type()) != x.elem {
+	if out := optab.Result(d, "output"); out == nil || textir.ElementType(out.Type()) != x.elem {
 		return xform{}, nil, false
 	}
 	x.loc = d.Loc()
@@ -288,7 +297,7 @@ func denseSource(vals, ind, shp *textir.Value) (source, bool) {
 	var x, where *textir.Value
 	switch {
 	case isOp(d, "GatherNd"):
-		x, where = input(d, "params"), input(d, "indices")
+		x, where = optab.Operand(d, "params"), optab.Operand(d, "indices")
 	case isOp(d, "Gather", "GatherV2"):
 		x, where = tf1Values(d)
 	}
@@ -300,11 +309,11 @@ func denseSource(vals, ind, shp *textir.Value) (source, bool) {
 		return source{}, false
 	}
 	src := source{kind: srcDense, x: x, loc: w.Loc()}
-	ne := is(input(w, "input"), "NotEqual")
-	if ne == nil || !same(input(ne, "x"), x) {
+	ne := is(optab.Operand(w, "input"), "NotEqual")
+	if ne == nil || !same(optab.Operand(ne, "x"), x) {
 		return source{}, false
 	}
-	ig := input(ne, "y")
+	ig := optab.Operand(ne, "y")
 	if rankOf(ig) != 0 {
 		return source{}, false
 	}
@@ -345,37 +354,37 @@ func denseSource(vals, ind, shp *textir.Value) (source, bool) {
 // tf1Values matches TF1's values = Gather(Reshape(x, [-1]),
 // where[:, 1] + Sum(where[:, :1] * [dim1], 1)) and returns x and where.
 func tf1Values(g *textir.Operation) (*textir.Value, *textir.Value) {
-	if isOp(g, "GatherV2") && !constIntsEq(input(g, "axis"), 0) {
+	if isOp(g, "GatherV2") && !constIntsEq(optab.Operand(g, "axis"), 0) {
 		return nil, nil
 	}
-	rs := is(input(g, "params"), "Reshape")
-	add := is(input(g, "indices"), "Add", "AddV2")
-	if rs == nil || add == nil || !constIntsEq(input(rs, "shape"), -1) {
+	rs := is(optab.Operand(g, "params"), "Reshape")
+	add := is(optab.Operand(g, "indices"), "Add", "AddV2")
+	if rs == nil || add == nil || !constIntsEq(optab.Operand(rs, "shape"), -1) {
 		return nil, nil
 	}
-	x := input(rs, "tensor")
-	col := is(input(add, "x"), "StridedSlice")
-	sum := is(input(add, "y"), "Sum")
-	if col == nil || sum == nil || !constIntsEq(input(sum, "reduction_indices"), 1) {
+	x := optab.Operand(rs, "tensor")
+	col := is(optab.Operand(add, "x"), "StridedSlice")
+	sum := is(optab.Operand(add, "y"), "Sum")
+	if col == nil || sum == nil || !constIntsEq(optab.Operand(sum, "reduction_indices"), 1) {
 		return nil, nil
 	}
-	where := input(col, "input")
-	if !constIntsEq(input(col, "begin"), 0, 1) || !constIntsEq(input(col, "end"), 0, 2) || !constIntsEq(input(col, "strides"), 1, 1) ||
+	where := optab.Operand(col, "input")
+	if !constIntsEq(optab.Operand(col, "begin"), 0, 1) || !constIntsEq(optab.Operand(col, "end"), 0, 2) || !constIntsEq(optab.Operand(col, "strides"), 1, 1) ||
 		!intAttrIs(col, "shrink_axis_mask", 2) || !intAttrIs(col, "begin_mask", 1) || !intAttrIs(col, "end_mask", 1) {
 		return nil, nil
 	}
-	mul := is(input(sum, "input"), "Mul")
+	mul := is(optab.Operand(sum, "input"), "Mul")
 	if mul == nil {
 		return nil, nil
 	}
-	row := is(input(mul, "x"), "StridedSlice")
-	if row == nil || input(row, "input") != where || !constIntsEq(input(row, "begin"), 0, 0) || !constIntsEq(input(row, "end"), 0, 1) ||
-		!constIntsEq(input(row, "strides"), 1, 1) ||
+	row := is(optab.Operand(mul, "x"), "StridedSlice")
+	if row == nil || optab.Operand(row, "input") != where || !constIntsEq(optab.Operand(row, "begin"), 0, 0) || !constIntsEq(optab.Operand(row, "end"), 0, 1) ||
+		!constIntsEq(optab.Operand(row, "strides"), 1, 1) ||
 		!intAttrIs(row, "shrink_axis_mask", 0) || !intAttrIs(row, "new_axis_mask", 0) {
 		return nil, nil
 	}
 	var w widths
-	k, ok := w.vecTerms(input(mul, "y"), 0)
+	k, ok := w.vecTerms(optab.Operand(mul, "y"), 0)
 	if !ok || len(k) != 1 || !k[0].eq(dimTerm(x, 1)) {
 		return nil, nil
 	}
@@ -388,23 +397,23 @@ func tf1Values(g *textir.Operation) (*textir.Value, *textir.Value) {
 // source implies (pre).
 func bucketizedSource(vals, ind, shp *textir.Value) (src source, pre []xform, ok bool) {
 	add := is(strip(vals), "Add", "AddV2")
-	fl := is(input(add, "x"), "Reshape")
-	mul := is(input(add, "y"), "Mul")
-	if fl == nil || mul == nil || !constIntsEq(input(fl, "shape"), -1) {
+	fl := is(optab.Operand(add, "x"), "Reshape")
+	mul := is(optab.Operand(add, "y"), "Mul")
+	if fl == nil || mul == nil || !constIntsEq(optab.Operand(fl, "shape"), -1) {
 		return source{}, nil, false
 	}
-	bz := is(input(fl, "tensor"), "Bucketize")
+	bz := is(optab.Operand(fl, "tensor"), "Bucketize")
 	if bz == nil {
 		return source{}, nil, false
 	}
-	x := input(bz, "input")
+	x := optab.Operand(bz, "input")
 	if rankOf(x) != 2 || !dimTerm(x, 1).eq(cterm(1)) {
 		return source{}, nil, false
 	}
-	zeros := input(mul, "y")
-	if _, ok := constInt(input(mul, "x")); !ok {
-		zeros = input(mul, "x")
-		if _, ok := constInt(input(mul, "y")); !ok {
+	zeros := optab.Operand(mul, "y")
+	if _, ok := constInt(optab.Operand(mul, "x")); !ok {
+		zeros = optab.Operand(mul, "x")
+		if _, ok := constInt(optab.Operand(mul, "y")); !ok {
 			return source{}, nil, false
 		}
 	}
@@ -417,16 +426,16 @@ func bucketizedSource(vals, ind, shp *textir.Value) (src source, pre []xform, ok
 	if c == nil {
 		return source{}, nil, false
 	}
-	tr := is(input(c, "x"), "Transpose")
-	if tr == nil || !constIntsEq(input(tr, "perm"), 1, 0) {
+	tr := is(optab.Operand(c, "x"), "Transpose")
+	if tr == nil || !constIntsEq(optab.Operand(tr, "perm"), 1, 0) {
 		return source{}, nil, false
 	}
-	pk := is(input(tr, "x"), "Pack")
+	pk := is(optab.Operand(tr, "x"), "Pack")
 	if pk == nil || numArgs(pk) != 2 || !intAttrIs(pk, "axis", 0) {
 		return source{}, nil, false
 	}
 	// Pack(rows, columns): the row of each id and its column, all zero.
-	packed := inputs(pk, "values")
+	packed := optab.Operands(pk, "values")
 	if !(same(packed[1], zeros) || isZeros(packed[1])) || !isRowIota(packed[0], batch) {
 		return source{}, nil, false
 	}
@@ -439,7 +448,7 @@ func bucketizedSource(vals, ind, shp *textir.Value) (src source, pre []xform, ok
 	if !ok {
 		return source{}, nil, false
 	}
-	elem := textir.ElementType(bz.Result(0).Type())
+	elem := textir.ElementType(optab.Result(bz, "output").Type())
 	bx := xform{name: emb.BucketizeOp, elem: elem, loc: bz.Loc(), attrs: []textir.NamedAttribute{{Name: emb.AttrBoundaries, Value: bounds}}}
 	return source{kind: srcDense, x: x, loc: bz.Loc()}, []xform{bx}, true
 }
@@ -450,41 +459,41 @@ func isZeros(v *textir.Value) bool {
 	if t == nil {
 		return false
 	}
-	r := is(input(t, "input"), "Range")
-	return r != nil && constIntsEq(input(r, "start"), 0) && constIntsEq(input(r, "limit"), 1) && constIntsEq(input(r, "delta"), 1)
+	r := is(optab.Operand(t, "input"), "Range")
+	return r != nil && constIntsEq(optab.Operand(r, "start"), 0) && constIntsEq(optab.Operand(r, "limit"), 1) && constIntsEq(optab.Operand(r, "delta"), 1)
 }
 
 // isRowIota reports whether v is Reshape(Tile(ExpandDims(Range(0, n, 1), 1), [1, 1]), [-1]).
 func isRowIota(v *textir.Value, n term) bool {
 	rs := is(v, "Reshape")
-	if rs == nil || !constIntsEq(input(rs, "shape"), -1) {
+	if rs == nil || !constIntsEq(optab.Operand(rs, "shape"), -1) {
 		return false
 	}
-	t := is(input(rs, "tensor"), "Tile")
-	if t == nil || !constIntsEq(input(t, "multiples"), 1, 1) {
+	t := is(optab.Operand(rs, "tensor"), "Tile")
+	if t == nil || !constIntsEq(optab.Operand(t, "multiples"), 1, 1) {
 		return false
 	}
-	ed := is(input(t, "input"), "ExpandDims")
-	if ed == nil || !constIntsEq(input(ed, "dim"), 1) {
+	ed := is(optab.Operand(t, "input"), "ExpandDims")
+	if ed == nil || !constIntsEq(optab.Operand(ed, "dim"), 1) {
 		return false
 	}
-	r := is(input(ed, "input"), "Range")
-	if r == nil || !constIntsEq(input(r, "start"), 0) || !constIntsEq(input(r, "delta"), 1) {
+	r := is(optab.Operand(ed, "input"), "Range")
+	if r == nil || !constIntsEq(optab.Operand(r, "start"), 0) || !constIntsEq(optab.Operand(r, "delta"), 1) {
 		return false
 	}
 	var w widths
-	lim, ok := w.scalarTerm(input(r, "limit"), 0)
+	lim, ok := w.scalarTerm(optab.Operand(r, "limit"), 0)
 	return ok && lim.eq(n)
 }
 
 // splitSource matches StringSplitV2(x, sep) with maxsplit -1.
 func splitSource(vals, ind, shp *textir.Value) (source, bool) {
 	ss := is(vals, "StringSplitV2")
-	if ss == nil || !isOutput(vals, "values") || !same(ind, output(ss, "indices")) || !same(shp, output(ss, "shape")) || !intAttrIs(ss, "maxsplit", -1) {
+	if ss == nil || !isOutput(vals, "values") || !same(ind, optab.Result(ss, "indices")) || !same(shp, optab.Result(ss, "shape")) || !intAttrIs(ss, "maxsplit", -1) {
 		return source{}, false
 	}
-	sep, ok := constString(input(ss, "sep"))
-	x := input(ss, "input")
+	sep, ok := constString(optab.Operand(ss, "sep"))
+	x := optab.Operand(ss, "input")
 	if !ok || rankOf(x) != 1 {
 		return source{}, false
 	}
@@ -537,9 +546,9 @@ func checkTypes(p *plan) error {
 	}
 	dense := func(s *source) error {
 		x := s.x
-		if e := is(x, "ExpandDims"); e != nil && rankOf(input(e, "input")) == 1 {
-			if ax, ok := constInt(input(e, "dim")); ok && (ax == -1 || ax == 1) {
-				x = input(e, "input")
+		if e := is(x, "ExpandDims"); e != nil && rankOf(optab.Operand(e, "input")) == 1 {
+			if ax, ok := constInt(optab.Operand(e, "dim")); ok && (ax == -1 || ax == 1) {
+				x = optab.Operand(e, "input")
 			}
 		}
 		r := rankOf(x)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -126,9 +127,9 @@ const maxReshapes = 16
 // reshaped returns the tensor an Identity or a Reshape passes on.
 func reshaped(op *textir.Operation) *textir.Value {
 	if isOp(op, "Reshape") {
-		return input(op, "tensor")
+		return optab.Operand(op, "tensor")
 	}
-	return input(op, "input")
+	return optab.Operand(op, "input")
 }
 
 // pooledSelect follows a column's output back through the Reshape and
@@ -187,20 +188,20 @@ func lookupChain(c *Column) (*plan, error) {
 	if !isOp(sel, "Select", "SelectV2") || numArgs(sel) != 3 {
 		return nil, fail("no empty-row Select(Tile, ZerosLike, lookup) before the output (found %s)", opDesc(sel))
 	}
-	res := input(sel, "e")
-	if zl := is(input(sel, "t"), "ZerosLike"); zl == nil || input(zl, "x") != res {
+	res := optab.Operand(sel, "e")
+	if zl := is(optab.Operand(sel, "t"), "ZerosLike"); zl == nil || optab.Operand(zl, "x") != res {
 		return nil, fail("the empty-row Select does not choose zeros")
 	}
-	tile := is(input(sel, "condition"), "Tile")
+	tile := is(optab.Operand(sel, "condition"), "Tile")
 	if tile == nil {
 		return nil, fail("the empty-row condition is not a Tile")
 	}
-	rs := is(input(tile, "input"), "Reshape")
-	if rs == nil || !constIntsEq(input(rs, "shape"), -1, 1) {
+	rs := is(optab.Operand(tile, "input"), "Reshape")
+	if rs == nil || !constIntsEq(optab.Operand(rs, "shape"), -1, 1) {
 		return nil, fail("the empty-row condition is not Reshape(empty_rows, [-1, 1])")
 	}
-	sfe := is(input(rs, "tensor"), "SparseFillEmptyRows")
-	if sfe == nil || !isOutput(input(rs, "tensor"), "empty_row_indicator") {
+	sfe := is(optab.Operand(rs, "tensor"), "SparseFillEmptyRows")
+	if sfe == nil || !isOutput(optab.Operand(rs, "tensor"), "empty_row_indicator") {
 		return nil, fail("the empty-row flags do not come from SparseFillEmptyRows")
 	}
 	// The pooled lookup.
@@ -209,7 +210,7 @@ func lookupChain(c *Column) (*plan, error) {
 	ro := def(res)
 	if comb, ok := combiners[opName(ro)]; ok && numArgs(ro) == 3 {
 		p.combiner = comb
-		rows, idx, seg = input(ro, "data"), input(ro, "indices"), input(ro, "segment_ids")
+		rows, idx, seg = optab.Operand(ro, "data"), optab.Operand(ro, "indices"), optab.Operand(ro, "segment_ids")
 	} else {
 		// Weighted: SegmentSum(rows[idx] * w) [/ SegmentSum(w) | / Sqrt(SegmentSum(w^2))].
 		p.weighted = true
@@ -218,12 +219,12 @@ func lookupChain(c *Column) (*plan, error) {
 		case isOp(ro, "SegmentSum"):
 			num, p.combiner = ro, emb.CombinerSum
 		case isOp(ro, "RealDiv", "Div"):
-			num = is(input(ro, "x"), "SegmentSum")
-			den = def(input(ro, "y"))
+			num = is(optab.Operand(ro, "x"), "SegmentSum")
+			den = def(optab.Operand(ro, "y"))
 			if isOp(den, "Sqrt") {
-				p.combiner, den = emb.CombinerSqrtN, is(input(den, "x"), "SegmentSum")
+				p.combiner, den = emb.CombinerSqrtN, is(optab.Operand(den, "x"), "SegmentSum")
 			} else {
-				p.combiner, den = emb.CombinerMean, is(input(ro, "y"), "SegmentSum")
+				p.combiner, den = emb.CombinerMean, is(optab.Operand(ro, "y"), "SegmentSum")
 			}
 			if num == nil || den == nil {
 				return nil, fail("unrecognized weighted pooling %q", tfg.NodeName(ro))
@@ -231,43 +232,43 @@ func lookupChain(c *Column) (*plan, error) {
 		default:
 			return nil, fail("unrecognized pooling %s", opDesc(ro))
 		}
-		mul := is(input(num, "data"), "Mul")
+		mul := is(optab.Operand(num, "data"), "Mul")
 		if mul == nil {
 			return nil, fail("weighted pooling without Mul(rows, weights)")
 		}
-		seg = input(num, "segment_ids")
-		a, b := input(mul, "x"), input(mul, "y")
+		seg = optab.Operand(num, "segment_ids")
+		a, b := optab.Operand(mul, "x"), optab.Operand(mul, "y")
 		g := is(a, "GatherV2", "Gather")
 		if g == nil {
 			a, b = b, a
 			g = is(a, "GatherV2", "Gather")
 		}
-		if g == nil || (isOp(g, "GatherV2") && !constIntsEq(input(g, "axis"), 0)) {
+		if g == nil || (isOp(g, "GatherV2") && !constIntsEq(optab.Operand(g, "axis"), 0)) {
 			return nil, fail("weighted pooling without Gather(rows, idx)")
 		}
-		rows, idx = input(g, "params"), input(g, "indices")
+		rows, idx = optab.Operand(g, "params"), optab.Operand(g, "indices")
 		wr := is(b, "Reshape")
 		if wr == nil {
 			return nil, fail("weights are not reshaped to a column")
 		}
-		wv := input(wr, "tensor")
+		wv := optab.Operand(wr, "tensor")
 		sfeW = is(wv, "SparseFillEmptyRows")
 		if sfeW == nil || !isOutput(wv, "output_values") {
 			return nil, fail("weights do not come from SparseFillEmptyRows")
 		}
 		if den != nil {
-			if !same(input(den, "segment_ids"), seg) {
+			if !same(optab.Operand(den, "segment_ids"), seg) {
 				return nil, fail("weight sums use other segments")
 			}
-			wd := input(den, "data")
+			wd := optab.Operand(den, "data")
 			if p.combiner == emb.CombinerSqrtN {
 				pw := is(wd, "Pow")
-				if x, ok := constFloat(input(pw, "y")); pw == nil || !ok || x != 2 {
+				if x, ok := constFloat(optab.Operand(pw, "y")); pw == nil || !ok || x != 2 {
 					return nil, fail("sqrtn weights are not squared with Pow(w, 2)")
 				}
-				wd = input(pw, "x")
+				wd = optab.Operand(pw, "x")
 			}
-			if !same(wd, wr.Result(0)) {
+			if !same(wd, optab.Result(wr, "output")) {
 				return nil, fail("the weight sum is not over the lookup's weights")
 			}
 		}
@@ -275,24 +276,24 @@ func lookupChain(c *Column) (*plan, error) {
 	known := widths{v: d}
 	for i := len(reshapes) - 1; i >= 0; i-- {
 		o := reshapes[i]
-		x := input(o, "tensor")
-		sh, ok := known.vecTerms(input(o, "shape"), 0)
+		x := optab.Operand(o, "tensor")
+		sh, ok := known.vecTerms(optab.Operand(o, "shape"), 0)
 		if _, seen := known[x]; !seen && !(isOp(def(x), "Identity") && known[strip(x)] == d) {
 			return nil, fail("reshape %q is not of the pooled result", tfg.NodeName(o))
 		}
 		if !ok || len(sh) != 2 || !sh[1].eq(cterm(d)) || d == 0 {
 			return nil, fail("reshape %q does not keep [batch, %d]", tfg.NodeName(o), d)
 		}
-		known[o.Result(0)] = d
+		known[optab.Result(o, "output")] = d
 	}
 	// Segment ids: Cast(StridedSlice(sfe.indices, [0, 0], [0, 1], [1, 1]) shrink 1).
 	s := strip(seg)
 	if c := is(s, "Cast"); c != nil {
-		s = strip(input(c, "x"))
+		s = strip(optab.Operand(c, "x"))
 	}
 	ss := is(s, "StridedSlice")
-	if ss == nil || !same(input(ss, "input"), output(sfe, "output_indices")) || !constIntsEq(input(ss, "begin"), 0, 0) ||
-		!constIntsEq(input(ss, "end"), 0, 1) || !constIntsEq(input(ss, "strides"), 1, 1) ||
+	if ss == nil || !same(optab.Operand(ss, "input"), optab.Result(sfe, "output_indices")) || !constIntsEq(optab.Operand(ss, "begin"), 0, 0) ||
+		!constIntsEq(optab.Operand(ss, "end"), 0, 1) || !constIntsEq(optab.Operand(ss, "strides"), 1, 1) ||
 		!intAttrIs(ss, "shrink_axis_mask", 2) || !intAttrIs(ss, "begin_mask", 1) || !intAttrIs(ss, "end_mask", 1) {
 		return nil, fail("segment ids are not the rows of the filled indices")
 	}
@@ -301,15 +302,15 @@ func lookupChain(c *Column) (*plan, error) {
 	if gatherTable(gop) != c.Table {
 		return nil, fail("the rows are not a gather of the table")
 	}
-	if isOp(gop, "GatherV2") && !constIntsEq(input(gop, "axis"), 0) {
+	if isOp(gop, "GatherV2") && !constIntsEq(optab.Operand(gop, "axis"), 0) {
 		return nil, fail("the table gather is not on axis 0")
 	}
 	if isOp(gop, "GatherV2", "ResourceGather") && !intAttrIs(gop, "batch_dims", 0) {
 		return nil, fail("the table gather has batch dims")
 	}
-	ids := input(gop, "indices")
+	ids := optab.Operand(gop, "indices")
 	if u := is(ids, "Unique"); u != nil {
-		if !isOutput(ids, "y") || !same(idx, output(u, "idx")) || !same(input(u, "x"), output(sfe, "output_values")) {
+		if !isOutput(ids, "y") || !same(idx, optab.Result(u, "idx")) || !same(optab.Operand(u, "x"), optab.Result(sfe, "output_values")) {
 			return nil, fail("Unique does not pair the ids with their rows")
 		}
 		p.unique = u
@@ -317,45 +318,45 @@ func lookupChain(c *Column) (*plan, error) {
 		return nil, fail("the table is not read at Unique ids")
 	}
 	// Id pruning layers between the sparse ids and SparseFillEmptyRows.
-	ind, vals, shp := input(sfe, "indices"), input(sfe, "values"), input(sfe, "dense_shape")
+	ind, vals, shp := optab.Operand(sfe, "indices"), optab.Operand(sfe, "values"), optab.Operand(sfe, "dense_shape")
 	var wind, wvals *textir.Value
 	if p.weighted {
-		wind, wvals = input(sfeW, "indices"), input(sfeW, "values")
+		wind, wvals = optab.Operand(sfeW, "indices"), optab.Operand(sfeW, "values")
 	}
 	var layers []layer
 	for {
 		gi, gv := is(ind, "GatherV2", "Gather"), is(vals, "GatherV2", "Gather")
-		if gi == nil || gv == nil || !sameIndex(input(gi, "indices"), input(gv, "indices")) {
+		if gi == nil || gv == nil || !sameIndex(optab.Operand(gi, "indices"), optab.Operand(gv, "indices")) {
 			break
 		}
-		r := input(gi, "indices")
+		r := optab.Operand(gi, "indices")
 		rsh := is(r, "Reshape")
-		if rsh == nil || !constIntsEq(input(rsh, "shape"), -1) {
+		if rsh == nil || !constIntsEq(optab.Operand(rsh, "shape"), -1) {
 			return nil, fail("unrecognized id pruning %q", tfg.NodeName(gi))
 		}
-		wh := is(input(rsh, "tensor"), "Where")
+		wh := is(optab.Operand(rsh, "tensor"), "Where")
 		if wh == nil {
 			return nil, fail("unrecognized id pruning %q", tfg.NodeName(gi))
 		}
-		if isOp(gi, "GatherV2") && (!constIntsEq(input(gi, "axis"), 0) || !constIntsEq(input(gv, "axis"), 0)) {
+		if isOp(gi, "GatherV2") && (!constIntsEq(optab.Operand(gi, "axis"), 0) || !constIntsEq(optab.Operand(gv, "axis"), 0)) {
 			return nil, fail("id pruning gathers on another axis")
 		}
-		pv := input(gv, "params")
+		pv := optab.Operand(gv, "params")
 		var pw *textir.Value
 		if p.weighted {
 			gw, gwi := is(wvals, "GatherV2", "Gather"), is(wind, "GatherV2", "Gather")
-			if gw == nil || !sameIndex(input(gw, "indices"), r) || gwi == nil || !sameIndex(input(gwi, "indices"), r) {
+			if gw == nil || !sameIndex(optab.Operand(gw, "indices"), r) || gwi == nil || !sameIndex(optab.Operand(gwi, "indices"), r) {
 				return nil, fail("weights are not pruned with the ids")
 			}
-			pw = input(gw, "params")
-			wvals, wind = pw, input(gwi, "params")
+			pw = optab.Operand(gw, "params")
+			wvals, wind = pw, optab.Operand(gwi, "params")
 		}
 		l := layer{loc: wh.Loc()}
-		if !parseCond(input(wh, "input"), pv, pw, &l) {
-			return nil, fail("unrecognized id pruning condition %s", opDesc(def(input(wh, "input"))))
+		if !parseCond(optab.Operand(wh, "input"), pv, pw, &l) {
+			return nil, fail("unrecognized id pruning condition %s", opDesc(def(optab.Operand(wh, "input"))))
 		}
 		layers = append(layers, l)
-		ind, vals = input(gi, "params"), pv
+		ind, vals = optab.Operand(gi, "params"), pv
 		shp = strip(shp)
 	}
 	for i := len(layers) - 1; i >= 0; i-- {
@@ -367,11 +368,11 @@ func lookupChain(c *Column) (*plan, error) {
 	// SparseReshape to 2-D.
 	vals = strip(vals)
 	sr := is(ind, "SparseReshape")
-	if sr != nil && isOutput(ind, "output_indices") && same(shp, output(sr, "output_shape")) {
+	if sr != nil && isOutput(ind, "output_indices") && same(shp, optab.Result(sr, "output_shape")) {
 		for identitySparseReshape(sr) {
-			ind, shp = input(sr, "input_indices"), input(sr, "input_shape")
+			ind, shp = optab.Operand(sr, "input_indices"), optab.Operand(sr, "input_shape")
 			sr = is(ind, "SparseReshape")
-			if sr == nil || !isOutput(ind, "output_indices") || !same(shp, output(sr, "output_shape")) {
+			if sr == nil || !isOutput(ind, "output_indices") || !same(shp, optab.Result(sr, "output_shape")) {
 				break
 			}
 		}
@@ -408,11 +409,11 @@ func sameIndex(a, b *textir.Value) bool {
 		return true
 	}
 	ra, rb := is(a, "Reshape"), is(b, "Reshape")
-	if ra == nil || rb == nil || !constIntsEq(input(ra, "shape"), -1) || !constIntsEq(input(rb, "shape"), -1) {
+	if ra == nil || rb == nil || !constIntsEq(optab.Operand(ra, "shape"), -1) || !constIntsEq(optab.Operand(rb, "shape"), -1) {
 		return false
 	}
-	wa, wb := is(input(ra, "tensor"), "Where"), is(input(rb, "tensor"), "Where")
-	return wa != nil && wb != nil && same(input(wa, "input"), input(wb, "input"))
+	wa, wb := is(optab.Operand(ra, "tensor"), "Where"), is(optab.Operand(rb, "tensor"), "Where")
+	return wa != nil && wb != nil && same(optab.Operand(wa, "input"), optab.Operand(wb, "input"))
 }
 
 func opName(op *textir.Operation) string {
@@ -436,9 +437,9 @@ func opDesc(op *textir.Operation) string {
 func parseCond(c *textir.Value, ids, w *textir.Value, l *layer) bool {
 	d := def(strip(c))
 	switch {
-	case isOp(d, "GreaterEqual") && same(input(d, "x"), ids):
-		k, ok := constInt(input(d, "y"))
-		if !ok || rankOf(input(d, "y")) > 0 {
+	case isOp(d, "GreaterEqual") && same(optab.Operand(d, "x"), ids):
+		k, ok := constInt(optab.Operand(d, "y"))
+		if !ok || rankOf(optab.Operand(d, "y")) > 0 {
 			return false
 		}
 		if l.hasMin {
@@ -446,20 +447,20 @@ func parseCond(c *textir.Value, ids, w *textir.Value, l *layer) bool {
 		}
 		l.min, l.hasMin = k, true
 		return true
-	case isOp(d, "Greater") && w != nil && same(input(d, "x"), w):
-		k, ok := constFloat(input(d, "y"))
-		if !ok || k != 0 || rankOf(input(d, "y")) > 0 {
+	case isOp(d, "Greater") && w != nil && same(optab.Operand(d, "x"), w):
+		k, ok := constFloat(optab.Operand(d, "y"))
+		if !ok || k != 0 || rankOf(optab.Operand(d, "y")) > 0 {
 			return false
 		}
 		l.positive = true
 		return true
 	case isOp(d, "LogicalAnd"):
-		return parseCond(input(d, "x"), ids, w, l) && parseCond(input(d, "y"), ids, w, l)
+		return parseCond(optab.Operand(d, "x"), ids, w, l) && parseCond(optab.Operand(d, "y"), ids, w, l)
 	case isOp(d, "Fill"):
 		// ones_like(weights): all true, one per weight.
-		b, ok := constBool(input(d, "value"))
-		sh := is(input(d, "dims"), "Shape")
-		return ok && b && sh != nil && w != nil && same(input(sh, "input"), w)
+		b, ok := constBool(optab.Operand(d, "value"))
+		sh := is(optab.Operand(d, "dims"), "Shape")
+		return ok && b && sh != nil && w != nil && same(optab.Operand(sh, "input"), w)
 	}
 	return false
 }

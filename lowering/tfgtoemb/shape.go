@@ -1,6 +1,9 @@
 package tfgtoemb
 
-import "github.com/recom-compiler/recom/textir"
+import (
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
+	"github.com/recom-compiler/recom/textir"
+)
 
 // A small symbolic evaluator for the integer shape vectors TensorFlow
 // computes at run time (Shape, Slice, Prod, Pack, Gather, StridedSlice,
@@ -33,11 +36,11 @@ func dimTerm(v *textir.Value, i int) term {
 		d := def(v)
 		switch {
 		case isOp(d, "Identity", "Bucketize", "Snapshot"):
-			v = input(d, "input")
+			v = optab.Operand(d, "input")
 			continue
 		case isOp(d, "ExpandDims"):
-			ax, ok := constInt(input(d, "dim"))
-			in := rankOf(input(d, "input"))
+			ax, ok := constInt(optab.Operand(d, "dim"))
+			in := rankOf(optab.Operand(d, "input"))
 			if !ok || in < 0 {
 				break
 			}
@@ -48,10 +51,10 @@ func dimTerm(v *textir.Value, i int) term {
 			case int64(i) == ax:
 				return cterm(1)
 			case int64(i) < ax:
-				v = input(d, "input")
+				v = optab.Operand(d, "input")
 				continue
 			case int64(i) > ax:
-				v, i = input(d, "input"), i-1
+				v, i = optab.Operand(d, "input"), i-1
 				continue
 			}
 		}
@@ -106,14 +109,14 @@ func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 	d := def(v)
 	switch {
 	case isOp(d, "Shape"):
-		return w.shapeOf(input(d, "input"))
+		return w.shapeOf(optab.Operand(d, "input"))
 	case isOp(d, "Cast"):
-		return w.vecTerms(input(d, "x"), depth+1)
+		return w.vecTerms(optab.Operand(d, "x"), depth+1)
 	case isOp(d, "Pack"):
 		if a, _ := intAttr(d, "axis"); a != 0 {
 			return nil, false
 		}
-		vs := inputs(d, "values")
+		vs := optab.Operands(d, "values")
 		out := make([]term, len(vs))
 		for i, x := range vs {
 			s, ok := w.scalarTerm(x, depth+1)
@@ -124,9 +127,9 @@ func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		return out, true
 	case isOp(d, "Slice"):
-		xs, ok := w.vecTerms(input(d, "input"), depth+1)
-		b, ok1 := constInts(input(d, "begin"))
-		s, ok2 := constInts(input(d, "size"))
+		xs, ok := w.vecTerms(optab.Operand(d, "input"), depth+1)
+		b, ok1 := constInts(optab.Operand(d, "begin"))
+		s, ok2 := constInts(optab.Operand(d, "size"))
 		if !ok || !ok1 || !ok2 || len(b) != 1 || len(s) != 1 {
 			return nil, false
 		}
@@ -139,11 +142,11 @@ func (w widths) vecTerms(v *textir.Value, depth int) ([]term, bool) {
 		}
 		return xs[lo : lo+n], true
 	case isOp(d, "ConcatV2"):
-		if ax, ok := constInt(input(d, "axis")); !ok || ax != 0 {
+		if ax, ok := constInt(optab.Operand(d, "axis")); !ok || ax != 0 {
 			return nil, false
 		}
 		var out []term
-		for _, x := range inputs(d, "values") {
+		for _, x := range optab.Operands(d, "values") {
 			xs, ok := w.vecTerms(x, depth+1)
 			if !ok {
 				return nil, false
@@ -175,12 +178,12 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 	d := def(v)
 	switch {
 	case isOp(d, "Cast"):
-		return w.scalarTerm(input(d, "x"), depth+1)
+		return w.scalarTerm(optab.Operand(d, "x"), depth+1)
 	case isOp(d, "StridedSlice"):
-		xs, ok := w.vecTerms(input(d, "input"), depth+1)
-		b, ok1 := constInts(input(d, "begin"))
-		e, ok2 := constInts(input(d, "end"))
-		s, ok3 := constInts(input(d, "strides"))
+		xs, ok := w.vecTerms(optab.Operand(d, "input"), depth+1)
+		b, ok1 := constInts(optab.Operand(d, "begin"))
+		e, ok2 := constInts(optab.Operand(d, "end"))
+		s, ok3 := constInts(optab.Operand(d, "strides"))
 		if !ok || !ok1 || !ok2 || !ok3 || len(b) != 1 || len(e) != 1 || len(s) != 1 || s[0] != 1 {
 			return term{}, false
 		}
@@ -196,13 +199,13 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 		}
 		return xs[i], true
 	case isOp(d, "GatherV2", "Gather"):
-		xs, ok := w.vecTerms(input(d, "params"), depth+1)
-		i, ok1 := constInt(input(d, "indices"))
-		if !ok || !ok1 || rankOf(input(d, "indices")) != 0 {
+		xs, ok := w.vecTerms(optab.Operand(d, "params"), depth+1)
+		i, ok1 := constInt(optab.Operand(d, "indices"))
+		if !ok || !ok1 || rankOf(optab.Operand(d, "indices")) != 0 {
 			return term{}, false
 		}
 		if isOp(d, "GatherV2") {
-			if ax, ok := constInt(input(d, "axis")); !ok || ax != 0 {
+			if ax, ok := constInt(optab.Operand(d, "axis")); !ok || ax != 0 {
 				return term{}, false
 			}
 		}
@@ -211,8 +214,8 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 		}
 		return xs[i], true
 	case isOp(d, "Prod"):
-		xs, ok := w.vecTerms(input(d, "input"), depth+1)
-		if !ok || !constIntsEq(input(d, "reduction_indices"), 0) && !constIntsEq(input(d, "reduction_indices")) {
+		xs, ok := w.vecTerms(optab.Operand(d, "input"), depth+1)
+		if !ok || !constIntsEq(optab.Operand(d, "reduction_indices"), 0) && !constIntsEq(optab.Operand(d, "reduction_indices")) {
 			return term{}, false
 		}
 		if v, _ := d.Attr("keep_dims").(textir.BoolAttr); v.Value {
@@ -233,7 +236,7 @@ func (w widths) scalarTerm(v *textir.Value, depth int) (term, bool) {
 		if a, _ := intAttr(d, "axis"); a != 0 {
 			return term{}, false
 		}
-		xs, ok := w.vecTerms(input(d, "value"), depth+1)
+		xs, ok := w.vecTerms(optab.Operand(d, "value"), depth+1)
 		if !ok || v.Index() >= len(xs) {
 			return term{}, false
 		}
@@ -259,8 +262,8 @@ func termsEq(a, b []term) bool {
 // or equals it except for one -1.
 func identitySparseReshape(sr *textir.Operation) bool {
 	var w widths
-	s, ok1 := w.vecTerms(input(sr, "input_shape"), 0)
-	n, ok2 := w.vecTerms(input(sr, "new_shape"), 0)
+	s, ok1 := w.vecTerms(optab.Operand(sr, "input_shape"), 0)
+	n, ok2 := w.vecTerms(optab.Operand(sr, "new_shape"), 0)
 	if !ok1 || !ok2 || len(s) != 2 || len(n) != 2 {
 		return false
 	}

@@ -3,6 +3,7 @@ package tfgtoemb
 import (
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/lowering/rewrite"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -45,13 +46,8 @@ func removeRanges(ctx *textir.Context, rw *rewrite.Rewriter, cols []*Column) int
 // lookupResult returns the result of an emb.lookup, emb.gather_scatter or
 // emb.gather op, or nil.
 func lookupResult(op *textir.Operation) *textir.Value {
-	switch op.Name() {
-	case emb.LookupOp:
-		return emb.Lookup(op).Result()
-	case emb.GatherScatterOp:
-		return emb.GatherScatter(op).Result()
-	case emb.GatherOp:
-		return emb.Gather(op).Result()
+	if l, ok := emb.AsTableLookup(op); ok {
+		return l.Result()
 	}
 	return nil
 }
@@ -119,7 +115,7 @@ func removeIdentities(rw *rewrite.Rewriter, cols []*Column) bool {
 				continue
 			}
 			if x := identityOperand(op); x != nil {
-				rw.ReplaceAllUsesWith(op.Result(0), x)
+				rw.ReplaceAllUsesWith(optab.SoleResult(op), x)
 				rw.EraseOp(op)
 				changed = true
 			}
@@ -164,7 +160,10 @@ func identityOperand(op *textir.Operation) *textir.Value {
 	if c := tfg.ControlResult(op); c == nil || c.HasUses() {
 		return nil
 	}
-	res := op.Result(0)
+	res := optab.SoleResult(op)
+	if res == nil {
+		return nil
+	}
 	pick := func(x *textir.Value) *textir.Value {
 		if x != nil && x.Type() == res.Type() {
 			return x
@@ -184,25 +183,25 @@ func identityOperand(op *textir.Operation) *textir.Value {
 	intElem := isIntType(textir.ElementType(res.Type()))
 	switch {
 	case isOp(op, "Identity", "Snapshot") && numArgs(op) == 1:
-		return pick(input(op, "input"))
+		return pick(optab.Operand(op, "input"))
 	case isOp(op, "Add", "AddV2") && intElem:
-		if isSplat(input(op, "y"), 0) {
-			return pick(input(op, "x"))
+		if isSplat(optab.Operand(op, "y"), 0) {
+			return pick(optab.Operand(op, "x"))
 		}
-		if isSplat(input(op, "x"), 0) {
-			return pick(input(op, "y"))
+		if isSplat(optab.Operand(op, "x"), 0) {
+			return pick(optab.Operand(op, "y"))
 		}
-	case isOp(op, "Sub") && intElem && isSplat(input(op, "y"), 0):
-		return pick(input(op, "x"))
+	case isOp(op, "Sub") && intElem && isSplat(optab.Operand(op, "y"), 0):
+		return pick(optab.Operand(op, "x"))
 	case isOp(op, "Mul"):
-		if isSplat(input(op, "y"), 1) {
-			return pick(input(op, "x"))
+		if isSplat(optab.Operand(op, "y"), 1) {
+			return pick(optab.Operand(op, "x"))
 		}
-		if isSplat(input(op, "x"), 1) {
-			return pick(input(op, "y"))
+		if isSplat(optab.Operand(op, "x"), 1) {
+			return pick(optab.Operand(op, "y"))
 		}
 	case isOp(op, "Transpose"):
-		perm, ok := constInts(input(op, "perm"))
+		perm, ok := constInts(optab.Operand(op, "perm"))
 		if !ok {
 			return nil
 		}
@@ -211,7 +210,7 @@ func identityOperand(op *textir.Operation) *textir.Value {
 				return nil
 			}
 		}
-		return pick(input(op, "x"))
+		return pick(optab.Operand(op, "x"))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package tfgtoemb
 
 import (
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -59,6 +60,43 @@ func numArgs(op *textir.Operation) int {
 	return n
 }
 
+// Named operands and results of tfg ops come from the TensorFlow op table:
+// optab.Operand(sel, "e") is a Select's else value.
+
+// isOutput reports whether v is the output name of the tfg op that
+// defines it.
+func isOutput(v *textir.Value, name string) bool {
+	return v != nil && optab.Result(v.DefiningOp(), name) == v
+}
+
+// tableOperand and tableResult are optab.Operand and optab.Result for the
+// hash-table ops, which also read the TF1 forms the op table lacks
+// (HashTable, LookupTableImport, InitializeTable) as their V2 forms, whose
+// arguments they take.
+func tableOperand(op *textir.Operation, name string) *textir.Value {
+	if v := optab.Operand(op, name); v != nil || op == nil {
+		return v
+	}
+	if v2, ok := optab.Of(op.Name() + "V2"); ok {
+		if lo, hi, ok := v2.InputRange(op, name); ok && hi == lo+1 {
+			return op.Operand(lo)
+		}
+	}
+	return nil
+}
+
+func tableResult(op *textir.Operation, name string) *textir.Value {
+	if v := optab.Result(op, name); v != nil || op == nil {
+		return v
+	}
+	if v2, ok := optab.Of(op.Name() + "V2"); ok {
+		if lo, hi, ok := v2.OutputRange(op, name); ok && hi == lo+1 {
+			return op.Result(lo)
+		}
+	}
+	return nil
+}
+
 // strip looks through Identity (and Snapshot) ops.
 func strip(v *textir.Value) *textir.Value {
 	for i := 0; i < 64 && v != nil; i++ {
@@ -66,7 +104,7 @@ func strip(v *textir.Value) *textir.Value {
 		if d == nil || numArgs(d) != 1 {
 			return v
 		}
-		v = input(d, "input")
+		v = optab.Operand(d, "input")
 	}
 	return v
 }
@@ -89,7 +127,7 @@ func constAttr(v *textir.Value) *textir.DenseElementsAttr {
 func constInts(v *textir.Value) ([]int64, bool) {
 	for i := 0; i < 8; i++ {
 		v = strip(v)
-		if x := input(is(v, "Cast"), "x"); x != nil && isIntType(textir.ElementType(x.Type())) {
+		if x := optab.Operand(is(v, "Cast"), "x"); x != nil && isIntType(textir.ElementType(x.Type())) {
 			v = x
 			continue
 		}
@@ -217,7 +255,7 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 			}
 			return nil, false
 		case isOp(d, "Identity", "Snapshot", "Bucketize", "Cast", "StringToHashBucketFast", "AsString"):
-			v = soleInput(d)
+			v = optab.SoleOperand(d)
 			continue
 		case isOp(d, "StringSplitV2"):
 			switch {
@@ -232,7 +270,7 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 			if !indices && !shape {
 				return nil, false
 			}
-			n, ok := dimsOf(input(d, "new_shape"))
+			n, ok := dimsOf(optab.Operand(d, "new_shape"))
 			if !ok || len(n) != 1 {
 				return nil, false
 			}
@@ -241,8 +279,8 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 			}
 			return n, true
 		case isOp(d, "ExpandDims"):
-			in, ok := dimsOf(input(d, "input"))
-			ax, ok2 := constInt(input(d, "dim"))
+			in, ok := dimsOf(optab.Operand(d, "input"))
+			ax, ok2 := constInt(optab.Operand(d, "dim"))
 			if !ok || !ok2 {
 				return nil, false
 			}

@@ -118,8 +118,12 @@ func (o *Op) OutputRange(op *textir.Operation, name string) (lo, hi int, ok bool
 
 // Operands returns the data operands of tfg op op that input argument name
 // stands for (one for a plain argument, N for "N * T"), or nil when op is
-// not a tfg op of the table, its row has no such input, or op lacks them.
+// nil or not a tfg op of the table, its row has no such input, or op lacks
+// them.
 func Operands(op *textir.Operation, name string) []*textir.Value {
+	if op == nil {
+		return nil
+	}
 	o, ok := Of(op.Name())
 	if !ok {
 		return nil
@@ -139,8 +143,15 @@ func Operands(op *textir.Operation, name string) []*textir.Value {
 // Operand(reshape, "shape") is a tfg.Reshape's target shape. It returns nil
 // where Operands would, and when the argument is not exactly one tensor.
 func Operand(op *textir.Operation, name string) *textir.Value {
-	if vs := Operands(op, name); len(vs) == 1 {
-		return vs[0]
+	if op == nil {
+		return nil
+	}
+	o, ok := Of(op.Name())
+	if !ok {
+		return nil
+	}
+	if lo, hi, ok := o.InputRange(op, name); ok && hi == lo+1 {
+		return op.Operand(lo)
 	}
 	return nil
 }
@@ -148,6 +159,9 @@ func Operand(op *textir.Operation, name string) *textir.Value {
 // Results returns the data results of tfg op op that output argument name
 // stands for, or nil as Operands does.
 func Results(op *textir.Operation, name string) []*textir.Value {
+	if op == nil {
+		return nil
+	}
 	o, ok := Of(op.Name())
 	if !ok {
 		return nil
@@ -166,8 +180,41 @@ func Results(op *textir.Operation, name string) []*textir.Value {
 // Result returns the data result of tfg op op for output argument name, or
 // nil as Operand does.
 func Result(op *textir.Operation, name string) *textir.Value {
-	if vs := Results(op, name); len(vs) == 1 {
-		return vs[0]
+	if op == nil {
+		return nil
+	}
+	o, ok := Of(op.Name())
+	if !ok {
+		return nil
+	}
+	if lo, hi, ok := o.OutputRange(op, name); ok && hi == lo+1 {
+		return op.Result(lo)
+	}
+	return nil
+}
+
+// SoleOperand returns the data operand of a tfg op whose row has one input
+// argument of one tensor (Identity's "input", Relu's "features", Cast's
+// "x"), or nil: for generic code over such ops.
+func SoleOperand(op *textir.Operation) *textir.Value {
+	if op == nil {
+		return nil
+	}
+	if o, ok := Of(op.Name()); ok && len(o.Inputs) == 1 {
+		return Operand(op, o.Inputs[0].Name)
+	}
+	return nil
+}
+
+// SoleResult returns the data result of a tfg op whose row has one output
+// argument of one tensor (Identity's "output", Add's "z", MatMul's
+// "product"), or nil.
+func SoleResult(op *textir.Operation) *textir.Value {
+	if op == nil {
+		return nil
+	}
+	if o, ok := Of(op.Name()); ok && len(o.Outputs) == 1 {
+		return Result(op, o.Outputs[0].Name)
 	}
 	return nil
 }

@@ -119,6 +119,35 @@ func TestNamedOperands(t *testing.T) {
 	}
 }
 
+// SoleOperand and SoleResult serve the ops of one input or output
+// argument of one tensor; every named access takes a nil op.
+func TestSoleOperandAndResult(t *testing.T) {
+	ops := graph(t, operandsGraph)
+	for _, c := range []struct {
+		node         string
+		operand, res *textir.Value
+	}{
+		{"r", nil, ops["r"].Result(0)}, // two inputs
+		{"u", ops["a"].Result(0), nil}, // two outputs
+		{"p", nil, ops["p"].Result(0)}, // a list input
+		{"sn", nil, nil},               // list input and output
+		{"foo", nil, nil},              // not in the table
+		{"a", nil, ops["a"].Result(0)}, // no input
+	} {
+		op := ops[c.node]
+		if got := optab.SoleOperand(op); got != c.operand {
+			t.Errorf("SoleOperand(%s) = %v, want %v", c.node, got, c.operand)
+		}
+		if got := optab.SoleResult(op); got != c.res {
+			t.Errorf("SoleResult(%s) = %v, want %v", c.node, got, c.res)
+		}
+	}
+	if optab.SoleOperand(nil) != nil || optab.SoleResult(nil) != nil || optab.Operand(nil, "x") != nil ||
+		optab.Operands(nil, "x") != nil || optab.Result(nil, "y") != nil || optab.Results(nil, "y") != nil {
+		t.Error("named access to a nil op")
+	}
+}
+
 // TestInputRanges checks the positions of every input of every row on an
 // op made with the row's defaults and counts of 2: the ranges tile the
 // data operands in signature order.

@@ -7,9 +7,10 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-// The accessors of every emb op name the operands and results the op
-// definitions declare, in order; a view of another op is the zero view.
-func TestAccessors(t *testing.T) {
+// The views of every emb op (views_gen.go) and its op interfaces
+// (interfaces.go) name the operands and results the op definitions
+// declare, in order; a view of another op is the zero view.
+func TestViews(t *testing.T) {
 	src := `func.func @f(%x: tensor<?x1xi64>, %s: tensor<?x!tfg.string>, %f: tensor<?x3xf32>, %i: tensor<?x2xi64>, %v: tensor<?xi64>, %sh: tensor<2xi64>, %w: tensor<?xf32>) -> tensor<?x24xf32> {
   %v0, %s0 = emb.from_dense %x {ignore = -1 : i64} : tensor<?x1xi64> -> tensor<?xi64>
   %v1, %s1 = emb.split_strings %s {sep = ";"} : tensor<?x!tfg.string> -> tensor<?x!tfg.string>
@@ -45,43 +46,48 @@ func TestAccessors(t *testing.T) {
 		o, r := op.Operand, op.Result
 		var cases []named
 		var view interface{ Op() *textir.Operation }
+		var ok bool
 		switch op.Name() {
-		case emb.FromDenseOp, emb.SplitStringsOp:
-			v := emb.FromDense(op)
-			if op.Name() == emb.SplitStringsOp {
-				v = emb.SplitStrings(op)
-			}
+		case emb.FromDenseOp:
+			var v emb.FromDenseView
+			v, ok = emb.AsFromDense(op)
+			view = v
+			cases = []named{{"Input", v.Input(), o(0)}, {"Values", v.Values(), r(0)}, {"RowSplits", v.RowSplits(), r(1)}}
+		case emb.SplitStringsOp:
+			var v emb.SplitStringsView
+			v, ok = emb.AsSplitStrings(op)
 			view = v
 			cases = []named{{"Input", v.Input(), o(0)}, {"Values", v.Values(), r(0)}, {"RowSplits", v.RowSplits(), r(1)}}
 		case emb.FromSparseOp:
-			v := emb.FromSparse(op)
+			var v emb.FromSparseView
+			v, ok = emb.AsFromSparse(op)
 			view = v
 			cases = []named{{"Indices", v.Indices(), o(0)}, {"SparseValues", v.SparseValues(), o(1)}, {"DenseShape", v.DenseShape(), o(2)},
 				{"Values", v.Values(), r(0)}, {"RowSplits", v.RowSplits(), r(1)}}
 		case emb.HashOp, emb.AsStringOp, emb.BucketizeOp, emb.VocabLookupOp, emb.CheckRangeOp, emb.CastOp:
-			of := map[string]func(*textir.Operation) emb.Transform{emb.HashOp: emb.Hash, emb.AsStringOp: emb.AsString,
-				emb.BucketizeOp: emb.Bucketize, emb.VocabLookupOp: emb.VocabLookup, emb.CheckRangeOp: emb.CheckRange, emb.CastOp: emb.Cast}
-			v := of[op.Name()](op)
+			var v emb.IDTransform
+			v, ok = emb.AsIDTransform(op)
 			view = v
 			cases = []named{{"Input", v.Input(), o(0)}, {"Result", v.Result(), r(0)}}
 		case emb.AddOffsetOp:
-			v := emb.AddOffset(op)
+			var v emb.AddOffsetView
+			v, ok = emb.AsAddOffset(op)
 			view = v
 			cases = []named{{"Values", v.Values(), o(0)}, {"RowSplits", v.RowSplits(), o(1)}, {"Result", v.Result(), r(0)}}
 		case emb.FilterOp:
-			v := emb.Filter(op)
+			var v emb.FilterView
+			v, ok = emb.AsFilter(op)
 			view = v
 			cases = []named{{"Values", v.Values(), o(0)}, {"RowSplits", v.RowSplits(), o(1)}, {"Weights", v.Weights(), o(2)},
 				{"FilteredValues", v.FilteredValues(), r(0)}, {"FilteredRowSplits", v.FilteredRowSplits(), r(1)}, {"FilteredWeights", v.FilteredWeights(), r(2)}}
 		case emb.TableOp:
-			v := emb.Table(op)
+			var v emb.TableView
+			v, ok = emb.AsTable(op)
 			view = v
 			cases = []named{{"Result", v.Result(), r(0)}}
 		case emb.LookupOp, emb.GatherScatterOp:
-			v := emb.Lookup(op)
-			if op.Name() == emb.GatherScatterOp {
-				v = emb.GatherScatter(op)
-			}
+			var v emb.PooledLookup
+			v, ok = emb.AsPooledLookup(op)
 			view = v
 			cases = []named{{"Table", v.Table(), o(0)}, {"IDs", v.IDs(), o(1)}, {"RowSplits", v.RowSplits(), o(2)}, {"Result", v.Result(), r(0)}}
 			if op.NumOperands() == 4 {
@@ -90,11 +96,13 @@ func TestAccessors(t *testing.T) {
 				t.Errorf("%s: Weights of an unweighted lookup = %v, want nil", op.Name(), v.Weights())
 			}
 		case emb.GatherOp:
-			v := emb.Gather(op)
+			var v emb.GatherView
+			v, ok = emb.AsGather(op)
 			view = v
 			cases = []named{{"Table", v.Table(), o(0)}, {"IDs", v.IDs(), o(1)}, {"Result", v.Result(), r(0)}}
 		case emb.ConcatOp:
-			v := emb.Concat(op)
+			var v emb.ConcatView
+			v, ok = emb.AsConcat(op)
 			view = v
 			if got := v.Inputs(); len(got) != op.NumOperands() || got[0] != o(0) || got[2] != o(2) {
 				t.Errorf("Concat.Inputs = %v", got)
@@ -104,20 +112,31 @@ func TestAccessors(t *testing.T) {
 			t.Errorf("no accessors tested for %s", op.Name())
 			return true
 		}
-		if view.Op() != op {
-			t.Errorf("%s: view.Op() = %v", op.Name(), view.Op())
+		if !ok || view.Op() != op {
+			t.Errorf("%s: ok = %v, view.Op() = %v", op.Name(), ok, view.Op())
 		}
 		for _, c := range cases {
 			if c.got == nil || c.got != c.want {
 				t.Errorf("%s.%s = %v, want %v", op.Name(), c.name, c.got, c.want)
 			}
 		}
-		// A view of another op is the zero view.
-		if op.Name() != emb.LookupOp && (emb.Lookup(op).Op() != nil || emb.Lookup(op).Table() != nil) {
-			t.Errorf("emb.Lookup(%s) is not the zero view", op.Name())
+		// The lookup interfaces cover the lookups and nothing else.
+		_, isLookup := emb.AsTableLookup(op)
+		_, isPooled := emb.AsPooledLookup(op)
+		_, isTransform := emb.AsIDTransform(op)
+		wantLookup := op.Name() == emb.LookupOp || op.Name() == emb.GatherScatterOp || op.Name() == emb.GatherOp
+		if isLookup != wantLookup || isPooled != (wantLookup && op.Name() != emb.GatherOp) {
+			t.Errorf("%s: AsTableLookup ok = %v, AsPooledLookup ok = %v", op.Name(), isLookup, isPooled)
 		}
-		if op.Name() != emb.FilterOp && emb.Filter(op).FilteredWeights() != nil {
-			t.Errorf("emb.Filter(%s) is not the zero view", op.Name())
+		if isTransform != (len(cases) == 2 && cases[0].name == "Input" && cases[1].name == "Result") {
+			t.Errorf("%s: AsIDTransform ok = %v", op.Name(), isTransform)
+		}
+		// A view of another op is the zero view.
+		if lk, ok := emb.AsLookup(op); op.Name() != emb.LookupOp && (ok || lk.Op() != nil || lk.Table() != nil) {
+			t.Errorf("emb.AsLookup(%s) is not the zero view", op.Name())
+		}
+		if f, ok := emb.AsFilter(op); op.Name() != emb.FilterOp && (ok || f.FilteredWeights() != nil) {
+			t.Errorf("emb.AsFilter(%s) is not the zero view", op.Name())
 		}
 		return true
 	})
@@ -126,7 +145,19 @@ func TestAccessors(t *testing.T) {
 			t.Errorf("op %s not in the test", d.Name)
 		}
 	}
-	if emb.Concat(nil).Inputs() != nil || emb.Table(nil).Result() != nil {
-		t.Error("views of nil are not zero")
+	if c, ok := emb.AsConcat(nil); ok || c.Inputs() != nil {
+		t.Error("the view of nil is not the zero view")
+	}
+	if tb, ok := emb.AsTable(nil); ok || tb.Result() != nil {
+		t.Error("the view of nil is not the zero view")
+	}
+	for _, as := range []func(*textir.Operation) bool{
+		func(op *textir.Operation) bool { _, ok := emb.AsIDTransform(op); return ok },
+		func(op *textir.Operation) bool { _, ok := emb.AsTableLookup(op); return ok },
+		func(op *textir.Operation) bool { _, ok := emb.AsPooledLookup(op); return ok },
+	} {
+		if as(nil) {
+			t.Error("an interface view of nil")
+		}
 	}
 }
