@@ -39,17 +39,25 @@ type ExtractOptions struct {
 	// increments on input-layer constants, tf.debugging asserts guarded by
 	// Switch/Merge on indicator columns), none of which inference needs.
 	FollowControl bool
+	// Batch says which placeholders get an unknown batch dimension (see
+	// BatchMode); the zero value, BatchAuto, gives it to those that replace
+	// a queue's or an iterator's batches.
+	Batch BatchMode
 }
 
 // Extract returns the inference subgraph of g that computes outputs when
 // inputs are fed; it is ExtractWith with default options. g is not modified.
 //
-// Each input is a tensor "node" or "node:idx". It becomes a Placeholder
-// (named by PlaceholderName) whose dtype comes from the producer's op
-// signature (e.g. IteratorGetNext's output_types[idx]) and whose shape comes
-// from the producer's output_shapes or _output_shapes attr (unknown rank when
-// neither says); consumers are rewired to it. An input that already is a
-// Placeholder is kept as it is.
+// Each input is a tensor "node:idx", or "node" for every output of node
+// (ExpandInputs). It becomes a Placeholder (named by PlaceholderName) whose
+// dtype comes from the producer's op signature (e.g. IteratorGetNext's
+// output_types[idx]) and whose shape comes from the producer's output_shapes
+// or _output_shapes attr (unknown rank when neither says); consumers are
+// rewired to it. An input that already is a Placeholder is kept as it is.
+// A placeholder that replaces a batch of a queue or an iterator (a
+// DequeueMany, DequeueUpTo or GetNext output) has an unknown batch
+// dimension, and the hints of the nodes it feeds are relaxed to match (see
+// BatchMode).
 //
 // Each output is "node", "node:idx" or "^node" (a node run for its effect).
 // Everything the outputs need through data edges (and control edges, with
@@ -84,6 +92,10 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		byName[n.GetName()] = n
 	}
 	taken := func(name string) bool { _, ok := byName[name]; return ok }
+	inputs, err := expandInputs(ops, byName, inputs)
+	if err != nil {
+		return nil, err
+	}
 
 	// Plan the cuts.
 	type cut struct {
@@ -95,6 +107,7 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	cutsOf := map[string][]*cut{}       // producer -> its cuts, by idx
 	replaced := map[string]bool{}       // producers wholly replaced by a same-named placeholder
 	newNames := map[string]bool{}
+	batch := batchCuts{sizes: map[int64]bool{}, placeholders: map[string]bool{}}
 	for _, in := range inputs {
 		r, err := ParseInput(in)
 		if err != nil {
@@ -114,6 +127,9 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		if n.GetOp() == "Placeholder" && r.Index == 0 {
 			cutTensor[TensorRef{Node: r.Node}] = r.Node
 			cutsOf[r.Node] = append(cutsOf[r.Node], c)
+			if opts.Batch == BatchDynamic {
+				batch.kept = append(batch.kept, r.Node)
+			}
 			continue
 		}
 		types, err := ops.OutputTypes(n)
@@ -138,6 +154,9 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		}
 		newNames[name] = true
 		shape := outputShape(n, r.Index)
+		if opts.Batch.dynamicAt(n) {
+			batch.relax(name, shape)
+		}
 		c.ph = &tfpb.NodeDef{
 			Name: name,
 			Op:   "Placeholder",
@@ -314,6 +333,9 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		}
 		n.Input = kept
 	}
+
+	batch.relaxKept(res.Node)
+	batch.relaxDownstream(res.Node)
 
 	// Refuse what cannot run at inference.
 	for _, n := range res.Node {
