@@ -10,9 +10,15 @@
 //     questions about ops from the built-in TensorFlow op signatures, those
 //     of the op table (dialects/tfg/optab) as protobuf types; Ops adds the
 //     functions of a graph's library.
-//   - Extract cuts a graph at feed tensors (which become Placeholders) and
-//     prunes it to what the requested outputs need, refusing graphs that still
-//     need iterators, unresolved control flow or training ops.
+//   - Extract cuts a graph at feed tensors (which become Placeholders; a
+//     node stands for all its outputs, see ExpandInputs) and prunes it to
+//     what the requested outputs need, refusing graphs that still need
+//     iterators, unresolved control flow or training ops; the placeholders
+//     of a queue's or an iterator's batches get an unknown batch dimension
+//     (BatchMode).
+//   - AnalyzeTraining finds what a training graph holds (gradients,
+//     optimizers, savers, iterators, queues, summaries), its losses, and
+//     the candidate inputs and outputs of its inference graph.
 //
 // The protobuf types live in the tfpb subpackage, generated from our own
 // .proto declarations in proto/ by gen.sh.
