@@ -1,7 +1,10 @@
 package graphdef
 
 import (
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,16 +169,41 @@ func (b *batchCuts) relaxKept(nodes []*tfpb.NodeDef) {
 	}
 }
 
-// relaxDownstream makes unknown, in the _output_shapes hints of the nodes
-// that depend on a dynamic placeholder through data edges, every dimension
-// equal to a training batch size of 2 or more. nodes are the cut graph's
-// own copies.
-func (b *batchCuts) relaxDownstream(nodes []*tfpb.NodeDef) {
+// relaxDownstream gives the nodes that depend on a dynamic placeholder
+// through data edges the batch of the placeholders, when it was a training
+// batch of 2 or more: the folded shapes of their tensors become Shape ops
+// again (rebuildShapes), and every dimension of their _output_shapes hints
+// equal to a training batch becomes unknown. nodes are the cut graph's own
+// copies.
+func (b *batchCuts) relaxDownstream(ops *Ops, nodes []*tfpb.NodeDef) {
 	delete(b.sizes, 0)
 	delete(b.sizes, 1)
 	if len(b.placeholders) == 0 || len(b.sizes) == 0 {
 		return
 	}
+	from := slices.Collect(maps.Keys(b.placeholders))
+	consumers := dataConsumers(nodes)
+	rebuilt := b.rebuildShapes(ops, nodes, consumers, reach(from, consumers))
+	// The rebuilt ops read batch tensors: they and what they feed depend
+	// on the placeholders now.
+	down := reach(from, dataConsumers(nodes))
+	for _, n := range nodes {
+		if !down[n.GetName()] || b.placeholders[n.GetName()] || rebuilt[n.GetName()] {
+			continue
+		}
+		for _, s := range n.GetAttr()["_output_shapes"].GetList().GetShape() {
+			for _, d := range s.GetDim() {
+				if b.sizes[d.GetSize()] {
+					d.Size = -1
+				}
+			}
+		}
+	}
+}
+
+// dataConsumers maps each node to the nodes that read it through data
+// edges.
+func dataConsumers(nodes []*tfpb.NodeDef) map[string][]*tfpb.NodeDef {
 	consumers := map[string][]*tfpb.NodeDef{}
 	for _, n := range nodes {
 		for _, in := range n.GetInput() {
@@ -184,30 +212,269 @@ func (b *batchCuts) relaxDownstream(nodes []*tfpb.NodeDef) {
 			}
 		}
 	}
+	return consumers
+}
+
+// reach returns the nodes reachable from the named ones through consumers,
+// those included.
+func reach(from []string, consumers map[string][]*tfpb.NodeDef) map[string]bool {
 	seen := map[string]bool{}
-	var work []string
-	for name := range b.placeholders {
+	work := slices.Clone(from)
+	for _, name := range from {
 		seen[name] = true
-		work = append(work, name)
 	}
 	for len(work) > 0 {
 		name := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, c := range consumers[name] {
-			if seen[c.GetName()] {
-				continue
-			}
-			seen[c.GetName()] = true
-			work = append(work, c.GetName())
-			for _, s := range c.GetAttr()["_output_shapes"].GetList().GetShape() {
-				for _, d := range s.GetDim() {
-					if b.sizes[d.GetSize()] {
-						d.Size = -1
-					}
-				}
+			if !seen[c.GetName()] {
+				seen[c.GetName()] = true
+				work = append(work, c.GetName())
 			}
 		}
 	}
+	return seen
+}
+
+// shapeConstName and likeConstName match the names TensorFlow gives the
+// constants it folds an op of a fully known shape into: tf.shape's
+// ("Shape", "Shape_1", "dense_shape" in feature columns' to_sparse_input),
+// and tf.zeros_like's and tf.ones_like's.
+var (
+	shapeConstName = regexp.MustCompile(`^(Shape|shape|dense_shape)(_\d+)?$`)
+	likeConstName  = regexp.MustCompile(`^(zeros_like|ones_like)(_\d+)?$`)
+)
+
+// rebuildShapes turns back into ops the constants that TensorFlow folded
+// from the shapes of batch tensors. Built at a fixed training batch, a
+// graph has its tf.shape, tf.zeros_like and tf.ones_like of fully known
+// shapes answered at build time: a constant [128, 1] where a Shape op of
+// the batch tensor would be, a constant of zeros of shape [128, 1] where a
+// ZerosLike would be. Such a constant — named as TensorFlow names them,
+// its value (a shape: an int32 or int64 vector of at most 8 elements) or
+// its own shape (zeros or ones) starting with a training batch, and
+// reaching the placeholders' dependants — becomes the op again, with the
+// same name and type, of the tensor it was asked about: one of those
+// dependants read in the constant's own name scope (where the call was
+// made) whose hinted shape is that shape (and, for zeros and ones, whose
+// dtype is the constant's), and which the constant does not feed. A
+// constant with no such tensor (the shape of a weight, say) is left as it
+// is. It returns the rebuilt Shape ops, whose hints hold a length, not a
+// batch.
+func (b *batchCuts) rebuildShapes(ops *Ops, nodes []*tfpb.NodeDef, consumers map[string][]*tfpb.NodeDef, down map[string]bool) map[string]bool {
+	rebuilt := map[string]bool{}
+	for _, c := range nodes {
+		if c.GetOp() != "Const" {
+			continue
+		}
+		last := c.GetName()[strings.LastIndexByte(c.GetName(), '/')+1:]
+		dt := c.GetAttr()["dtype"].GetType()
+		value := c.GetAttr()["value"].GetTensor()
+		var op string
+		var shape []int64
+		var xt tfpb.DataType // the tensor's dtype, 0: any
+		switch {
+		case shapeConstName.MatchString(last):
+			v, ok := intVector(value)
+			if !ok || (dt != tfpb.DataType_DT_INT32 && dt != tfpb.DataType_DT_INT64) || len(v) == 0 {
+				continue
+			}
+			op, shape = "Shape", v
+		case likeConstName.MatchString(last):
+			op = "ZerosLike"
+			if strings.HasPrefix(last, "ones") {
+				op = "OnesLike"
+			}
+			if !splatOf(value, op == "OnesLike") {
+				continue
+			}
+			for _, d := range value.GetTensorShape().GetDim() {
+				shape = append(shape, d.GetSize())
+			}
+			xt = dt
+		default:
+			continue
+		}
+		if len(shape) == 0 || !b.sizes[shape[0]] {
+			continue
+		}
+		fed := reach([]string{c.GetName()}, consumers)
+		reaches := false
+		for name := range fed {
+			if down[name] {
+				reaches = true
+				break
+			}
+		}
+		if !reaches {
+			continue
+		}
+		x, t, ok := shapeSource(ops, nodes, c.GetName(), shape, xt, down, fed)
+		if !ok {
+			continue
+		}
+		attrs := map[string]*tfpb.AttrValue{"T": {Value: &tfpb.AttrValue_Type{Type: t}}}
+		if op == "Shape" {
+			attrs["out_type"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: dt}}
+		}
+		if h := c.GetAttr()["_output_shapes"]; h != nil {
+			attrs["_output_shapes"] = h
+		}
+		c.Op, c.Input, c.Attr = op, []string{x}, attrs
+		rebuilt[c.GetName()] = op == "Shape"
+	}
+	return rebuilt
+}
+
+// splatOf reports whether tensor t holds only zeros (one false) or only
+// ones (one true), as a constant of tf.zeros_like or tf.ones_like does.
+func splatOf(t *tfpb.TensorProto, one bool) bool {
+	if t == nil {
+		return false
+	}
+	if raw := t.GetTensorContent(); len(raw) > 0 {
+		if one {
+			return false // TensorFlow writes ones as a splat, not as bytes
+		}
+		for _, b := range raw {
+			if b != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	want := 0.0
+	if one {
+		want = 1
+	}
+	var vals []float64
+	for _, v := range t.GetFloatVal() {
+		vals = append(vals, float64(v))
+	}
+	for _, v := range t.GetDoubleVal() {
+		vals = append(vals, v)
+	}
+	for _, v := range t.GetIntVal() {
+		vals = append(vals, float64(v))
+	}
+	for _, v := range t.GetInt64Val() {
+		vals = append(vals, float64(v))
+	}
+	if len(vals) == 0 {
+		return !one // no values: zeros
+	}
+	for _, v := range vals {
+		if v != want {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeSource finds the tensor a folded constant of name was computed from:
+// a tensor of the placeholders' dependants (down) whose hinted shape is
+// shape (and whose dtype is dt, unless 0), read by a node of the
+// constant's name scope, not one the constant feeds (fed). It returns the
+// tensor and its dtype.
+func shapeSource(ops *Ops, nodes []*tfpb.NodeDef, name string, shape []int64, dt tfpb.DataType, down, fed map[string]bool) (string, tfpb.DataType, bool) {
+	byName := make(map[string]*tfpb.NodeDef, len(nodes))
+	for _, n := range nodes {
+		byName[n.GetName()] = n
+	}
+	matches := func(r TensorRef) (tfpb.DataType, bool) {
+		p := byName[r.Node]
+		if p == nil || !down[r.Node] || fed[r.Node] {
+			return 0, false
+		}
+		hints := p.GetAttr()["_output_shapes"].GetList().GetShape()
+		if r.Index >= len(hints) || hints[r.Index].GetUnknownRank() || len(hints[r.Index].GetDim()) != len(shape) {
+			return 0, false
+		}
+		for i, d := range hints[r.Index].GetDim() {
+			if d.GetSize() != shape[i] {
+				return 0, false
+			}
+		}
+		types, err := ops.OutputTypes(p)
+		if err != nil || r.Index >= len(types) || dt != 0 && types[r.Index] != dt {
+			return 0, false
+		}
+		return types[r.Index], true
+	}
+	scope := ""
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		scope = name[:i+1]
+	}
+	for _, n := range nodes {
+		if scope != "" && !strings.HasPrefix(n.GetName(), scope) {
+			continue
+		}
+		for _, in := range n.GetInput() {
+			r, err := ParseInput(in)
+			if err != nil || r.Control {
+				continue
+			}
+			if t, ok := matches(r); ok {
+				return in, t, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// intVector returns the elements of an int32 or int64 tensor of rank ≤ 1.
+func intVector(t *tfpb.TensorProto) ([]int64, bool) {
+	if t == nil {
+		return nil, false
+	}
+	dims := t.GetTensorShape().GetDim()
+	if len(dims) > 1 {
+		return nil, false
+	}
+	n := int64(1)
+	if len(dims) == 1 {
+		n = dims[0].GetSize()
+	}
+	if n < 0 || n > 8 {
+		return nil, false
+	}
+	var vals []int64
+	switch t.GetDtype() {
+	case tfpb.DataType_DT_INT32:
+		if raw := t.GetTensorContent(); len(raw) > 0 {
+			if int64(len(raw)) != 4*n {
+				return nil, false
+			}
+			for i := range n {
+				vals = append(vals, int64(int32(binary.LittleEndian.Uint32(raw[4*i:]))))
+			}
+			return vals, true
+		}
+		for _, v := range t.GetIntVal() {
+			vals = append(vals, int64(v))
+		}
+	case tfpb.DataType_DT_INT64:
+		if raw := t.GetTensorContent(); len(raw) > 0 {
+			if int64(len(raw)) != 8*n {
+				return nil, false
+			}
+			for i := range n {
+				vals = append(vals, int64(binary.LittleEndian.Uint64(raw[8*i:])))
+			}
+			return vals, true
+		}
+		vals = append(vals, t.GetInt64Val()...)
+	default:
+		return nil, false
+	}
+	// A short list repeats its last element (a splat).
+	if int64(len(vals)) > n || len(vals) == 0 && n > 0 {
+		return nil, false
+	}
+	for int64(len(vals)) < n {
+		vals = append(vals, vals[len(vals)-1])
+	}
+	return vals, true
 }
 
 // ExpandInputs returns inputs with every "node" that names a node of g with

@@ -1,6 +1,7 @@
 package graphdef
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,6 +135,127 @@ func TestDynamicBatchOfOne(t *testing.T) {
 	}
 }
 
+// intConst is a Const int vector node, written as int_val or (content)
+// as little-endian tensor_content.
+func intConst(name string, dt tfpb.DataType, content bool, vals ...int64) *tfpb.NodeDef {
+	tp := &tfpb.TensorProto{Dtype: dt, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: int64(len(vals))}}}}
+	for _, v := range vals {
+		switch {
+		case content && dt == tfpb.DataType_DT_INT64:
+			tp.TensorContent = binary.LittleEndian.AppendUint64(tp.TensorContent, uint64(v))
+		case content:
+			tp.TensorContent = binary.LittleEndian.AppendUint32(tp.TensorContent, uint32(v))
+		case dt == tfpb.DataType_DT_INT64:
+			tp.Int64Val = append(tp.Int64Val, v)
+		default:
+			tp.IntVal = append(tp.IntVal, int32(v))
+		}
+	}
+	n := node(name, "Const", nil, "dtype", dt)
+	n.Attr["value"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: tp}}
+	return shapes(n, "_output_shapes", []int64{int64(len(vals))})
+}
+
+// The shapes tf.shape folded into constants at the training batch become
+// Shape ops of batch tensors again.
+func TestDynamicBatchShapes(t *testing.T) {
+	f := tfpb.DataType_DT_FLOAT
+	i32, i64 := tfpb.DataType_DT_INT32, tfpb.DataType_DT_INT64
+	g := queueGraph()
+	g.Node = append(g.Node,
+		// The shape of sq, read in sq's scope by a Reshape it feeds:
+		// not sq/r's own output, which the constant feeds.
+		intConst("sq/Shape", i32, false, 8, 3),
+		shapes(node("sq/r", "Reshape", []string{"sq", "sq/Shape"}, "T", f, "Tshape", i32), "_output_shapes", []int64{8, 3}),
+		// The dense shape of a sparse input (int64, tensor_content): the
+		// shape of c, read by a node of its scope.
+		shapes(node("c/to_sparse_input/NotEqual", "NotEqual", []string{"c", "c"}, "T", f), "_output_shapes", []int64{8}),
+		intConst("c/to_sparse_input/dense_shape", i64, true, 8),
+		shapes(node("c/Cast", "Cast", []string{"c/to_sparse_input/dense_shape"}, "SrcT", i64, "DstT", i32), "_output_shapes", []int64{1}),
+		shapes(node("c/fill", "Fill", []string{"c/Cast", "c"}, "T", f, "index_type", i32), "_output_shapes", []int64{8}),
+		// A weight's shape, which no batch tensor depends on.
+		intConst("w/shape", i32, false, 8, 3),
+		shapes(node("w/r", "Reshape", []string{"w", "w/shape"}, "T", f, "Tshape", i32), "_output_shapes", []int64{8, 3}),
+		shapes(node("wr", "MatMul", []string{"sq/r", "w/r"}, "T", f, "transpose_b", 1), "_output_shapes", []int64{8, 8}),
+		// Folded zeros and ones, like batch tensors of their dtype.
+		shapes(node("sq/zeros_like", "Const", nil, "dtype", f), "_output_shapes", []int64{8, 3}),
+		shapes(node("sq/add", "Add", []string{"sq", "sq/zeros_like"}, "T", f), "_output_shapes", []int64{8, 3}),
+		shapes(node("c/ones_like", "Const", nil, "dtype", f), "_output_shapes", []int64{8}),
+		shapes(node("c/mul", "Mul", []string{"c", "c/ones_like"}, "T", f), "_output_shapes", []int64{8}),
+		// Zeros of a dtype no batch tensor of the scope has.
+		shapes(node("sq/zeros_like_1", "Const", nil, "dtype", i32), "_output_shapes", []int64{8, 3}),
+		shapes(node("sq/cast", "Cast", []string{"sq/zeros_like_1"}, "SrcT", i32, "DstT", f), "_output_shapes", []int64{8, 3}),
+		shapes(node("sq/add_1", "Add", []string{"sq", "sq/cast"}, "T", f), "_output_shapes", []int64{8, 3}),
+		// A constant not named as tf.shape names them.
+		intConst("dims", i32, false, 8, 3),
+		shapes(node("r2", "Reshape", []string{"sq", "dims"}, "T", f, "Tshape", i32), "_output_shapes", []int64{8, 3}),
+	)
+	tensor := func(n *tfpb.NodeDef, dt tfpb.DataType, dims []int64, vals ...float32) {
+		tp := &tfpb.TensorProto{Dtype: dt, TensorShape: &tfpb.TensorShapeProto{}, FloatVal: vals}
+		for _, d := range dims {
+			tp.TensorShape.Dim = append(tp.TensorShape.Dim, &tfpb.TensorShapeProto_Dim{Size: d})
+		}
+		n.Attr["value"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: tp}}
+	}
+	tensor(findNode(g, "sq/zeros_like"), f, []int64{8, 3})
+	tensor(findNode(g, "c/ones_like"), f, []int64{8}, 1)
+	tensor(findNode(g, "sq/zeros_like_1"), i32, []int64{8, 3})
+	x, err := Extract(g, []string{"deq"}, []string{"wr", "c/fill", "c/to_sparse_input/NotEqual", "r2", "sq/add", "c/mul", "sq/add_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ node, op, input, outType string }{
+		{"sq/Shape", "Shape", "sq", "DT_INT32"},
+		{"c/to_sparse_input/dense_shape", "Shape", "c", "DT_INT64"},
+		{"w/shape", "Const", "", ""},
+		{"sq/zeros_like", "ZerosLike", "sq", ""},
+		{"c/ones_like", "OnesLike", "c", ""},
+		{"sq/zeros_like_1", "Const", "", ""},
+		{"dims", "Const", "", ""},
+	} {
+		n := findNode(x, c.node)
+		if n == nil {
+			t.Errorf("no node %s", c.node)
+			continue
+		}
+		if n.GetOp() != c.op || strings.Join(n.GetInput(), ",") != c.input || n.GetAttr()["out_type"].GetType().String() != c.outType && c.outType != "" {
+			t.Errorf("%s: %s(%s) out_type %v, want %s(%s) out_type %s", c.node, n.GetOp(), strings.Join(n.GetInput(), ","), n.GetAttr()["out_type"].GetType(), c.op, c.input, c.outType)
+		}
+	}
+	if err := Validate(x); err != nil {
+		t.Error(err)
+	}
+	if got := dimsOf(findNode(x, "w/r"), "_output_shapes"); got != "[8 3]" {
+		t.Errorf("w/r: _output_shapes %s: a weight's shape must stay", got)
+	}
+}
+
+func TestIntVector(t *testing.T) {
+	for _, c := range []struct {
+		t    *tfpb.TensorProto
+		want []int64
+		ok   bool
+	}{
+		{intConst("a", tfpb.DataType_DT_INT32, true, 3, -1).GetAttr()["value"].GetTensor(), []int64{3, -1}, true},
+		{intConst("a", tfpb.DataType_DT_INT64, false, 5).GetAttr()["value"].GetTensor(), []int64{5}, true},
+		// A splat.
+		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 3}}}, IntVal: []int32{7}},
+			[]int64{7, 7, 7}, true},
+		// A scalar.
+		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, IntVal: []int32{4}}, []int64{4}, true},
+		// Content of the wrong size, floats, a matrix.
+		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 2}}}, TensorContent: []byte{1, 0, 0}}, nil, false},
+		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, FloatVal: []float32{1}}, nil, false},
+		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_INT32, TensorShape: &tfpb.TensorShapeProto{Dim: []*tfpb.TensorShapeProto_Dim{{Size: 1}, {Size: 1}}}, IntVal: []int32{1}}, nil, false},
+		{nil, nil, false},
+	} {
+		got, ok := intVector(c.t)
+		if ok != c.ok || !slices.Equal(got, c.want) {
+			t.Errorf("intVector(%v) = %v, %v; want %v, %v", c.t, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 func TestParseBatchMode(t *testing.T) {
 	for s, want := range map[string]BatchMode{"auto": BatchAuto, "true": BatchDynamic, "1": BatchDynamic, "false": BatchStatic} {
 		if got, err := ParseBatchMode(s); err != nil || got != want {
@@ -180,11 +302,16 @@ func TestExtractAllOutputsRealGraphs(t *testing.T) {
 		outputs    []string
 	}{
 		{"census_wide_deep_tf1.pbtxt", "IteratorGetNext", []string{"head/predictions/logistic"}},
-		{"census_wide_deep_tf2_resource.pbtxt", "fifo_queue_DequeueMany", []string{"head/predictions/logistic"}},
+		// The candidate outputs: the head's probabilities and classes
+		// too, which concatenate the logits with zeros of their shape.
+		{"census_wide_deep_tf2_resource.pbtxt", "fifo_queue_DequeueMany", nil},
 		{"criteo_bucketized_tiles.pbtxt", "IteratorGetNext", []string{"dense/BiasAdd"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			g := loadReal(t, c.file).Graph
+			if c.outputs == nil {
+				c.outputs = AnalyzeTraining(g).Outputs
+			}
 			a, err := Extract(g, []string{c.feed}, c.outputs)
 			if err != nil {
 				t.Fatal(err)
@@ -198,6 +325,12 @@ func TestExtractAllOutputsRealGraphs(t *testing.T) {
 			}
 			phs := 0
 			for _, n := range a.GetNode() {
+				if v, ok := intVector(n.GetAttr()["value"].GetTensor()); ok && n.GetOp() == "Const" && len(v) > 0 && v[0] == 128 {
+					t.Errorf("%s: a constant of the training batch is left: %v", n.GetName(), v)
+				}
+				if d := n.GetAttr()["value"].GetTensor().GetTensorShape().GetDim(); len(d) > 0 && d[0].GetSize() == 128 {
+					t.Errorf("%s: a constant of the training batch's shape is left", n.GetName())
+				}
 				if n.GetOp() == "Placeholder" {
 					phs++
 					if s := n.GetAttr()["shape"].GetShape(); len(s.GetDim()) == 0 || s.GetDim()[0].GetSize() != -1 {

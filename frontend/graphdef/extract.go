@@ -335,7 +335,7 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	}
 
 	batch.relaxKept(res.Node)
-	batch.relaxDownstream(res.Node)
+	batch.relaxDownstream(ops, res.Node)
 
 	// Refuse what cannot run at inference.
 	for _, n := range res.Node {
