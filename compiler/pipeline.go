@@ -51,9 +51,14 @@ import (
 // passes' default options, llc-19 -O3 for sm_90, and ptxas when installed.
 type Options struct {
 	// Inputs and Outputs cut the graph before import (graphdef.Extract):
-	// Inputs become placeholders, and only what Outputs need is kept.
-	// For a SavedModel with neither, the serving signature's are used.
+	// Inputs become placeholders (a node stands for all its outputs), and
+	// only what Outputs need is kept. For a SavedModel with neither, the
+	// serving signature's are used.
 	Inputs, Outputs []string
+	// DynamicBatch says which placeholders of the cut get an unknown batch
+	// dimension; the zero value, graphdef.BatchAuto, gives it to those of
+	// a queue's or an iterator's batches (graphdef.BatchMode).
+	DynamicBatch graphdef.BatchMode
 	// Tags and Signature select a SavedModel's MetaGraph and SignatureDef.
 	Tags      []string
 	Signature string
@@ -587,14 +592,24 @@ func (d *driver) importGraph(name string, data []byte) error {
 		return fmt.Errorf("%s: inputs given without outputs (what to compute from them)", name)
 	}
 	if len(outputs) > 0 {
-		if r.Placeholders, err = placeholderNames(g, inputs); err != nil {
+		tensors, err := graphdef.ExpandInputs(g, inputs)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if g, err = graphdef.Extract(g, inputs, outputs); err != nil {
+		if r.Placeholders, err = placeholderNames(g, tensors); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		x, err := graphdef.ExtractWith(g, tensors, outputs, graphdef.ExtractOptions{Batch: o.DynamicBatch})
+		if err != nil {
+			if errors.Is(err, graphdef.ErrNotInference) {
+				d.warnTraining(name, file.Graph, file.Graph)
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		g = x
 		r.Inputs, r.Outputs = slices.Clone(inputs), slices.Clone(outputs)
 	}
+	d.warnTraining(name, g, file.Graph)
 	r.Nodes = len(g.GetNode())
 	// The structural checks and the import both only read the graph: they
 	// run side by side. The checks' errors are the more complete, so they
@@ -619,6 +634,29 @@ func (d *driver) importGraph(name string, data []byte) error {
 		return textir.Verify(r.Context, mod)
 	}
 	return nil
+}
+
+// warnTraining warns, when graph g (the graph file's graph, or a cut of
+// it) holds parts of training, what it holds, with the candidate inputs and
+// outputs of file's inference graph: a warning diagnostic with notes, and
+// notes in the summary.
+func (d *driver) warnTraining(name string, g, file *tfpb.GraphDef) {
+	rep := graphdef.AnalyzeTraining(g)
+	if !rep.Found() {
+		return
+	}
+	if g != file {
+		whole := graphdef.AnalyzeTraining(file)
+		rep.Inputs, rep.Outputs, rep.Losses = whole.Inputs, whole.Outputs, whole.Losses
+	}
+	msg, notes := rep.Warning()
+	diag := &textir.Diagnostic{Severity: textir.SevWarning, Loc: textir.NameLoc{Name: name}, Message: msg}
+	for _, n := range notes {
+		diag.AttachNote(nil, "%s", n)
+	}
+	d.res.Diagnostics = append(d.res.Diagnostics, diag)
+	d.res.Notes = append(d.res.Notes, msg)
+	d.res.Notes = append(d.res.Notes, notes...)
 }
 
 // placeholderNames maps each input tensor ("node:idx") of g to the name of
