@@ -641,13 +641,9 @@ func (d *driver) importGraph(name string, data []byte) error {
 // outputs of file's inference graph: a warning diagnostic with notes, and
 // notes in the summary.
 func (d *driver) warnTraining(name string, g, file *tfpb.GraphDef) {
-	rep := graphdef.AnalyzeTraining(g)
+	rep := graphdef.AnalyzeCut(g, file)
 	if !rep.Found() {
 		return
-	}
-	if g != file {
-		whole := graphdef.AnalyzeTraining(file)
-		rep.Inputs, rep.Outputs, rep.Losses = whole.Inputs, whole.Outputs, whole.Losses
 	}
 	msg, notes := rep.Warning()
 	diag := &textir.Diagnostic{Severity: textir.SevWarning, Loc: textir.NameLoc{Name: name}, Message: msg}

@@ -221,7 +221,7 @@ func TestTrainingGraphWarning(t *testing.T) {
 			t.Fatalf("warnings %v, want one", warn)
 		}
 		w := warn[0]
-		if !strings.HasPrefix(w.Message, wantHolds) || !strings.HasSuffix(w.Message, "; compile its inference graph instead, cut with --inputs and --outputs") {
+		if !strings.HasPrefix(w.Message, wantHolds) || !strings.HasSuffix(w.Message, "; cut it for inference with --inputs and --outputs") {
 			t.Errorf("warning %q", w.Message)
 		}
 		if loc, ok := w.Loc.(textir.NameLoc); !ok || loc.Name != path {

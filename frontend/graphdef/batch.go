@@ -65,7 +65,7 @@ func ParseBatchMode(s string) (BatchMode, error) {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return BatchAuto, fmt.Errorf("dynamic batch %q: want auto, true or false", s)
+		return BatchAuto, fmt.Errorf("%q: want auto, true or false", s)
 	}
 	if b {
 		return BatchDynamic, nil

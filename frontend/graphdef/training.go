@@ -115,7 +115,7 @@ func (t *TrainingReport) Describe() string {
 // training (Found): the message, and notes that list the candidate inputs,
 // the candidate outputs and the losses (at most maxListed names each).
 func (t *TrainingReport) Warning() (msg string, notes []string) {
-	msg = "training graph: it holds " + t.Describe() + "; compile its inference graph instead, cut with --inputs and --outputs"
+	msg = "training graph: it holds " + t.Describe() + "; cut it for inference with --inputs and --outputs"
 	list := func(names []string) string {
 		if len(names) <= maxListed {
 			return strings.Join(names, ", ")
@@ -470,6 +470,18 @@ func AnalyzeTraining(g *tfpb.GraphDef) *TrainingReport {
 		}
 	}
 	return res
+}
+
+// AnalyzeCut is AnalyzeTraining for g, a cut of graph file (or file
+// itself): what g holds, with file's losses and candidate inputs and
+// outputs, where file is to be cut.
+func AnalyzeCut(g, file *tfpb.GraphDef) *TrainingReport {
+	r := AnalyzeTraining(g)
+	if g != file && r.Found() {
+		whole := AnalyzeTraining(file)
+		r.Losses, r.Inputs, r.Outputs = whole.Losses, whole.Inputs, whole.Outputs
+	}
+	return r
 }
 
 // outermost drops the scopes inside another of scopes, keeping the order.
