@@ -1,14 +1,20 @@
 // Command recom-translate converts between TensorFlow graphs and recom's
 // textual IR, as mlir-translate does for MLIR:
 //
-//	recom-translate --import-graphdef [--inputs=a:0,b] [--outputs=x,y:1] [--tags=serve] [--signature=NAME] FILE -o out.mlir
+//	recom-translate --import-graphdef [--inputs=a:0,b] [--outputs=x,y:1] [--dynamic-batch[=auto|true|false]] [--tags=serve] [--signature=NAME] FILE -o out.mlir
 //	recom-translate --export-graphdef [--binary] FILE.mlir -o out.pbtxt
 //	recom-translate --emit-llvm FILE.mlir -o out.ll
 //	recom-translate --emit-ptx [--mcpu=sm_90] FILE.mlir -o out.ptx
 //
 // FILE is a binary or text GraphDef or a SavedModel (saved_model.pb); the
 // format is read from the content. With --inputs/--outputs only the
-// inference subgraph that computes the outputs from the inputs is imported.
+// inference subgraph that computes the outputs from the inputs is imported
+// (an input that names a node alone stands for all its outputs); the
+// placeholders of a queue's or an iterator's batches get an unknown batch
+// dimension (--dynamic-batch forces it on every placeholder, or off). A
+// graph that still holds parts of training (gradients, optimizers, savers,
+// iterators, queues, summaries) is imported with a warning that says what
+// it holds and lists the candidate inputs and outputs to cut it at.
 //
 // --emit-llvm emits the gpu.module ops of FILE.mlir as NVPTX LLVM IR
 // (backend/nvptx; the host program is not emitted); --emit-ptx also runs
@@ -33,6 +39,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/textir"
 	"github.com/recom-compiler/recom/textir/inputfile"
@@ -48,6 +55,7 @@ type options struct {
 	mcpu           string
 	inputs         []string
 	outputs        []string
+	dynamicBatch   string
 	tags           []string
 	signature      string
 	binary         bool
@@ -55,6 +63,7 @@ type options struct {
 	generic        bool
 	debugInfo      bool
 	allowUnreg     bool
+	stderr         io.Writer // warnings
 }
 
 type exitError int
@@ -68,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			status = 2
 		}
 	}()
-	var o options
+	o := options{stderr: stderr}
 	cmd := &cobra.Command{
 		Use:           "recom-translate (--import-graphdef | --export-graphdef | --emit-llvm | --emit-ptx) [flags] FILE",
 		Short:         "convert between TensorFlow graphs and recom's textual IR; emit gpu modules as NVPTX LLVM IR or PTX",
@@ -96,7 +105,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	f.BoolVar(&o.emitLLVM, "emit-llvm", false, "emit the gpu.module ops as NVPTX LLVM IR (.ll)")
 	f.BoolVar(&o.emitPTX, "emit-ptx", false, "emit the gpu.module ops as PTX (NVPTX LLVM IR through llc-19)")
 	f.StringVar(&o.mcpu, "mcpu", llc.DefaultCPU, "with --emit-ptx: the target GPU (llc's -mcpu)")
-	f.StringSliceVar(&o.inputs, "inputs", nil, "with --import-graphdef: tensors fed at inference (`node:idx,...`), made placeholders")
+	f.StringSliceVar(&o.inputs, "inputs", nil, "with --import-graphdef: tensors fed at inference (`node:idx,...`; a node alone: all its outputs), made placeholders")
+	f.StringVar(&o.dynamicBatch, "dynamic-batch", "auto", "with --import-graphdef: give the placeholders of the cut an unknown batch (dimension 0): auto (those of a queue's DequeueMany or an iterator's GetNext), true (all; a bare --dynamic-batch) or false (none)")
+	f.Lookup("dynamic-batch").NoOptDefVal = "true"
 	f.StringSliceVar(&o.outputs, "outputs", nil, "with --import-graphdef: tensors to compute (`node:idx,...`); the rest is pruned")
 	f.StringSliceVar(&o.tags, "tags", []string{"serve"}, "SavedModel: the MetaGraph's `tags`")
 	f.StringVar(&o.signature, "signature", "", "SavedModel: the SignatureDef whose inputs/outputs to use (default serving_default if present)")
@@ -214,11 +225,21 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 	if len(inputs) > 0 && len(outputs) == 0 {
 		return fmt.Errorf("%s: error: --inputs needs --outputs (what to compute from them)", input)
 	}
+	batch, err := graphdef.ParseBatchMode(o.dynamicBatch)
+	if err != nil {
+		return fmt.Errorf("recom-translate: error: --dynamic-batch=%v", err)
+	}
 	if len(outputs) > 0 {
-		if g, err = graphdef.Extract(g, inputs, outputs); err != nil {
+		x, err := graphdef.ExtractWith(g, inputs, outputs, graphdef.ExtractOptions{Batch: batch})
+		if err != nil {
+			if errors.Is(err, graphdef.ErrNotInference) {
+				o.warnTraining(input, file.Graph, file.Graph)
+			}
 			return fmt.Errorf("%s: error: %s", input, indentErr(err))
 		}
+		g = x
 	}
+	o.warnTraining(input, g, file.Graph)
 	if err := graphdef.Validate(g); err != nil {
 		return fmt.Errorf("%s: error: %s", input, indentErr(err))
 	}
@@ -238,6 +259,21 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
 	return out.Commit()
+}
+
+// warnTraining warns on stderr when graph g, the graph of file or a cut of
+// it, holds parts of training: what it holds, and where to cut file for
+// inference (graphdef.AnalyzeCut).
+func (o *options) warnTraining(input string, g, file *tfpb.GraphDef) {
+	rep := graphdef.AnalyzeCut(g, file)
+	if !rep.Found() {
+		return
+	}
+	msg, notes := rep.Warning()
+	fmt.Fprintf(o.stderr, "%s: warning: %s\n", input, msg)
+	for _, n := range notes {
+		fmt.Fprintf(o.stderr, "%s: note: %s\n", input, n)
+	}
 }
 
 func (o *options) exportGraph(ctx *textir.Context, input string, data []byte, stdout io.Writer) error {

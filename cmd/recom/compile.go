@@ -18,6 +18,7 @@ import (
 	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/compiler"
+	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -48,6 +49,14 @@ each stage, the kernels, ptxas's registers and shared memory where it ran,
 and the time of each stage. --dot FILE draws the columns as a Graphviz graph.
 Long compiles show each stage as it starts and ends on a terminal (or with
 --progress).
+
+--inputs and --outputs cut a graph for inference (an input that names a
+node alone stands for all its outputs: --inputs=IteratorGetNext); the
+placeholders of a queue's or an iterator's batches get an unknown batch
+(--dynamic-batch=true: every placeholder, false: none). A graph that still
+holds parts of training (gradients, optimizers, savers, iterators, queues,
+summaries) compiles with a warning that says what it holds and lists the
+candidate inputs and outputs to cut it at (the summary notes them too).
 
 The pass flags take the passes' options, as recom-opt's do, for ablations:
 --lower-emb='no-range-analysis', --fuse='schedule=recom max-threads=128'.
@@ -81,6 +90,7 @@ type compileFlags struct {
 	out        string
 	inputs     []string
 	outputs    []string
+	dynBatch   string
 	tags       []string
 	signature  string
 	stopAfter  string
@@ -124,7 +134,9 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "output", "o", "", "the output `DIR` (written atomically)")
-	fl.StringSliceVar(&f.inputs, "inputs", nil, "cut the graph at these tensors (`node:idx,...`), fed as placeholders")
+	fl.StringSliceVar(&f.inputs, "inputs", nil, "cut the graph at these tensors (`node:idx,...`; a node alone: all its outputs), fed as placeholders")
+	fl.StringVar(&f.dynBatch, "dynamic-batch", "auto", "give the placeholders of the cut an unknown batch (dimension 0): auto (those of a queue's DequeueMany or an iterator's GetNext), true (all; a bare --dynamic-batch) or false (none)")
+	fl.Lookup("dynamic-batch").NoOptDefVal = "true"
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "compute these tensors (`node:idx,...`); the rest of the graph is pruned")
 	fl.StringSliceVar(&f.tags, "tags", nil, "SavedModel: the MetaGraph's `tags` (default serve)")
 	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to use (default serving_default if present)")
@@ -171,6 +183,9 @@ func (f *compileFlags) options(cmd *cobra.Command) (compiler.Options, error) {
 	var err error
 	if opts.Dense, err = denseOnGPU(f.dense); err != nil {
 		return opts, err
+	}
+	if opts.DynamicBatch, err = graphdef.ParseBatchMode(f.dynBatch); err != nil {
+		return opts, fmt.Errorf("--dynamic-batch=%v", err)
 	}
 	opts.PassOptions = changedPassOptions(cmd.Flags(), f.passOpts)
 	return opts, opts.CheckOptions()
@@ -291,6 +306,9 @@ func stageCommand(s compiler.Stage, opts *compiler.Options) []string {
 		}
 		if len(opts.Outputs) > 0 {
 			c = append(c, "--outputs="+strings.Join(opts.Outputs, ","))
+		}
+		if opts.DynamicBatch != graphdef.BatchAuto {
+			c = append(c, "--dynamic-batch="+opts.DynamicBatch.String())
 		}
 		if len(opts.Tags) > 0 {
 			c = append(c, "--tags="+strings.Join(opts.Tags, ","))
