@@ -165,6 +165,9 @@ var variableOps = map[string]bool{"VariableV2": true, "Variable": true, "VarHand
 
 // gradientScope returns the gradients scope that node name is in.
 func gradientScope(name string) (string, bool) {
+	if !strings.Contains(name, "gradients") {
+		return "", false
+	}
 	comps := strings.Split(name, "/")
 	for i := range len(comps) - 1 {
 		if gradientScopeRE.MatchString(comps[i]) {
@@ -212,6 +215,7 @@ type trainingGraph struct {
 	nodes     []*tfpb.NodeDef
 	byName    map[string]int
 	ops       *Ops
+	classes   map[string]opClass
 	producers [][]edge // per node: its data inputs
 	consumers [][]int  // per node: the nodes that read it through data edges
 
@@ -225,7 +229,12 @@ type trainingGraph struct {
 type edge struct{ node, idx int }
 
 func newTrainingGraph(g *tfpb.GraphDef) *trainingGraph {
-	t := &trainingGraph{nodes: g.GetNode(), byName: make(map[string]int, len(g.GetNode())), ops: NewOps(g.GetLibrary())}
+	return &trainingGraph{nodes: g.GetNode(), ops: NewOps(g.GetLibrary()), classes: map[string]opClass{}}
+}
+
+// link finds the data edges.
+func (t *trainingGraph) link() {
+	t.byName = make(map[string]int, len(t.nodes))
 	for i, n := range t.nodes {
 		if _, dup := t.byName[n.GetName()]; !dup {
 			t.byName[n.GetName()] = i
@@ -247,15 +256,36 @@ func newTrainingGraph(g *tfpb.GraphDef) *trainingGraph {
 			t.consumers[p] = append(t.consumers[p], i)
 		}
 	}
-	return t
 }
 
-// category returns n's op category (Compute for an op without a signature).
-func (t *trainingGraph) category(n *tfpb.NodeDef) Category {
-	if s, ok := t.ops.Signature(n.GetOp()); ok {
-		return s.Category
+// opClass is what an op is to the analysis.
+type opClass struct {
+	getNext, dequeue, placeholder bool
+	optimizer                     string // the kind of update ("Adam"), or ""
+	gradient                      bool   // a gradient kernel
+	cat                           Category
+}
+
+// class returns what op is, computed once per op.
+func (t *trainingGraph) class(op string) opClass {
+	if c, ok := t.classes[op]; ok {
+		return c
 	}
-	return Compute
+	c := opClass{
+		getNext:     getNextOps[op],
+		dequeue:     strings.HasPrefix(op, "QueueDequeue"),
+		placeholder: op == "Placeholder" || op == "PlaceholderWithDefault",
+		gradient:    strings.HasSuffix(op, "Grad") || op == "BroadcastGradientArgs" || trainingOpName.MatchString(op),
+		cat:         Compute,
+	}
+	if m := applyRE.FindStringSubmatch(op); m != nil {
+		c.optimizer, c.gradient = m[1], false
+	}
+	if s, ok := t.ops.Signature(op); ok {
+		c.cat = s.Category
+	}
+	t.classes[op] = c
+	return c
 }
 
 // forward marks the nodes reachable from the marked ones through data
@@ -307,107 +337,10 @@ func (t *trainingGraph) backward(mark []bool, ok func(int) bool) {
 // its placeholders feed as candidate outputs.
 func AnalyzeTraining(g *tfpb.GraphDef) *TrainingReport {
 	t := newTrainingGraph(g)
-	res := &TrainingReport{}
+	res := t.parts()
+	t.link()
 	n := len(t.nodes)
-
-	// The parts of training.
-	t.excluded = make([]bool, n)
-	t.isSource = make([]bool, n)
 	excluded, isSource := t.excluded, t.isSource
-	var getNext, iterators, dequeues, queues []string
-	optimizers := map[string]*Optimizer{}
-	for i, nd := range t.nodes {
-		name, op := nd.GetName(), nd.GetOp()
-		cat := t.category(nd)
-		switch {
-		case getNextOps[op]:
-			getNext = append(getNext, name)
-			isSource[i] = true
-			continue
-		case strings.HasPrefix(op, "QueueDequeue"):
-			dequeues = append(dequeues, name)
-			isSource[i] = true
-			continue
-		case op == "Placeholder" || op == "PlaceholderWithDefault":
-			isSource[i] = true
-			continue
-		}
-		if scope, ok := gradientScope(name); ok {
-			res.Gradients = append(res.Gradients, name)
-			if !slices.Contains(res.GradientScopes, scope) {
-				res.GradientScopes = append(res.GradientScopes, scope)
-			}
-			excluded[i] = true
-			continue
-		}
-		if m := applyRE.FindStringSubmatch(op); m != nil {
-			o := optimizers[m[1]]
-			if o == nil {
-				o = &Optimizer{Kind: m[1], Scope: updateScope(name)}
-				optimizers[m[1]] = o
-				res.Optimizers = append(res.Optimizers, Optimizer{Kind: m[1]})
-			}
-			o.Updates = append(o.Updates, name)
-			o.Scope = commonScope(o.Scope, updateScope(name))
-			excluded[i] = true
-			continue
-		}
-		if strings.HasSuffix(op, "Grad") || op == "BroadcastGradientArgs" || trainingOpName.MatchString(op) {
-			res.Gradients = append(res.Gradients, name)
-			s := parentScope(name)
-			if s == "" {
-				s = name // listed by its own name
-			}
-			if !slices.Contains(res.GradientScopes, s) {
-				res.GradientScopes = append(res.GradientScopes, s)
-			}
-			excluded[i] = true
-			continue
-		}
-		switch cat {
-		case Checkpoint:
-			s := parentScope(name)
-			if s == "" {
-				s = name
-			}
-			if !slices.Contains(res.Savers, s) {
-				res.Savers = append(res.Savers, s)
-			}
-			excluded[i] = true
-		case Summary:
-			res.Summaries = append(res.Summaries, name)
-			excluded[i] = true
-		case Iterator:
-			iterators = append(iterators, name)
-			excluded[i] = true
-		case Queue:
-			queues = append(queues, name)
-			excluded[i] = true
-		case Training:
-			excluded[i] = !lossOps[op]
-		}
-	}
-	for i := range res.Optimizers {
-		res.Optimizers[i] = *optimizers[res.Optimizers[i].Kind]
-	}
-	res.Savers = outermost(res.Savers)
-	// Whatever lives in a saver's scope is the saver's (its filename
-	// placeholder, the string ops that name the shards).
-	for i, nd := range t.nodes {
-		for _, s := range res.Savers {
-			if strings.HasPrefix(nd.GetName(), s+"/") {
-				excluded[i], isSource[i] = true, false
-			}
-		}
-	}
-	res.Iterators = getNext
-	if len(getNext) == 0 {
-		res.Iterators = iterators
-	}
-	res.Queues = dequeues
-	if len(dequeues) == 0 {
-		res.Queues = queues
-	}
 
 	// The forward graph: what the sources feed, outside training; and
 	// what the variables feed.
@@ -472,15 +405,135 @@ func AnalyzeTraining(g *tfpb.GraphDef) *TrainingReport {
 	return res
 }
 
+// TrainingParts is the first half of AnalyzeTraining, and quick: what g
+// holds for training, without losses or candidates.
+func TrainingParts(g *tfpb.GraphDef) *TrainingReport {
+	return newTrainingGraph(g).parts()
+}
+
+// parts finds the parts of training, the nodes outside the forward graph
+// (t.excluded) and the sources (t.isSource).
+func (t *trainingGraph) parts() *TrainingReport {
+	res := &TrainingReport{}
+	n := len(t.nodes)
+	t.excluded = make([]bool, n)
+	t.isSource = make([]bool, n)
+	excluded, isSource := t.excluded, t.isSource
+	var getNext, iterators, dequeues, queues []string
+	optimizers := map[string]*Optimizer{}
+	for i, nd := range t.nodes {
+		name, op := nd.GetName(), nd.GetOp()
+		c := t.class(op)
+		switch {
+		case c.getNext:
+			getNext = append(getNext, name)
+			isSource[i] = true
+			continue
+		case c.dequeue:
+			dequeues = append(dequeues, name)
+			isSource[i] = true
+			continue
+		case c.placeholder:
+			isSource[i] = true
+			continue
+		}
+		if scope, ok := gradientScope(name); ok {
+			res.Gradients = append(res.Gradients, name)
+			if !slices.Contains(res.GradientScopes, scope) {
+				res.GradientScopes = append(res.GradientScopes, scope)
+			}
+			excluded[i] = true
+			continue
+		}
+		if kind := c.optimizer; kind != "" {
+			o := optimizers[kind]
+			if o == nil {
+				o = &Optimizer{Kind: kind, Scope: updateScope(name)}
+				optimizers[kind] = o
+				res.Optimizers = append(res.Optimizers, Optimizer{Kind: kind})
+			}
+			o.Updates = append(o.Updates, name)
+			o.Scope = commonScope(o.Scope, updateScope(name))
+			excluded[i] = true
+			continue
+		}
+		if c.gradient {
+			res.Gradients = append(res.Gradients, name)
+			s := parentScope(name)
+			if s == "" {
+				s = name // listed by its own name
+			}
+			if !slices.Contains(res.GradientScopes, s) {
+				res.GradientScopes = append(res.GradientScopes, s)
+			}
+			excluded[i] = true
+			continue
+		}
+		switch c.cat {
+		case Checkpoint:
+			s := parentScope(name)
+			if s == "" {
+				s = name
+			}
+			if !slices.Contains(res.Savers, s) {
+				res.Savers = append(res.Savers, s)
+			}
+			excluded[i] = true
+		case Summary:
+			res.Summaries = append(res.Summaries, name)
+			excluded[i] = true
+		case Iterator:
+			iterators = append(iterators, name)
+			excluded[i] = true
+		case Queue:
+			queues = append(queues, name)
+			excluded[i] = true
+		case Training:
+			excluded[i] = !lossOps[op]
+		}
+	}
+	for i := range res.Optimizers {
+		res.Optimizers[i] = *optimizers[res.Optimizers[i].Kind]
+	}
+	res.Savers = outermost(res.Savers)
+	// Whatever lives in a saver's scope is the saver's (its filename
+	// placeholder, the string ops that name the shards).
+	if len(res.Savers) > 0 {
+		for i, nd := range t.nodes {
+			for _, s := range res.Savers {
+				if strings.HasPrefix(nd.GetName(), s+"/") {
+					excluded[i], isSource[i] = true, false
+				}
+			}
+		}
+	}
+	res.Iterators = getNext
+	if len(getNext) == 0 {
+		res.Iterators = iterators
+	}
+	res.Queues = dequeues
+	if len(dequeues) == 0 {
+		res.Queues = queues
+	}
+	return res
+}
+
 // AnalyzeCut is AnalyzeTraining for g, a cut of graph file (or file
 // itself): what g holds, with file's losses and candidate inputs and
 // outputs, where file is to be cut.
+//
+// Where g holds nothing of training, it is as quick as TrainingParts: it
+// looks for no candidates.
 func AnalyzeCut(g, file *tfpb.GraphDef) *TrainingReport {
-	r := AnalyzeTraining(g)
-	if g != file && r.Found() {
-		whole := AnalyzeTraining(file)
-		r.Losses, r.Inputs, r.Outputs = whole.Losses, whole.Inputs, whole.Outputs
+	r := TrainingParts(g)
+	if !r.Found() {
+		return r
 	}
+	whole := AnalyzeTraining(file)
+	if g == file {
+		return whole
+	}
+	r.Losses, r.Inputs, r.Outputs = whole.Losses, whole.Inputs, whole.Outputs
 	return r
 }
 
