@@ -351,9 +351,7 @@ func splatOf(t *tfpb.TensorProto, one bool) bool {
 	for _, v := range t.GetFloatVal() {
 		vals = append(vals, float64(v))
 	}
-	for _, v := range t.GetDoubleVal() {
-		vals = append(vals, v)
-	}
+	vals = append(vals, t.GetDoubleVal()...)
 	for _, v := range t.GetIntVal() {
 		vals = append(vals, float64(v))
 	}
