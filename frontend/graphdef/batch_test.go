@@ -360,3 +360,27 @@ func TestExtractAllOutputsRealGraphs(t *testing.T) {
 		t.Errorf("static batch: placeholder %s", got)
 	}
 }
+
+func TestSplatOf(t *testing.T) {
+	f, i64 := tfpb.DataType_DT_FLOAT, tfpb.DataType_DT_INT64
+	for _, c := range []struct {
+		t         *tfpb.TensorProto
+		zero, one bool
+	}{
+		{&tfpb.TensorProto{Dtype: f}, true, false},                                           // no values: zeros
+		{&tfpb.TensorProto{Dtype: f, FloatVal: []float32{0}}, true, false},                   // a splat of 0
+		{&tfpb.TensorProto{Dtype: f, FloatVal: []float32{1}}, false, true},                   // a splat of 1
+		{&tfpb.TensorProto{Dtype: i64, Int64Val: []int64{1, 1}}, false, true},                // ones written out
+		{&tfpb.TensorProto{Dtype: f, FloatVal: []float32{0, 2}}, false, false},               // neither
+		{&tfpb.TensorProto{Dtype: f, TensorContent: make([]byte, 8)}, true, false},           // zero bytes
+		{&tfpb.TensorProto{Dtype: f, TensorContent: []byte{0, 0, 0x80, 0x3f}}, false, false}, // 1.0 as bytes: not read
+		{nil, false, false},
+	} {
+		if got := splatOf(c.t, false); got != c.zero {
+			t.Errorf("splatOf(%v, zeros) = %v", c.t, got)
+		}
+		if got := splatOf(c.t, true); got != c.one {
+			t.Errorf("splatOf(%v, ones) = %v", c.t, got)
+		}
+	}
+}
