@@ -307,6 +307,9 @@ func newDomain(vals *values, sp *InputSpec, tables *tableSource) (*domain, error
 	}
 	tolerant := false // the graph handles invalid values
 	var what []string
+	if !vals.used {
+		what = append(what, "unused")
+	}
 	switch {
 	case vals.dtype == interp.String:
 		if err := d.stringDomain(vals, sp, tables, &what, &tolerant); err != nil {
@@ -584,7 +587,12 @@ func (d *domain) drawString(r *rand.Rand) (string, error) {
 }
 
 // num prints a float attribute's value (they are float32) briefly.
-func num(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+func num(v float64) string {
+	if math.Abs(v) < 1e-30 {
+		v = 0 // a threshold just above 0 (x > 0)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
 
 // randomWord is a short random string of lower-case letters and digits.
 func randomWord(r *rand.Rand) string {
