@@ -185,20 +185,30 @@ func inputSpecs(a *analysis, o *GraphFeedOptions) (map[*input]*InputSpec, error)
 }
 
 // feedBatch returns the rows of the inputs whose first dimension is
-// unknown, and a note when it is not what the options said.
+// unknown, and a note when it is not what the options said: without a
+// batch in the options, the first dimension the other inputs have, when
+// they agree on one and are at least as many as the inputs that leave it
+// unknown (one fixed-size input among many batched ones is no batch).
 func feedBatch(a *analysis, batch int) (int, string) {
-	static := map[int64]bool{}
+	static := map[int64]int{}
+	unknown := 0
 	for _, in := range a.inputs {
-		if in.role == notSparse && len(in.shape) > 0 && in.shape[0] > 0 {
-			static[in.shape[0]] = true
+		switch {
+		case in.role != notSparse || len(in.shape) == 0:
+		case in.shape[0] >= 0:
+			static[in.shape[0]]++
+		default:
+			unknown++
 		}
 	}
 	if batch > 0 {
 		return batch, ""
 	}
 	if len(static) == 1 {
-		for b := range static {
-			return int(b), fmt.Sprintf("batch %d, as the graph's other inputs have", b)
+		for b, n := range static {
+			if b > 0 && n >= unknown {
+				return int(b), fmt.Sprintf("batch %d, as the graph's other inputs have", b)
+			}
 		}
 	}
 	return DefaultFeedBatch, ""

@@ -155,44 +155,48 @@ const alignDepth = 10
 // concatenation, are left apart; a group too wide only makes its
 // members' padding alike, which the graph accepts.)
 func (a *analysis) alignPadded() {
+	parent := map[*input]*input{}
+	var find func(x *input) *input
+	find = func(x *input) *input {
+		if p, ok := parent[x]; ok && p != x {
+			root := find(p)
+			parent[x] = root
+			return root
+		}
+		return x
+	}
+	type key struct {
+		op    *textir.Operation
+		shape string
+	}
+	first := map[key]*input{} // the first padded input of a shape to reach an op
 	var padded []*input
-	reach := map[*input]map[*textir.Operation]bool{}
 	for _, in := range a.inputs {
 		if in.vals.pad == nil || in.role != notSparse || in.unknownRank || len(in.shape) == 0 {
 			continue
 		}
 		padded = append(padded, in)
-		reach[in] = reachable(in.op.Result(0), alignDepth)
+		shape := fmt.Sprint(in.shape)
+		for op := range reachable(in.op.Result(0), alignDepth) {
+			k := key{op, shape}
+			if other, ok := first[k]; ok {
+				if x, y := find(other), find(in); x != y {
+					parent[y] = x
+				}
+				continue
+			}
+			first[k] = in
+		}
 	}
-	for i, x := range padded {
-		for _, y := range padded[i+1:] {
-			if !slices.Equal(x.shape, y.shape) || slices.Contains(x.aligned, y) {
-				continue
-			}
-			meet := false
-			for op := range reach[x] {
-				if reach[y][op] {
-					meet = true
-					break
-				}
-			}
-			if !meet {
-				continue
-			}
-			g := x.aligned
-			if g == nil {
-				g = []*input{x}
-			}
-			for _, z := range y.aligned {
-				if !slices.Contains(g, z) {
-					g = append(g, z)
-				}
-			}
-			if !slices.Contains(g, y) {
-				g = append(g, y)
-			}
-			for _, z := range g {
-				z.aligned = g
+	groups := map[*input][]*input{}
+	for _, in := range padded {
+		r := find(in)
+		groups[r] = append(groups[r], in)
+	}
+	for _, g := range groups {
+		if len(g) > 1 {
+			for _, in := range g {
+				in.aligned = g
 			}
 		}
 	}
@@ -250,8 +254,8 @@ func follow(v *textir.Value, vals *values, seen map[*textir.Value]bool) {
 		switch name {
 		case "Identity", "Snapshot", "StopGradient", "PreventGradient", "CheckNumerics", "Cast",
 			"ExpandDims", "Squeeze", "Tile", "Transpose", "BroadcastTo", "ConcatV2", "Concat", "Pack":
-			if is("input") || is("x") || is("tensor") || is("values") {
-				on(tfg.DataResults(op)[0])
+			if rs := tfg.DataResults(op); len(rs) > 0 && (is("input") || is("x") || is("tensor") || is("values")) {
+				on(rs[0])
 			}
 		case "Reshape":
 			if is("tensor") {
@@ -266,7 +270,9 @@ func follow(v *textir.Value, vals *values, seen map[*textir.Value]bool) {
 				on(tfg.DataResults(op)...)
 			}
 		case "IdentityN":
-			on(tfg.DataResults(op)[i])
+			if rs := tfg.DataResults(op); i < len(rs) {
+				on(rs[i])
+			}
 		case "Gather", "GatherV2", "GatherNd":
 			if is("params") {
 				on(optab.Result(op, "output"))
@@ -342,11 +348,11 @@ func follow(v *textir.Value, vals *values, seen map[*textir.Value]bool) {
 				vals.parses = append(vals.parses, op)
 			}
 		case "NotEqual", "Equal":
-			if c, ok := constOf(tfg.DataOperands(op)[1-min(i, 1)]); ok && c.Len() == 1 && vals.pad == nil {
+			if c, ok := constOf(otherOperand(op, i)); ok && c.Len() == 1 && vals.pad == nil {
 				vals.pad = c
 			}
 		case "Less", "GreaterEqual", "Greater", "LessEqual":
-			c, ok := constOf(tfg.DataOperands(op)[1-min(i, 1)])
+			c, ok := constOf(otherOperand(op, i))
 			if !ok || c.Len() != 1 || c.DType() == interp.String {
 				continue
 			}
@@ -377,6 +383,16 @@ func follow(v *textir.Value, vals *values, seen map[*textir.Value]bool) {
 			}
 		}
 	}
+}
+
+// otherOperand returns the operand of binary op op that is not operand i
+// (nil when op is not binary).
+func otherOperand(op *textir.Operation, i int) *textir.Value {
+	ds := tfg.DataOperands(op)
+	if len(ds) != 2 || i > 1 {
+		return nil
+	}
+	return ds[1-i]
 }
 
 // bound notes that the values index a table of rows rows (0: unknown).
