@@ -32,6 +32,6 @@
 // that give them a meaning (inputs.go) and draws values those ops accept
 // (graphfeeds.go), with a FeedSpec (JSON) to set what the graph does not
 // say; a string that a ParseExample reads is fed serialized tf.Example
-// records (internal/tfexample). Table values are drawn per table from the seed and the table's
+// records (interp/tfexample). Table values are drawn per table from the seed and the table's
 // name (truncated normal, σ = 1/√D, as embedding_column's initializer).
 package gen

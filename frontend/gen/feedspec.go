@@ -7,8 +7,9 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
+
+	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
 // FeedSpec says, per input, how GraphFeeds draws what the graph alone
@@ -87,7 +88,7 @@ func ParseFeedSpec(data []byte, name string) (FeedSpec, error) {
 
 // LoadFeedSpec reads a FeedSpec from a JSON file.
 func LoadFeedSpec(file string) (FeedSpec, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.Read(file)
 	if err != nil {
 		return nil, err
 	}

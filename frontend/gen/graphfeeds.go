@@ -6,17 +6,19 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/dialects/tfg/optab"
-	"github.com/recom-compiler/recom/frontend/gen/internal/tfexample"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/interp/tfexample"
+	"github.com/recom-compiler/recom/interp/tfops"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -1003,8 +1005,34 @@ func newExampleDomain(parses []*textir.Operation, sp *InputSpec, tables *tableSo
 	return ex, nil
 }
 
-// draw draws one serialized record.
+// draw draws one serialized record. A record must not end in a zero byte:
+// .npz stores strings as NumPy's fixed-width bytes, which drop trailing
+// zeros (an empty list, a last value 0); its entries are put in another
+// order, or its values drawn again, until it does not.
 func (ex *exampleDomain) draw(r *rand.Rand) (string, error) {
+	for range 20 {
+		e, err := ex.drawExample(r)
+		if err != nil {
+			return "", err
+		}
+		for range max(len(e), 1) {
+			if b := e.Marshal(); len(b) == 0 || b[len(b)-1] != 0 {
+				return string(b), nil
+			}
+			e = append(e[len(e)-1:], e[:len(e)-1]...)
+		}
+	}
+	// Every entry ends in a zero byte, draw after draw (a feed spec of
+	// zeros): an Example field TensorFlow's parsers skip ends the record.
+	e, err := ex.drawExample(r)
+	if err != nil {
+		return "", err
+	}
+	return string(protowire.AppendVarint(protowire.AppendTag(e.Marshal(), 2, protowire.VarintType), 1)), nil
+}
+
+// drawExample draws the features of one record.
+func (ex *exampleDomain) drawExample(r *rand.Rand) (tfexample.Example, error) {
 	var e tfexample.Example
 	for _, fd := range ex.features {
 		f, d := fd.f, fd.d
@@ -1045,7 +1073,7 @@ func (ex *exampleDomain) draw(r *rand.Rand) (string, error) {
 			for i := range v {
 				s, err := d.drawString(r)
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				v[i] = s
 			}
@@ -1053,7 +1081,7 @@ func (ex *exampleDomain) draw(r *rand.Rand) (string, error) {
 		}
 		e = append(e, tfexample.Entry{Key: f.key, Feature: feat})
 	}
-	return string(e.Marshal()), nil
+	return e, nil
 }
 
 // tableSource reads the keys of lookup tables: given, from the module's
@@ -1104,8 +1132,10 @@ func (s *tableSource) keysOf(lookup *textir.Operation) (*interp.Tensor, string, 
 }
 
 // fileKeys reads the keys an InitializeTableFromTextFileV2 puts in table
-// top: the lines of the file (key_index -2), their numbers (-1) or a
-// column (>= 0, split at the delimiter), the first vocab_size lines.
+// top, with the interpreter's reader of such files (TensorFlow's rules:
+// whole lines, line numbers or a column, the first vocab_size lines). The
+// file is the SavedModel asset that the filename tensor is, else the
+// tensor's constant value.
 func (s *tableSource) fileKeys(init, top *textir.Operation) (*interp.Tensor, string, error) {
 	fv := optab.Operand(init, "filename")
 	var path string
@@ -1119,61 +1149,24 @@ func (s *tableSource) fileKeys(init, top *textir.Operation) (*interp.Tensor, str
 		}
 		path = c.Strings()[0]
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", init.Errorf("vocabulary file: %v", err)
-	}
 	intAttr := func(name string, def int64) int64 {
 		if a, ok := init.Attr(name).(textir.IntegerAttr); ok {
 			return a.Value
 		}
 		return def
 	}
-	keyIndex, vocabSize := intAttr("key_index", -2), intAttr("vocab_size", -1)
-	delim := "\t"
+	c := tfops.TextFileInit{KeyIndex: intAttr("key_index", tfops.WholeLine), ValueIndex: intAttr("value_index", tfops.LineNumber),
+		VocabSize: intAttr("vocab_size", -1), Delimiter: "\t", Offset: intAttr("offset", 0)}
 	if a, ok := init.Attr("delimiter").(textir.StringAttr); ok {
-		delim = a.Value
-	}
-	lines := strings.Split(string(data), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	if vocabSize >= 0 && int64(len(lines)) > vocabSize {
-		lines = lines[:vocabSize]
+		c.Delimiter = a.Value
 	}
 	keyType, _ := attrDType(top, "key_dtype")
-	var strs []string
-	var ints []int64
-	for i, line := range lines {
-		var key string
-		switch {
-		case keyIndex == -1:
-			ints = append(ints, int64(i))
-			continue
-		case keyIndex == -2:
-			key = line
-		default:
-			f := strings.Split(line, delim)
-			if keyIndex >= int64(len(f)) {
-				return nil, "", init.Errorf("%s:%d: no column %d", path, i+1, keyIndex)
-			}
-			key = f[keyIndex]
-		}
-		if keyType == interp.String {
-			strs = append(strs, key)
-			continue
-		}
-		n, err := strconv.ParseInt(key, 10, 64)
-		if err != nil {
-			return nil, "", init.Errorf("%s:%d: key %q is not an integer", path, i+1, key)
-		}
-		ints = append(ints, n)
+	valueType, _ := attrDType(top, "value_dtype")
+	keys, _, err := tfops.ReadTextFileTable(path, c, keyType, valueType)
+	if err != nil {
+		return nil, "", init.Errorf("%v", err)
 	}
-	from := "file " + path
-	if keyType == interp.String && keyIndex != -1 {
-		return interp.Must(interp.New([]int64{int64(len(strs))}, strs)), from, nil
-	}
-	return interp.Must(interp.New([]int64{int64(len(ints))}, ints)), from, nil
+	return keys, "file " + path, nil
 }
 
 // stringKeys returns the keys of the tables that lookups read (their

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -12,13 +13,13 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/interp/tfexample"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -601,75 +602,6 @@ func TestGraphFeeds(t *testing.T) {
 	}
 }
 
-// decodeExample reads a serialized tf.Example into its features: key ->
-// (list field number, values as text).
-func decodeExample(t *testing.T, b []byte) map[string][]string {
-	t.Helper()
-	out := map[string][]string{}
-	fields := func(b []byte, each func(num protowire.Number, typ protowire.Type, v []byte, x uint64)) {
-		for len(b) > 0 {
-			num, typ, n := protowire.ConsumeTag(b)
-			if n < 0 {
-				t.Fatalf("bad tag in % x", b)
-			}
-			b = b[n:]
-			var v []byte
-			var x uint64
-			switch typ {
-			case protowire.BytesType:
-				v, n = protowire.ConsumeBytes(b)
-			case protowire.VarintType:
-				x, n = protowire.ConsumeVarint(b)
-			default:
-				t.Fatalf("unexpected wire type %d", typ)
-			}
-			if n < 0 {
-				t.Fatalf("bad field in % x", b)
-			}
-			b = b[n:]
-			each(num, typ, v, x)
-		}
-	}
-	fields(b, func(num protowire.Number, _ protowire.Type, features []byte, _ uint64) {
-		if num != 1 {
-			t.Fatalf("Example field %d", num)
-		}
-		fields(features, func(num protowire.Number, _ protowire.Type, entry []byte, _ uint64) {
-			var key string
-			var vals []string
-			fields(entry, func(num protowire.Number, _ protowire.Type, v []byte, _ uint64) {
-				if num == 1 {
-					key = string(v)
-					return
-				}
-				fields(v, func(kind protowire.Number, _ protowire.Type, list []byte, _ uint64) {
-					vals = append(vals, "kind="+strconv.Itoa(int(kind)))
-					fields(list, func(_ protowire.Number, _ protowire.Type, packed []byte, _ uint64) {
-						switch kind {
-						case 1:
-							vals = append(vals, string(packed))
-						case 2:
-							for len(packed) >= 4 {
-								f, _ := protowire.ConsumeFixed32(packed)
-								vals = append(vals, strconv.FormatFloat(float64(math.Float32frombits(f)), 'g', -1, 32))
-								packed = packed[4:]
-							}
-						case 3:
-							for len(packed) > 0 {
-								x, n := protowire.ConsumeVarint(packed)
-								vals = append(vals, strconv.FormatInt(int64(x), 10))
-								packed = packed[n:]
-							}
-						}
-					})
-				})
-			})
-			out[key] = vals
-		})
-	})
-	return out
-}
-
 // A string parsed by ParseExampleV2 is fed serialized tf.Example records:
 // every feature of the parse with its kind, dense features of their shape
 // (missing now and then where they have a default, never where not),
@@ -700,25 +632,31 @@ func TestGraphFeedsExamples(t *testing.T) {
 	}
 	var ageMissing, colorMissing, colorVals int
 	for i, rec := range feeds["serialized"].Strings() {
-		ex := decodeExample(t, []byte(rec))
-		id, ok := ex["id"]
-		if !ok || len(id) != 2 || id[0] != "kind=3" {
-			t.Fatalf("record %d: id %v: want one int64 (it has no default)", i, id)
+		ex, err := tfexample.Unmarshal([]byte(rec))
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
 		}
-		if age, ok := ex["age"]; !ok {
+		fs := map[string]tfexample.Feature{}
+		for _, e := range ex {
+			fs[e.Key] = e.Feature
+		}
+		if id, ok := fs["id"]; !ok || id.Kind != tfexample.Int64List || id.Len() != 1 {
+			t.Fatalf("record %d: id %+v: want one int64 (it has no default)", i, id)
+		}
+		if age, ok := fs["age"]; !ok {
 			ageMissing++
-		} else if len(age) != 2 || age[0] != "kind=2" {
-			t.Errorf("record %d: age %v: want one float", i, age)
+		} else if age.Kind != tfexample.FloatList || age.Len() != 1 {
+			t.Errorf("record %d: age %+v: want one float", i, age)
 		}
-		color, ok := ex["color"]
+		color, ok := fs["color"]
 		if !ok {
 			colorMissing++
 			continue
 		}
-		if color[0] != "kind=1" || len(color) > 5 {
-			t.Errorf("record %d: color %v: want 1 to 4 strings", i, color)
+		if color.Kind != tfexample.BytesList || color.Len() > 4 {
+			t.Errorf("record %d: color %+v: want 0 to 4 strings", i, color)
 		}
-		for _, c := range color[1:] {
+		for _, c := range color.Bytes {
 			colorVals++
 			if c != "red" && c != "green" && !strings.HasPrefix(c, "oov-") {
 				t.Errorf("record %d: color %q", i, c)
@@ -730,6 +668,67 @@ func TestGraphFeedsExamples(t *testing.T) {
 	}
 	if colorMissing == 0 || colorMissing > 50 || colorVals < 200 {
 		t.Errorf("color missing in %d records, %d values", colorMissing, colorVals)
+	}
+	// The interpreter parses the records and runs the graph on them.
+	if _, err := exec.Run(context.Background(), m, feeds, []string{"color_ids", "age_b", "parse:4"}, &exec.Options{}); err != nil {
+		t.Errorf("the interpreter refuses the records: %v", err)
+	}
+}
+
+// Records survive .npz, which drops the trailing zero bytes of strings:
+// none ends in one, even where every feature's encoding does (ids of 0,
+// empty lists), and the interpreter parses them.
+func TestGraphFeedsExamplesNPZ(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		sparse bool
+		spec   *InputSpec
+	}{
+		{"a dense id of 0 and a sparse list", true, &InputSpec{Features: map[string]*InputSpec{"id": {Min: new(0.0), Max: new(0.0)}}}},
+		{"only an id of 0", false, &InputSpec{Features: map[string]*InputSpec{"id": {Min: new(0.0), Max: new(0.0)}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var g graphText
+			g.placeholder("serialized", "DT_STRING", -1)
+			g.constant("none", "DT_STRING", []int64{0})
+			g.constant("dense_keys", "DT_STRING", []int64{1}, "id")
+			g.constant("id_default", "DT_INT64", []int64{0})
+			sparseKeys, n, types := "none", 0, ""
+			if c.sparse {
+				g.constant("sparse_keys", "DT_STRING", []int64{1}, "tags")
+				sparseKeys, n, types = "sparse_keys", 1, "type: DT_INT64"
+			}
+			g.node("parse", "ParseExampleV2", []string{"serialized", "none", sparseKeys, "dense_keys", "none", "id_default"},
+				tInt("num_sparse", int64(n)), "attr { key: \"sparse_types\" value { list { "+types+" } } }",
+				"attr { key: \"Tdense\" value { list { type: DT_INT64 } } }",
+				"attr { key: \"ragged_value_types\" value { list { } } }", "attr { key: \"ragged_split_types\" value { list { } } }",
+				"attr { key: \"dense_shapes\" value { list { shape { } } } }")
+			m := importText(t, g.String())
+			arrays, _, err := GraphFeeds(context.Background(), m, GraphFeedOptions{Batch: 50, Spec: FeedSpec{"serialized": c.spec}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := npz.WriteNPZ(&buf, arrays); err != nil {
+				t.Fatal(err)
+			}
+			back, err := npz.DecodeNPZ(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := back[0].Tensor.Equal(arrays[0].Tensor); err != nil {
+				t.Fatalf("the records changed through .npz: %v", err)
+			}
+			out, err := exec.Run(context.Background(), m, map[string]*interp.Tensor{"serialized": back[0].Tensor}, []string{"parse:" + strconv.Itoa(3*n)}, &exec.Options{})
+			if err != nil {
+				t.Fatalf("the interpreter refuses the records: %v", err)
+			}
+			for _, id := range out["parse:"+strconv.Itoa(3*n)].Int64s() {
+				if id != 0 {
+					t.Fatalf("id %d, want the feed spec's 0", id)
+				}
+			}
+		})
 	}
 }
 
@@ -763,6 +762,11 @@ func TestGraphFeedsVocabularyFile(t *testing.T) {
 			g.node("ids", "LookupTableFindV2", []string{"table", "w", "default"}, tType("Tin", "DT_STRING"), tType("Tout", "DT_INT64"))
 			m := importText(t, g.String())
 			feeds, how := feedsOf(t, m, GraphFeedOptions{Batch: 100, Assets: c.assets})
+			// The interpreter reads the file (a relative name from the
+			// SavedModel's directory) and looks the words up.
+			if _, err := exec.Run(context.Background(), m, feeds, []string{"ids"}, &exec.Options{AssetDir: dir}); err != nil {
+				t.Errorf("the interpreter refuses the feeds: %v", err)
+			}
 			seen := map[string]bool{}
 			for _, w := range feeds["w"].Strings() {
 				if !strings.HasPrefix(w, "oov-") {
