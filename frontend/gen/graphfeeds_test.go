@@ -500,6 +500,32 @@ var graphCases = []graphCase{
 		},
 	},
 	{
+		name: "columns that only meet in a concatenation keep their own padding",
+		build: func(g *graphText) {
+			g.constant("nostr", "DT_STRING", nil, "")
+			g.constant("axis", "DT_INT32", nil, "0")
+			for _, x := range []string{"a", "b"} {
+				g.placeholder(x, "DT_STRING", -1, 3)
+				g.node(x+"/ne", "NotEqual", []string{x, "nostr"}, tType("T", "DT_STRING"))
+				g.node(x+"/where", "Where", []string{x + "/ne"}, tType("T", "DT_BOOL"))
+				g.node(x+"/values", "GatherNd", []string{x, x + "/where"}, tType("Tparams", "DT_STRING"), tType("Tindices", "DT_INT64"))
+				g.node(x+"/hash", "StringToHashBucketFast", []string{x + "/values"}, tInt("num_buckets", 10))
+			}
+			g.node("both", "ConcatV2", []string{"a/hash", "b/hash", "axis"}, tInt("N", 2), tType("T", "DT_INT64"), tType("Tidx", "DT_INT32"))
+		},
+		outputs: []string{"both"},
+		check: func(t *testing.T, feeds map[string]*interp.Tensor, how map[string]FedInput) {
+			a, b := feeds["a"].Strings(), feeds["b"].Strings()
+			same := true
+			for i := range a {
+				same = same && (a[i] == "") == (b[i] == "")
+			}
+			if same {
+				t.Error("a and b have their padding at the same places: aligned, though nothing pairs them")
+			}
+		},
+	},
+	{
 		name: "dense floats",
 		build: func(g *graphText) {
 			g.placeholder("x", "DT_FLOAT", -1, 3)

@@ -203,7 +203,7 @@ func (a *analysis) alignPadded() {
 }
 
 // reachable returns the ops that use v's values within depth steps (not
-// through its shape).
+// through its shape, a cross, or the ops that gather a layer's columns).
 func reachable(v *textir.Value, depth int) map[*textir.Operation]bool {
 	seen := map[*textir.Operation]bool{}
 	front := []*textir.Value{v}
@@ -214,12 +214,16 @@ func reachable(v *textir.Value, depth int) map[*textir.Operation]bool {
 				if seen[op] {
 					continue
 				}
-				seen[op] = true
 				switch op.Name() {
-				case "tfg.Shape", "tfg.ShapeN", "tfg.Size", "tfg.Rank":
-					// Shapes feed every column's reshapes: not a pairing.
+				case "tfg.Shape", "tfg.ShapeN", "tfg.Size", "tfg.Rank", "tfg.SparseCross",
+					"tfg.ConcatV2", "tfg.Concat", "tfg.AddN", "tfg.MatMul", "tfg.BatchMatMulV2":
+					// Shapes feed every column's reshapes, a cross takes
+					// its inputs' values each with its own indices, and
+					// the layer's concatenation, sum or product gathers
+					// every column: none pairs values.
 					continue
 				}
+				seen[op] = true
 				next = append(next, tfg.DataResults(op)...)
 			}
 		}
