@@ -4,7 +4,7 @@
 # check each stage's meaning against the CPU reference interpreter.
 #
 #   scripts/run-example.sh [MODEL] [OUTDIR]
-#   INPUTS=IteratorGetNext:0,... OUTPUTS=head/predictions/logistic scripts/run-example.sh MODEL OUTDIR
+#   INPUTS=IteratorGetNext OUTPUTS=head/predictions/logistic scripts/run-example.sh MODEL OUTDIR
 #
 # Default model: examples/small.pbtxt (24 feature columns of every kind and
 # table style, with a DLRM dense part; table values in

@@ -50,8 +50,8 @@ With --feeds, gen draws random inputs for every placeholder of MODEL and
 writes them as NumPy .npz (atomically), one array per placeholder. MODEL is
 a binary or text GraphDef, a saved_model.pb or a SavedModel directory,
 loaded and cut as recom compile and recom interp do it (--inputs, --outputs,
---tags, --signature; a SavedModel is cut at its signature), so the feeds fit
-what those commands run. The values are what the graph accepts, as its ops
+--tags, --signature, --dynamic-batch; a SavedModel is cut at its signature),
+so the feeds fit what those commands run. The values are what the graph accepts, as its ops
 say: the keys of vocabulary tables (constants in the graph, or a
 SavedModel's vocabulary files) and some out-of-vocabulary words, floats
 around Bucketize boundaries, ids within the tables they index (with some
@@ -86,7 +86,7 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 				return runFeeds(cmd.Context(), args[0], &ff, stdout, stderr)
 			}
 			if ff.graphFlags() {
-				return errors.New("--inputs, --outputs, --tags, --signature and --feed-spec go with --feeds")
+				return errors.New("--inputs, --outputs, --tags, --signature, --dynamic-batch and --feed-spec go with --feeds")
 			}
 			if len(args) != 0 {
 				return fmt.Errorf("unexpected argument %q (a model is generated from --preset or --spec)", args[0])
@@ -173,6 +173,8 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f.StringSliceVar(&ff.outputs, "outputs", nil, "--feeds: the tensors computed (`node:idx,...`); inputs the cut prunes get no feed")
 	f.StringSliceVar(&ff.tags, "tags", nil, "--feeds: SavedModel: the MetaGraph's `tags` (default serve)")
 	f.StringVar(&ff.signature, "signature", "", "--feeds: SavedModel: the SignatureDef to use (default serving_default if present)")
+	f.StringVar(&ff.dynBatch, "dynamic-batch", "auto", "--feeds: the cut's placeholders with an unknown batch, as recom compile's --dynamic-batch (auto, true or false)")
+	f.Lookup("dynamic-batch").NoOptDefVal = "true"
 	f.StringVar(&ff.feedSpec, "feed-spec", "", "--feeds: a JSON `FILE` of per-input rows, shapes, bag lengths, value ranges, vocabularies (see frontend/gen.FeedSpec)")
 	f.StringVarP(&out, "output", "o", "", "output file (- for stdout)")
 	return cmd
@@ -277,6 +279,7 @@ func humanBytes(n int64) string {
 // feedsFlags are the flags of recom gen --feeds.
 type feedsFlags struct {
 	spec, feedSpec, signature, out string
+	dynBatch                       string
 	inputs, outputs, tags          []string
 	batch                          int
 	batchSet                       bool
@@ -286,7 +289,8 @@ type feedsFlags struct {
 // graphFlags reports whether a flag that draws from the graph (a cut, a
 // feed spec) was given.
 func (f *feedsFlags) graphFlags() bool {
-	return len(f.inputs) > 0 || len(f.outputs) > 0 || len(f.tags) > 0 || f.signature != "" || f.feedSpec != ""
+	return len(f.inputs) > 0 || len(f.outputs) > 0 || len(f.tags) > 0 || f.signature != "" || f.feedSpec != "" ||
+		(f.dynBatch != "" && f.dynBatch != "auto")
 }
 
 // runFeeds draws the feeds of model: from the generated model's spec (--spec,
@@ -297,7 +301,7 @@ func runFeeds(ctx context.Context, model string, f *feedsFlags, stdout, stderr i
 		ctx = context.Background()
 	}
 	if f.spec != "" && f.graphFlags() {
-		return errors.New("--spec draws a generated model's feeds from its spec; --inputs, --outputs, --tags, --signature and --feed-spec draw from the graph: not both")
+		return errors.New("--spec draws a generated model's feeds from its spec; --inputs, --outputs, --tags, --signature, --dynamic-batch and --feed-spec draw from the graph: not both")
 	}
 	path, assets := model, map[string]string(nil)
 	if st, err := os.Stat(model); err == nil && st.IsDir() {
@@ -308,8 +312,15 @@ func runFeeds(ctx context.Context, model string, f *feedsFlags, stdout, stderr i
 		}
 		path, assets = sm.GraphPath, sm.Assets
 	}
+	batchMode, err := graphdef.ParseBatchMode(f.dynBatch)
+	if err != nil {
+		return fmt.Errorf("--dynamic-batch=%v", err)
+	}
 	res, err := compiler.Compile(ctx, path, compiler.Options{StopAfter: compiler.StageImport,
-		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature})
+		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature, DynamicBatch: batchMode})
+	for _, d := range res.Diagnostics {
+		fmt.Fprintln(stderr, d.Error())
+	}
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/internal/realgraphs"
@@ -102,7 +103,8 @@ type realFeedCase struct {
 	model           string // under ../shared/testdata
 	inputs, outputs string
 	batch           string
-	rows            int64 // the feeds' rows
+	rows            int64    // the feeds' rows
+	flags           []string // for gen and compile
 }
 
 func seqInputs(node string, lo, hi int) string {
@@ -121,14 +123,17 @@ func TestGenFeedsRealGraphs(t *testing.T) {
 	shared := filepath.Dir(realgraphs.Dir(t))
 	for _, c := range []realFeedCase{
 		{"census TF1", "graphdefs/census_wide_deep_tf1.pbtxt", seqInputs("IteratorGetNext", 0, 14),
-			"head/predictions/logistic", "24", 24},
-		// Its inputs are [128]: the feeds take the graph's batch.
+			"head/predictions/logistic", "24", 24, nil},
+		// A queue's placeholders get an unknown batch (the graph's is 128).
 		{"census TF2", "graphdefs/census_wide_deep_tf2_resource.pbtxt", seqInputs("fifo_queue_DequeueMany", 1, 16),
-			"head/predictions/logistic", "", 128},
+			"head/predictions/logistic", "", gen.DefaultFeedBatch, nil},
+		// Cut with static batches, the feeds take the graph's.
+		{"census TF2, static batch", "graphdefs/census_wide_deep_tf2_resource.pbtxt", seqInputs("fifo_queue_DequeueMany", 1, 16),
+			"head/predictions/logistic", "", 128, []string{"--dynamic-batch=false"}},
 		{"criteo", "graphdefs/criteo_bucketized_tiles.pbtxt", seqInputs("IteratorGetNext", 0, 10),
-			"dense/BiasAdd", "32", 32},
+			"dense/BiasAdd", "32", 32, nil},
 		// Cut at its signature; the directory is read for its graph file.
-		{"SavedModel", "savedmodels/fast_serving_tutorial", "", "", "8", 8},
+		{"SavedModel", "savedmodels/fast_serving_tutorial", "", "", "8", 8, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -138,6 +143,7 @@ func TestGenFeedsRealGraphs(t *testing.T) {
 			if c.inputs != "" {
 				cut = []string{"--inputs", c.inputs, "--outputs", c.outputs}
 			}
+			cut = append(cut, c.flags...)
 			args := append([]string{"gen", "--feeds", model, "-o", feeds, "--seed", "3"}, cut...)
 			if c.batch != "" {
 				args = append(args, "--batch", c.batch)

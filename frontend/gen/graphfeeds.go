@@ -40,7 +40,8 @@ const (
 type GraphFeedOptions struct {
 	// Batch is the number of rows of the inputs whose first dimension the
 	// graph leaves unknown. 0: the first dimension the graph's other
-	// inputs all have, when they agree on one, else DefaultFeedBatch.
+	// inputs have, when they agree on one and outnumber the inputs that
+	// leave it unknown, else DefaultFeedBatch.
 	Batch int
 	// Seed makes the draws: each input draws from its own stream of the
 	// seed and its name, so one input's values do not depend on others.
@@ -189,7 +190,7 @@ func inputSpecs(a *analysis, o *GraphFeedOptions) (map[*input]*InputSpec, error)
 // feedBatch returns the rows of the inputs whose first dimension is
 // unknown, and a note when it is not what the options said: without a
 // batch in the options, the first dimension the other inputs have, when
-// they agree on one and are at least as many as the inputs that leave it
+// they agree on one and are more than the inputs that leave it
 // unknown (one fixed-size input among many batched ones is no batch).
 func feedBatch(a *analysis, batch int) (int, string) {
 	static := map[int64]int{}
@@ -208,7 +209,7 @@ func feedBatch(a *analysis, batch int) (int, string) {
 	}
 	if len(static) == 1 {
 		for b, n := range static {
-			if b > 0 && n >= unknown {
+			if b > 0 && n > unknown {
 				return int(b), fmt.Sprintf("batch %d, as the graph's other inputs have", b)
 			}
 		}

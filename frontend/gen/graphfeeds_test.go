@@ -991,3 +991,41 @@ func TestGraphFeedsGenerated(t *testing.T) {
 		}
 	}
 }
+
+// Without a batch in the options, an unknown first dimension takes the one
+// the other inputs have, when they mostly have one; one fixed-size input
+// among batched ones is no batch.
+func TestGraphFeedsStaticBatch(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fixed []int64 // first dimensions of the other inputs
+		batch int
+		want  int64
+		note  bool
+	}{
+		{"the graph's batch", []int64{128, 128}, 0, 128, true},
+		{"the options' batch", []int64{128, 128}, 8, 8, false},
+		{"a fixed-size input is no batch", []int64{3}, 0, DefaultFeedBatch, false},
+		{"inputs that disagree", []int64{128, 64}, 0, DefaultFeedBatch, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var g graphText
+			g.placeholder("y", "DT_FLOAT", -1)
+			for i, d := range c.fixed {
+				g.placeholder(fmt.Sprintf("x%d", i), "DT_FLOAT", d)
+			}
+			feeds, how := feedsOf(t, importText(t, g.String()), GraphFeedOptions{Batch: c.batch})
+			if got := feeds["y"].Dim(0); got != c.want {
+				t.Errorf("y has %d rows, want %d", got, c.want)
+			}
+			if note := strings.Contains(how["y"].How, "as the graph's other inputs have"); note != c.note {
+				t.Errorf("how: %q", how["y"].How)
+			}
+			for i, d := range c.fixed {
+				if got := feeds[fmt.Sprintf("x%d", i)].Dim(0); got != d {
+					t.Errorf("x%d has %d rows, want the graph's %d", i, got, d)
+				}
+			}
+		})
+	}
+}
