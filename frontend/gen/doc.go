@@ -30,8 +30,9 @@
 // alone. GraphFeeds draws feeds for any graph instead, generated or not,
 // from its tfg module: it follows each Placeholder's values to the ops
 // that give them a meaning (inputs.go) and draws values those ops accept
-// (graphfeeds.go), with a FeedSpec (JSON) to set what the graph does not
-// say; a string that a ParseExample reads is fed serialized tf.Example
-// records (interp/tfexample). Table values are drawn per table from the seed and the table's
+// (graphfeeds.go; vocabularies from the graph's tables or files,
+// feedtables.go), with a FeedSpec (JSON, feedspec.go) to set what the
+// graph does not say; a string that a ParseExample reads is fed
+// serialized tf.Example records (feedexamples.go, with interp/tfexample). Table values are drawn per table from the seed and the table's
 // name (truncated normal, σ = 1/√D, as embedding_column's initializer).
 package gen
