@@ -11,7 +11,8 @@
 #   OUT/NAME/               recom compile's directory (stage IR, summary.txt)
 #   OUT/NAME.dot            the column structure (recom compile --dot)
 #   OUT/NAME.ptx            the kernel, made by recom run --emit-ptx from OUT/NAME/0-tfg.mlir
-#   OUT/NAME.feeds-B.npz    random feeds at batch B (1, 16, 256)
+#   OUT/NAME.feeds-B.npz    random feeds at batch B (1, 16, 256), by recom gen --feeds
+#                           (OUT/NAME.feeds-B.txt says how each input was drawn)
 # and OUT/bin/ the tools (built for linux/amd64). The device step needs only
 # OUT (carry it to the GPU machine) and prints one line per run; it exits 1
 # if any check fails. Graphs without embedding columns (criteo: indicator
@@ -45,57 +46,6 @@ cases=(
   "criteo_bucketized_tiles|criteo_bucketized_tiles.pbtxt|$(seq_inputs IteratorGetNext 0 10)|dense/BiasAdd|0"
 )
 
-# feeds MLIR BATCH SEED FILE: random feeds for every placeholder of an
-# imported graph (ints in [-5, 100): negative ids; floats in [-10, 10);
-# strings from a small vocabulary with empty strings and unknown words),
-# written as .npz with the standard library only.
-feeds() {
-  python3 - "$@" <<'EOF'
-import random, re, struct, sys, zipfile
-mlir, batch, seed, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-rng = random.Random(seed)
-words = ["", "a", "unknown", "Private", "Self-emp-not-inc", "Bachelors", "HS-grad", "Married-civ-spouse",
-         "Never-married", "Husband", "Not-in-family", "Exec-managerial", "Craft-repair", "White", "Male",
-         "Female", "United-States", "Mexico"]
-ph = re.compile(r'"tfg\.Placeholder"\(\)\s*\{([^}]*)\}')
-arrays = []
-for m in ph.finditer(open(mlir).read()):
-    attrs = m.group(1)
-    name = re.search(r'_mlir_name = "([^"]*)"', attrs).group(1)
-    dtype = re.search(r'dtype = ([^,}\s]+)', attrs).group(1)
-    shp = re.search(r'shape = #tfg\.shape<([^>]*)>', attrs)
-    dims = [batch]
-    if shp and shp.group(1) not in ("*", "unknown"):
-        dims = [batch if d in ("?", "-1") else int(d) for d in shp.group(1).split("x") if d]
-    elif shp is not None and shp.group(0).endswith("shape<>"):
-        dims = []
-    n = 1
-    for d in dims:
-        n *= d
-    if dtype in ("i32", "i64"):
-        code, size = ("<i4", 4) if dtype == "i32" else ("<i8", 8)
-        data = struct.pack("<%d%s" % (n, "i" if size == 4 else "q"), *[rng.randrange(-5, 100) for _ in range(n)])
-    elif dtype in ("f32", "f64"):
-        code = "<f4" if dtype == "f32" else "<f8"
-        data = struct.pack("<%d%s" % (n, "f" if dtype == "f32" else "d"), *[rng.uniform(-10, 10) for _ in range(n)])
-    elif dtype == "!tfg.string":
-        vals = [rng.choice(words).encode() for _ in range(n)]
-        width = max([len(v) for v in vals] + [1])
-        code = "|S%d" % width
-        data = b"".join(v.ljust(width, b"\0") for v in vals)
-    else:
-        sys.exit("placeholder %s: no random feed for %s" % (name, dtype))
-    shape = "(" + "".join("%d," % d for d in dims) + ")" if len(dims) == 1 else "(" + ", ".join(str(d) for d in dims) + ")"
-    hdr = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (code, shape)
-    hdr += " " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + "\n"
-    arrays.append((name.replace(":", "__") + ".npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + data))
-with zipfile.ZipFile(path, "w") as z:
-    for n, b in arrays:
-        z.writestr(n, b)
-print("   %s: %d arrays" % (path, len(arrays)))
-EOF
-}
-
 case "$mode" in
 build)
   mkdir -p "$out/bin"
@@ -111,7 +61,11 @@ build)
     if [ "$columns" -gt 0 ]; then
       "$out/host-bin/recom" run "$out/$name/0-tfg.mlir" --outputs "$outputs" --emit-ptx "$out/$name.ptx"
       for b in "${batches[@]}"; do
-        feeds "$out/$name/0-tfg.mlir" "$b" "$b" "$out/$name.feeds-$b.npz"
+        # Feeds the graph accepts, cut as compiled (named by placeholder,
+        # as 0-tfg.mlir has them); how each input was drawn goes beside.
+        "$out/host-bin/recom" gen --feeds "$graphs/$file" --inputs "$inputs" --outputs "$outputs" \
+          --batch "$b" --seed "$b" -o "$out/$name.feeds-$b.npz" 2>"$out/$name.feeds-$b.txt"
+        head -n 1 "$out/$name.feeds-$b.txt" | sed 's/^/   /'
       done
     fi
   done

@@ -3,15 +3,24 @@
 # print what each stage did, write each stage's IR, the .ll and the .ptx, and
 # check each stage's meaning against the CPU reference interpreter.
 #
-#   scripts/run-example.sh [MODEL.pbtxt] [OUTDIR]      (OUTPUTS=a,b to name the tensors to check)
+#   scripts/run-example.sh [MODEL] [OUTDIR]
+#   INPUTS=IteratorGetNext OUTPUTS=head/predictions/logistic scripts/run-example.sh MODEL OUTDIR
 #
 # Default model: examples/small.pbtxt (24 feature columns of every kind and
 # table style, with a DLRM dense part; table values in
-# examples/small.tables.npz). The stages, their order, their files and the
+# examples/small.tables.npz). MODEL may be any GraphDef (.pb, .pbtxt), a
+# saved_model.pb or a SavedModel directory; OUTPUTS names the tensors to
+# check, and OUTPUTS and INPUTS, when set, cut the graph for inference as
+# recom compile --outputs/--inputs do (a SavedModel is cut at its serving
+# signature without them): they go to recom gen --feeds, recom interp,
+# recom compile and the import stage. Table values come from
+# MODEL.tables.npz when it exists, else are random (recom interp's seed). The stages, their order, their files and the
 # standalone tool that runs each come from the compiler's stage table, as
 # `recom compile --print-stages` lists it; the script runs them one by one.
 # Outputs go to OUTDIR (default out/example, git-ignored):
-#   feeds.npz      random inputs (empty rows, negative and out-of-vocabulary ids, long bags)
+#   feeds.npz      random inputs (empty rows, negative and out-of-vocabulary ids, long bags):
+#                  from the spec a generated model records, else from what the graph's
+#                  ops accept (recom gen --feeds says how it drew each input)
 #   0-tfg.mlir     the GraphDef imported into the tfg dialect
 #   1-emb.mlir     --lower-emb: every embedding column as a few emb ops
 #   2-shape.mlir   --simplify-shapes: shape arithmetic rebuilt from symbols, dead chains gone
@@ -37,10 +46,17 @@ export PATH="/usr/local/go/bin:$PATH"
 
 model=${1:-examples/small.pbtxt}
 out=${2:-out/example}
+graph=$model
+if [ -d "$model" ]; then
+  graph=$model/saved_model.pb # a SavedModel directory (recom gen --feeds reads its assets too)
+fi
 base=${model%.pbtxt}
 base=${base%.pb}
 tables=$base.tables.npz   # recom gen writes the table values beside the model
 outputs=${OUTPUTS:-prediction,input_layer/concat}
+cut=() # the inference cut, when asked for
+[ -n "${INPUTS:-}" ] && cut+=(--inputs="$INPUTS")
+[ -n "${OUTPUTS:-}" ] && cut+=(--outputs="$OUTPUTS")
 mkdir -p bin "$out"
 
 # llc-19 is llc in /usr/lib/llvm-19/bin where no llc-19 is on PATH (as the
@@ -66,13 +82,13 @@ step "build the tools into bin/"
 go build -o bin/ ./cmd/...
 
 step "recom gen --feeds: random inputs for $model (batch 64), and the reference outputs"
-bin/recom gen --feeds --batch 64 --seed 1 "$model" -o "$out/feeds.npz"
-bin/recom interp "$model" --feeds "$out/feeds.npz" "${tflag[@]}" --outputs "$outputs" -o "$out/ref.npz"
+bin/recom gen --feeds --batch 64 --seed 1 "${cut[@]}" "$model" -o "$out/feeds.npz"
+bin/recom interp "$graph" ${INPUTS:+--inputs="$INPUTS"} --feeds "$out/feeds.npz" "${tflag[@]}" --outputs "$outputs" -o "$out/ref.npz"
 
 # The stages, one a line: name, input file, output file, and the standalone
 # tool's command (recom compile --print-stages reads them from the compiler's
 # stage table, so this loop runs what recom compile runs, in its order).
-mapfile -t stages < <(bin/recom compile --print-stages)
+mapfile -t stages < <(bin/recom compile --print-stages "${cut[@]}")
 files=()
 for line in "${stages[@]}"; do
   read -r name in file cmd <<<"$line"
@@ -81,8 +97,8 @@ for line in "${stages[@]}"; do
   shift
   src=$out/$in
   if [ "$in" = MODEL ]; then
-    src=$model
-    in=$model
+    src=$graph
+    in=$graph
   fi
   t=$(now)
   case $tool in
@@ -130,7 +146,7 @@ step "recom compile: every stage in one process, and its summary (also in $out/c
 # columns (dot -Tsvg $out/columns.dot > columns.svg where Graphviz is).
 # The summary is printed without its last part, every pass statistic (they
 # are in the file).
-bin/recom compile "$model" -o "$out/compile" --dot "$out/columns.dot" -q
+bin/recom compile "$graph" "${cut[@]}" -o "$out/compile" --dot "$out/columns.dot" -q
 sed '/^pass statistics:/,$d' "$out/compile/summary.txt"
 # The LLVM IR and the PTX of the steps above are recom compile's, byte for
 # byte. (Its IR files after lower-emb may name shape symbols differently:
@@ -144,7 +160,11 @@ printf '\n   model.ll and model.ptx of the steps above are byte for byte those o
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   step "GPU: recom run --check (the compiled model on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), against the interpreter)"
-  bin/recom run "$model" "${tflag[@]}" --feeds "$out/feeds.npz" --outputs "$outputs" -o "$out/gpu.npz" --check
+  # recom run cuts at --outputs only: a graph cut at INPUTS runs from its
+  # imported stage, 0-tfg.mlir, which is the cut graph.
+  run_model=$graph
+  [ -n "${INPUTS:-}" ] && run_model=$out/0-tfg.mlir
+  bin/recom run "$run_model" "${tflag[@]}" --feeds "$out/feeds.npz" --outputs "$outputs" -o "$out/gpu.npz" --check
 else
   step "GPU: no NVIDIA GPU here (nvidia-smi lists none): the run on the GPU is skipped; on a machine with one this step runs recom run --check"
 fi

@@ -93,6 +93,29 @@ func TestRunWithoutGPU(t *testing.T) {
 	}
 }
 
+// recom run takes a stage's IR with --outputs (what to fetch; the IR is
+// past any cut), as bench/real-graphs.sh and run-example.sh run a cut
+// graph's 0-tfg.mlir.
+func TestRunIRWithOutputs(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join("..", "..", "examples", "small.pbtxt")
+	if st, _, se := runTool("compile", model, "-o", filepath.Join(dir, "c"), "-q", "--stop-after=import"); st != 0 {
+		t.Fatalf("compile: %s", se)
+	}
+	ptx := filepath.Join(dir, "m.ptx")
+	st, _, se := runTool("run", filepath.Join(dir, "c", "0-tfg.mlir"), "--outputs", "prediction", "--emit-ptx", ptx)
+	if strings.Contains(se, "apply to graph files") {
+		t.Fatalf("--outputs refused on IR: %s", se)
+	}
+	if _, err := os.Stat("/usr/bin/llc-19"); err == nil {
+		if _, err := os.Stat(ptx); st != 0 || err != nil {
+			t.Fatalf("--emit-ptx from IR: status %d: %s", st, se)
+		}
+	} else if st == 0 || !strings.Contains(se, "llc") {
+		t.Fatalf("without llc-19: status %d: %s", st, se)
+	}
+}
+
 // recom run refuses an unknown --runtime before it compiles anything.
 func TestRunBadRuntime(t *testing.T) {
 	var out, errb bytes.Buffer

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/compiler"
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/frontend/checkpoint"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/npz"
+	"github.com/recom-compiler/recom/textir"
 )
 
 func init() { subcommands = append(subcommands, newGenCmd) }
@@ -26,9 +32,11 @@ func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		seed                          uint64
 		feeds, noTables               bool
 		maxTable, maxConst            string
+		ff                            feedsFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "gen (--preset NAME | --spec FILE) [flags] -o MODEL.pbtxt\n  recom gen --feeds --batch B [--seed S] [--spec FILE] MODEL.pbtxt -o FEEDS.npz",
+		Use: "gen (--preset NAME | --spec FILE) [flags] -o MODEL.pbtxt\n" +
+			"  recom gen --feeds [--batch B] [--seed S] [--inputs T,...] [--outputs T,...] [--feed-spec FILE] MODEL -o FEEDS.npz",
 		Short: "generate TensorFlow feature-column models and random feeds",
 		Long: `gen writes a GraphDef that TensorFlow 2.x graph-mode feature columns
 (tf.compat.v1.feature_column.input_layer over embedding columns) would write,
@@ -38,9 +46,27 @@ tables are written to MODEL.tables.npz beside the graph (array name = variable
 node name); const tables are stored in the graph. The spec is recorded in the
 graph as the string Const "recom/spec".
 
-With --feeds, gen draws random inputs for every placeholder of a generated
-model (the spec comes from the graph unless --spec is given) and writes them
-as NumPy .npz.
+With --feeds, gen draws random inputs for every placeholder of MODEL and
+writes them as NumPy .npz (atomically), one array per placeholder. MODEL is
+a binary or text GraphDef, a saved_model.pb or a SavedModel directory,
+loaded and cut as recom compile and recom interp do it (--inputs, --outputs,
+--tags, --signature, --dynamic-batch; a SavedModel is cut at its signature),
+so the feeds fit what those commands run. The values are what the graph accepts, as its ops
+say: the keys of vocabulary tables (constants in the graph, or a
+SavedModel's vocabulary files) and some out-of-vocabulary words, floats
+around Bucketize boundaries, ids within the tables they index (with some
+negative or out-of-range ids where a range check or a pruning handles them),
+bags of ids followed by padding, random short strings where they are hashed,
+separator-joined tokens where they are split, the three parts of a sparse
+tensor together (rows of 1 to 4 values, some empty), serialized tf.Example
+records where a ParseExample reads them (some dense features missing where
+they have a default), N(0, 1) for dense floats. An unknown batch dimension
+is --batch (default: the batch the graph's other inputs have, else 256);
+--feed-spec FILE (JSON; see frontend/gen.FeedSpec) sets rows, shapes, bag
+lengths, value ranges, vocabularies and fractions of empty and invalid
+values per input. How each input was drawn is printed on stderr. A model
+that recom gen generated (it records its spec) is fed from that spec, as
+with --spec, unless a cut or --feed-spec is given.
 
 An output name ending in .pb is written as binary protobuf, others as text.`,
 		Args: cobra.ArbitraryArgs,
@@ -55,7 +81,12 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 				if preset != "" || columns != 0 || tables != "" || noTables || maxTable != "" || maxConst != "" {
 					return errors.New("--feeds takes no --preset, --columns, --tables, --no-tables, --max-table-bytes or --max-const-bytes")
 				}
-				return runFeeds(args[0], specFile, batch, seed, out, stdout)
+				ff.spec, ff.batch, ff.seed, ff.out = specFile, batch, seed, out
+				ff.batchSet = cmd.Flags().Changed("batch")
+				return runFeeds(cmd.Context(), args[0], &ff, stdout, stderr)
+			}
+			if ff.graphFlags() {
+				return errors.New("--inputs, --outputs, --tags, --signature, --dynamic-batch and --feed-spec go with --feeds")
 			}
 			if len(args) != 0 {
 				return fmt.Errorf("unexpected argument %q (a model is generated from --preset or --spec)", args[0])
@@ -137,7 +168,14 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f.StringVar(&maxTable, "max-table-bytes", "", "largest total size of the side file's tables, e.g. 512MiB, 8GiB (default "+humanBytes(gen.DefaultTableLimit)+")")
 	f.StringVar(&maxConst, "max-const-bytes", "", "largest total size of const tables stored in the graph (default "+humanBytes(gen.DefaultConstLimit)+")")
 	f.BoolVar(&feeds, "feeds", false, "write random feeds for MODEL instead of a model")
-	f.IntVar(&batch, "batch", 256, "batch size of the feeds")
+	f.IntVar(&batch, "batch", 256, "batch size of the feeds (of a graph that recom gen did not make: its inputs' unknown first dimension, when set; else the batch its other inputs have, or 256)")
+	f.StringSliceVar(&ff.inputs, "inputs", nil, "--feeds: cut the graph at these tensors (`node:idx,...`), fed as placeholders, as recom compile does")
+	f.StringSliceVar(&ff.outputs, "outputs", nil, "--feeds: the tensors computed (`node:idx,...`); inputs the cut prunes get no feed")
+	f.StringSliceVar(&ff.tags, "tags", nil, "--feeds: SavedModel: the MetaGraph's `tags` (default serve)")
+	f.StringVar(&ff.signature, "signature", "", "--feeds: SavedModel: the SignatureDef to use (default serving_default if present)")
+	f.StringVar(&ff.dynBatch, "dynamic-batch", "auto", "--feeds: the cut's placeholders with an unknown batch, as recom compile's --dynamic-batch (auto, true or false)")
+	f.Lookup("dynamic-batch").NoOptDefVal = "true"
+	f.StringVar(&ff.feedSpec, "feed-spec", "", "--feeds: a JSON `FILE` of per-input rows, shapes, bag lengths, value ranges, vocabularies (see frontend/gen.FeedSpec)")
 	f.StringVarP(&out, "output", "o", "", "output file (- for stdout)")
 	return cmd
 }
@@ -238,21 +276,132 @@ func humanBytes(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-func runFeeds(model, specFile string, batch int, seed uint64, out string, stdout io.Writer) error {
-	file, err := graphdef.Load(model)
+// feedsFlags are the flags of recom gen --feeds.
+type feedsFlags struct {
+	spec, feedSpec, signature, out string
+	dynBatch                       string
+	inputs, outputs, tags          []string
+	batch                          int
+	batchSet                       bool
+	seed                           uint64
+}
+
+// graphFlags reports whether a flag that draws from the graph (a cut, a
+// feed spec) was given.
+func (f *feedsFlags) graphFlags() bool {
+	return len(f.inputs) > 0 || len(f.outputs) > 0 || len(f.tags) > 0 || f.signature != "" || f.feedSpec != "" ||
+		(f.dynBatch != "" && f.dynBatch != "auto")
+}
+
+// runFeeds draws the feeds of model: from the generated model's spec (--spec,
+// or the one it records, when no cut or feed spec is asked for), else from
+// what the graph does with each placeholder.
+func runFeeds(ctx context.Context, model string, f *feedsFlags, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.spec != "" && f.graphFlags() {
+		return errors.New("--spec draws a generated model's feeds from its spec; --inputs, --outputs, --tags, --signature, --dynamic-batch and --feed-spec draw from the graph: not both")
+	}
+	path, assets := model, map[string]string(nil)
+	if st, err := os.Stat(model); err == nil && st.IsDir() {
+		// A SavedModel directory: its graph file, and its vocabulary files.
+		sm, err := checkpoint.OpenSavedModel(model, &checkpoint.Options{Tags: f.tags, Only: func(string) bool { return false }})
+		if err != nil {
+			return err
+		}
+		path, assets = sm.GraphPath, sm.Assets
+	}
+	batchMode, err := graphdef.ParseBatchMode(f.dynBatch)
+	if err != nil {
+		return fmt.Errorf("--dynamic-batch=%v", err)
+	}
+	res, err := compiler.Compile(ctx, path, compiler.Options{StopAfter: compiler.StageImport,
+		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature, DynamicBatch: batchMode})
+	for _, d := range res.Diagnostics {
+		fmt.Fprintln(stderr, d.Error())
+	}
 	if err != nil {
 		return err
 	}
 	var s *gen.Spec
-	if specFile != "" {
-		s, err = gen.LoadSpec(specFile)
-	} else {
-		s, err = gen.SpecFromGraph(file.Graph)
+	switch {
+	case f.spec != "":
+		if s, err = gen.LoadSpec(f.spec); err != nil {
+			return err
+		}
+	case !f.graphFlags():
+		if s, err = recordedSpec(res.Module); err != nil {
+			return fmt.Errorf("%s: %w", model, err)
+		}
 	}
+	if s != nil {
+		return specFeeds(model, res.Module, s, f, stdout)
+	}
+	var spec gen.FeedSpec
+	if f.feedSpec != "" {
+		if spec, err = gen.LoadFeedSpec(f.feedSpec); err != nil {
+			return err
+		}
+	}
+	aliases := map[string]string{}
+	for tensor, ph := range res.Placeholders {
+		aliases[tensor] = ph
+		if node, ok := strings.CutSuffix(tensor, ":0"); ok {
+			aliases[node] = ph
+		}
+	}
+	opts := gen.GraphFeedOptions{Seed: f.seed, Spec: spec, Aliases: aliases, Assets: assets}
+	if f.batchSet {
+		opts.Batch = f.batch
+		if f.batch <= 0 {
+			return fmt.Errorf("--batch %d: must be positive", f.batch)
+		}
+	}
+	arrays, fed, err := gen.GraphFeeds(ctx, res.Module, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", model, err)
 	}
-	arrays, err := gen.Feeds(s, batch, seed)
+	if len(arrays) == 0 {
+		return fmt.Errorf("%s: the graph has no placeholder to feed (cut it at its inputs with --inputs and --outputs)", model)
+	}
+	if err := genWriteNPZ(f.out, arrays, stdout); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "recom gen: %s: %d inputs of %s\n", f.out, len(fed), model)
+	for _, in := range fed {
+		fmt.Fprintf(&b, "  %s %s%s: %s\n", in.Name, in.DType, interp.ShapeString(in.Shape), in.How)
+	}
+	_, err = io.WriteString(stderr, b.String())
+	return err
+}
+
+// recordedSpec returns the spec a generated model records (the string
+// Const gen.SpecNode), or nil when it has none.
+func recordedSpec(m *textir.Operation) (*gen.Spec, error) {
+	var text string
+	found := false
+	m.Walk(func(op *textir.Operation) bool {
+		if found || op.Name() != "tfg.Const" || tfg.NodeName(op) != gen.SpecNode {
+			return !found
+		}
+		if a, ok := op.Attr("value").(*textir.DenseElementsAttr); ok {
+			if t, err := tfg.TensorFromAttr(a); err == nil && t.DType() == interp.String && t.Len() == 1 {
+				text, found = t.Strings()[0], true
+			}
+		}
+		return false
+	})
+	if !found {
+		return nil, nil
+	}
+	return gen.ParseSpec([]byte(text), gen.SpecNode)
+}
+
+// specFeeds draws a generated model's feeds from its spec.
+func specFeeds(model string, m *textir.Operation, s *gen.Spec, f *feedsFlags, stdout io.Writer) error {
+	arrays, err := gen.Feeds(s, f.batch, f.seed)
 	if err != nil {
 		return err
 	}
@@ -260,10 +409,15 @@ func runFeeds(model, specFile string, batch int, seed uint64, out string, stdout
 	for _, a := range arrays {
 		have[a.Name] = true
 	}
-	for _, n := range file.Graph.GetNode() {
-		if n.GetOp() == "Placeholder" && !have[n.GetName()] {
-			return fmt.Errorf("%s: placeholder %q has no feed in the spec (does the spec match the model?)", model, n.GetName())
+	var missing error
+	m.Walk(func(op *textir.Operation) bool {
+		if op.Name() == "tfg.Placeholder" && !have[tfg.NodeName(op)] && missing == nil {
+			missing = fmt.Errorf("%s: placeholder %q has no feed in the spec (does the spec match the model?)", model, tfg.NodeName(op))
 		}
+		return true
+	})
+	if missing != nil {
+		return missing
 	}
-	return genWriteNPZ(out, arrays, stdout)
+	return genWriteNPZ(f.out, arrays, stdout)
 }

@@ -169,6 +169,11 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	t0 := time.Now()
 	imp := opts
 	imp.StopAfter = compiler.StageImport
+	if strings.HasSuffix(path, ".mlir") {
+		// IR is past any cut (a 0-tfg.mlir of a graph cut at its inputs):
+		// --outputs only name what to fetch.
+		imp.Outputs = nil
+	}
 	first, err := compiler.Compile(ctx, path, imp)
 	if err != nil {
 		return nil, err

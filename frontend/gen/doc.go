@@ -27,6 +27,12 @@
 //
 // The spec that produced a graph is stored in it as the string Const
 // "recom/spec" (connected to nothing), so Feeds can be drawn from a graph
-// alone. Table values are drawn per table from the seed and the table's
+// alone. GraphFeeds draws feeds for any graph instead, generated or not,
+// from its tfg module: it follows each Placeholder's values to the ops
+// that give them a meaning (inputs.go) and draws values those ops accept
+// (graphfeeds.go; vocabularies from the graph's tables or files,
+// feedtables.go), with a FeedSpec (JSON, feedspec.go) to set what the
+// graph does not say; a string that a ParseExample reads is fed
+// serialized tf.Example records (feedexamples.go, with interp/tfexample). Table values are drawn per table from the seed and the table's
 // name (truncated normal, σ = 1/√D, as embedding_column's initializer).
 package gen
