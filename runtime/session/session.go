@@ -11,7 +11,9 @@ import (
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/layoutkern"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -42,8 +44,27 @@ type Options struct {
 	// (runtime/hostpack, falling back to InterpPacker for a layer it
 	// cannot plan).
 	Packer PackerFactory
-	// Dense computes the fused.dense ops; nil is GeneratedDense.
-	Dense DenseBackend
+	// Dense names what computes the fused.dense ops: "cublaslt",
+	// cuBLASLt's products (runtime/cublaslt, the default when the library
+	// loads), or "generated", the program's own kernels (--fuse-dense,
+	// GeneratedDense: the default when cuBLASLt does not load; the
+	// Summary says why).
+	Dense string
+	// Precision is the dense ops' arithmetic with cuBLASLt: "fp32" (the
+	// default: TensorFlow's, float32 products without TF32), "tf32"
+	// (tensor cores on inputs rounded to TF32), or "bf16" (weights and
+	// the activations between layers in bfloat16, float32 accumulation;
+	// the embedding layer's output converted by a kernel). The generated
+	// kernels compute float32 (accumulating in float64): Dense
+	// "generated" takes only "fp32", and when cuBLASLt is missing the
+	// default falls back to them whatever the precision.
+	Precision string
+	// CublasLt is the library of Dense "cublaslt"; nil opens it
+	// (cublaslt.Open).
+	CublasLt *cublaslt.Library
+	// DenseBackend, when set, computes the fused.dense ops instead
+	// (Dense, Precision and CublasLt are then not used).
+	DenseBackend DenseBackend
 	// Poison fills the device results with NaN (0xff bytes) in every
 	// batch's graph before its kernels run, and the pinned outputs before
 	// every batch, so that what the kernels do not write shows: for
@@ -76,9 +97,16 @@ type Session struct {
 	ownCtx  bool
 	mod     *cuda.Module
 	backend DenseBackend
-	tables  []*cuda.DevicePtr // per layer
-	fns     []*cuda.Function  // per layer
-	packers []Packer
+	// denseNote says why the backend is not the one asked for (cuBLASLt
+	// missing), for the Summary.
+	denseNote string
+	// layoutMod holds runtime/layoutkern's kernels when a dense step's
+	// inputs are moved (layoutFns by name).
+	layoutMod *cuda.Module
+	layoutFns map[string]*cuda.Function
+	tables    []*cuda.DevicePtr // per layer
+	fns       []*cuda.Function  // per layer
+	packers   []Packer
 
 	devMu sync.Mutex // device allocations, frees and captures
 	slots []*slot
@@ -115,8 +143,9 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if opts.Packer == nil {
 		opts.Packer = NativePacker
 	}
-	if opts.Dense == nil {
-		opts.Dense = GeneratedDense{}
+	backend, note, err := denseBackend(&opts, len(p.dense) > 0)
+	if err != nil {
+		return nil, err
 	}
 	xprog, err := exec.Compile(prog.Module)
 	if err != nil {
@@ -132,7 +161,7 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if err := evalConsts(ctx, xprog, p.consts, &constOpts); err != nil {
 		return nil, err
 	}
-	s := &Session{plan: p, opts: opts, backend: opts.Dense}
+	s := &Session{plan: p, opts: opts, backend: backend, denseNote: note}
 	ok := false
 	defer func() {
 		if !ok {
@@ -167,6 +196,12 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 			return nil, err
 		}
 	}
+	if err := p.planLayouts(); err != nil {
+		return nil, err
+	}
+	if err := s.loadLayoutKernels(); err != nil {
+		return nil, err
+	}
 	s.stats = newStats(s)
 	s.free = make(chan *slot, opts.Slots)
 	for i := range opts.Slots {
@@ -179,6 +214,85 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	}
 	ok = true
 	return s, nil
+}
+
+// denseBackend returns the backend of opts (and why it is not the one
+// asked for), checking Dense and Precision. A program without dense ops
+// opens no library.
+func denseBackend(opts *Options, needed bool) (DenseBackend, string, error) {
+	if opts.DenseBackend != nil {
+		return opts.DenseBackend, "", nil
+	}
+	prec := cublaslt.FP32
+	if opts.Precision != "" {
+		var err error
+		if prec, err = cublaslt.ParsePrecision(opts.Precision); err != nil {
+			return nil, "", fmt.Errorf("session: Precision: %w", err)
+		}
+	}
+	switch opts.Dense {
+	case DenseGenerated:
+		if prec != cublaslt.FP32 {
+			return nil, "", fmt.Errorf("session: precision %v needs Dense %q: the generated kernels compute float32", prec, DenseCublasLt)
+		}
+		return GeneratedDense{}, "", nil
+	case DenseCublasLt, "":
+	default:
+		return nil, "", fmt.Errorf("session: Dense %q: want %q or %q", opts.Dense, DenseCublasLt, DenseGenerated)
+	}
+	if !needed {
+		return GeneratedDense{}, "", nil
+	}
+	lib := opts.CublasLt
+	if lib == nil {
+		var err error
+		if lib, err = openCublasLt(); err != nil {
+			if opts.Dense == DenseCublasLt {
+				return nil, "", fmt.Errorf("session: Dense %q: %w", DenseCublasLt, err)
+			}
+			note := fmt.Sprintf("cuBLASLt not loaded (%v)", err)
+			if prec != cublaslt.FP32 {
+				note += fmt.Sprintf("; precision %v asked, the generated kernels compute float32", prec)
+			}
+			return GeneratedDense{}, note, nil
+		}
+	}
+	return NewCublasLtDense(lib, CublasLtOptions{Precision: prec}), "", nil
+}
+
+// openCublasLt loads the library (a variable for the tests).
+var openCublasLt = cublaslt.Open
+
+// The names of Options.Dense.
+const (
+	DenseCublasLt  = "cublaslt"
+	DenseGenerated = "generated"
+)
+
+// loadLayoutKernels loads runtime/layoutkern's kernels when a dense step
+// moves its inputs.
+func (s *Session) loadLayoutKernels() error {
+	moves := 0
+	for _, ds := range s.plan.dense {
+		moves += len(ds.moves)
+	}
+	if moves == 0 {
+		return nil
+	}
+	m, err := s.cctx.LoadModule(layoutkern.PTX)
+	if err != nil {
+		return fmt.Errorf("session: the layout kernels: %w", err)
+	}
+	s.layoutMod = m
+	s.layoutFns = map[string]*cuda.Function{}
+	for _, k := range layoutkern.Kernels() {
+		fn, err := m.Function(k.Name)
+		if err != nil {
+			return fmt.Errorf("session: the layout kernels: %w", err)
+		}
+		s.layoutFns[k.Name] = fn
+	}
+	return nil
 }
 
 // evalConsts gives the constants their values with the interpreter.
@@ -423,6 +537,9 @@ func (s *Session) Close() error {
 	}
 	if s.mod != nil {
 		keep(s.mod.Close())
+	}
+	if s.layoutMod != nil {
+		keep(s.layoutMod.Close())
 	}
 	if s.ownCtx {
 		keep(s.cctx.Close())
