@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/runtime/cublaslt"
+	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -205,4 +207,153 @@ func (s noPitchStep) Layout() Layout {
 	l := s.LaidOutStep.Layout()
 	l.OutPitched = false
 	return l
+}
+
+// cuBLASLt's products are called twice for the first batch of a size
+// (once outside the capture, to load its kernels, once captured), once
+// per later capture, and never when a graph is replayed: the replay
+// computes the new batch.
+func TestSimCublasLtReplay(t *testing.T) {
+	m := loadSmall(t)
+	for _, c := range []struct {
+		prec     string
+		products int // cuBLASLt products per batch
+	}{{"fp32", 5}, {"bf16", 4}} {
+		t.Run(c.prec, func(t *testing.T) {
+			s, sim, lt := simSessionLt(t, m, Options{Slots: 2, Dense: DenseCublasLt, Precision: c.prec}, nil)
+			frames, replays := 0, 0
+			for i := range 6 {
+				f := m.feeds(t, 16, 900+uint64(i))
+				before, graphs := lt.Matmuls(), sim.Counts().Graphs
+				got, err := s.Run(f)
+				if err != nil {
+					t.Fatal(simErr(sim, err))
+				}
+				checkPrec(t, fmt.Sprintf("batch %d", i), DenseCublasLt, c.prec, got, m.reference(t, f))
+				n := 0
+				for _, sl := range s.slots {
+					n += len(sl.frames)
+				}
+				newGraphs, newFrames := sim.Counts().Graphs-graphs, n-frames
+				frames = n
+				if newGraphs == 0 {
+					replays++
+				}
+				if d := lt.Matmuls() - before; d != c.products*(newGraphs+newFrames) {
+					t.Errorf("batch %d: %d products called for %d new graphs and %d new frames, want %d", i, d, newGraphs, newFrames, c.products*(newGraphs+newFrames))
+				}
+			}
+			if frames != 2 || replays == 0 {
+				t.Errorf("%d frames and %d batches by a graph captured before, after 6 batches of one size on 2 slots", frames, replays)
+			}
+			// Batches in flight on both slots, each checked.
+			var fs []map[string]*interp.Tensor
+			var ps []*Pending
+			for i := range 4 {
+				fs = append(fs, m.feeds(t, 5+i, 950+uint64(i)))
+				p, err := s.RunAsync(fs[i])
+				if err != nil {
+					t.Fatal(simErr(sim, err))
+				}
+				ps = append(ps, p)
+			}
+			for i, p := range ps {
+				got, err := p.Wait()
+				if err != nil {
+					t.Fatal(simErr(sim, err))
+				}
+				checkPrec(t, fmt.Sprintf("in flight %d", i), DenseCublasLt, c.prec, got, m.reference(t, fs[i]))
+			}
+		})
+	}
+}
+
+// Options.Dense and Precision: the names, the fallback to the generated
+// kernels when cuBLASLt does not load (said in the Summary), and the
+// combinations refused.
+func TestDenseOptions(t *testing.T) {
+	notFound := func() (*cublaslt.Library, error) { return nil, fmt.Errorf("%w: nowhere", cublaslt.ErrNotFound) }
+	defer func(f func() (*cublaslt.Library, error)) { openCublasLt = f }(openCublasLt)
+	openCublasLt = notFound
+	for _, c := range []struct {
+		opts    Options
+		backend string // Name's prefix
+		note    string
+		refusal string
+		noDense bool
+	}{
+		{opts: Options{}, backend: "generated kernels", note: "cuBLASLt not loaded (cuBLASLt not found: nowhere)"},
+		{opts: Options{Precision: "bf16"}, backend: "generated kernels",
+			note: "cuBLASLt not loaded (cuBLASLt not found: nowhere); precision bf16 asked, the generated kernels compute float32"},
+		{opts: Options{Dense: "generated"}, backend: "generated kernels"},
+		{opts: Options{Dense: "generated", Precision: "fp32"}, backend: "generated kernels"},
+		{opts: Options{}, noDense: true, backend: "generated kernels"}, // no dense op: no library opened
+		{opts: Options{Dense: "cublaslt"}, refusal: `session: Dense "cublaslt": cuBLASLt not found: nowhere`},
+		{opts: Options{Dense: "generated", Precision: "tf32"}, refusal: `session: precision tf32 needs Dense "cublaslt": the generated kernels compute float32`},
+		{opts: Options{Dense: "cuDNN"}, refusal: `session: Dense "cuDNN": want "cublaslt" or "generated"`},
+		{opts: Options{Precision: "fp16"}, refusal: `session: Precision: cublaslt: unknown precision "fp16" (want fp32, tf32 or bf16)`},
+		{opts: Options{CublasLt: cublaslt.NewSim(nil).Library(), Precision: "tf32"}, backend: "cuBLASLt 13.1.0 (simulated), tf32, weights N×K"},
+		{opts: Options{DenseBackend: GeneratedDense{}, Precision: "nonsense"}, backend: "generated kernels"},
+	} {
+		b, note, err := denseBackend(&c.opts, !c.noDense)
+		switch {
+		case c.refusal != "":
+			if err == nil || err.Error() != c.refusal {
+				t.Errorf("%+v: %v, want %q", c.opts, err, c.refusal)
+			}
+		case err != nil:
+			t.Errorf("%+v: %v", c.opts, err)
+		case !strings.HasPrefix(b.Name(), c.backend) || note != c.note:
+			t.Errorf("%+v: %q, note %q; want %q, note %q", c.opts, b.Name(), note, c.backend, c.note)
+		}
+	}
+	// The note reaches the Summary.
+	m := loadSmall(t)
+	sim := cuda.NewSim()
+	simKernels(t, sim, m.prog.Module)
+	drv, err := sim.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := drv.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	s, err := New(context.Background(), m.prog, []byte("simulated PTX"), Options{CUDA: ctx, Outputs: m.outputs, Interp: m.opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d := s.Summary().Dense; d != "generated kernels (--fuse-dense); cuBLASLt not loaded (cuBLASLt not found: nowhere)" {
+		t.Errorf("the summary's dense line: %q", d)
+	}
+}
+
+// weightBlock: rows of the weight as one part's product reads them.
+func TestWeightBlock(t *testing.T) {
+	// W is K×N = 3×2: w[k][n] = 10k + n; stored transposed (N×K) it is
+	// wt[n][k].
+	w := []float32{0, 1, 10, 11, 20, 21}
+	wt := []float32{0, 10, 20, 1, 11, 21}
+	for _, c := range []struct {
+		w          []float32
+		transposeB bool
+		off, k     int64
+		nk         bool
+		want       []float32
+	}{
+		{w, false, 0, 3, false, w},
+		{w, false, 0, 3, true, wt},
+		{wt, true, 0, 3, false, w},
+		{wt, true, 0, 3, true, wt},
+		{w, false, 1, 2, false, []float32{10, 11, 20, 21}},
+		{w, false, 1, 2, true, []float32{10, 20, 11, 21}},
+		{wt, true, 2, 1, false, []float32{20, 21}},
+		{wt, true, 1, 2, true, []float32{10, 20, 11, 21}},
+	} {
+		if got := weightBlock(c.w, 3, 2, c.transposeB, c.off, c.k, c.nk); !slices.Equal(got, c.want) {
+			t.Errorf("weightBlock(%v, transpose_b %v, rows %d..%d, nk %v) = %v, want %v", c.w, c.transposeB, c.off, c.off+c.k, c.nk, got, c.want)
+		}
+	}
 }
