@@ -357,3 +357,51 @@ func TestWeightBlock(t *testing.T) {
 		}
 	}
 }
+
+// ProfileDense times the dense part alone: each launch (the move of the
+// layer's output, the products, the generated sigmoid layer) and the
+// whole as one graph, over the batch it ran first; the outputs of the
+// next batch are still right.
+func TestSimProfileDense(t *testing.T) {
+	m := loadSmall(t)
+	s, sim, lt := simSessionLt(t, m, Options{Slots: 1, Dense: DenseCublasLt, Precision: "bf16"}, nil)
+	f := m.feeds(t, 9, 31)
+	before := lt.Matmuls()
+	p, err := s.ProfileDense(f, 3)
+	if err != nil {
+		t.Fatal(simErr(sim, err))
+	}
+	t.Logf("%v", p)
+	var steps []string
+	for _, c := range p.Steps {
+		steps = append(steps, c.Step)
+		if c.Calls != 3 || c.Where != WhereAlone {
+			t.Errorf("step %q: %d calls, where %q", c.Step, c.Calls, c.Where)
+		}
+	}
+	want := []string{
+		"cuBLASLt gemm 9x8x16 transpose_b bf16->bf16 relu_bias",
+		"cuBLASLt gemm 9x16x8 transpose_b bf16->bf16 ldy=272 aligny=16 relu_bias",
+		`kernel f32_to_bf16_v4 9 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
+		"cuBLASLt gemm 9x272x32 transpose_b bf16->bf16 relu_bias",
+		"cuBLASLt gemm 9x32x16 transpose_b bf16 relu_bias",
+		"kernel top_mlp_dense_2 1 blocks x 64 threads (sigmoid: no cuBLASLt epilogue)",
+	}
+	if !slices.Equal(steps, want) || p.Batch != 9 || p.Graph <= 0 {
+		t.Errorf("batch %d, graph %v, steps:\n%s\nwant:\n%s", p.Batch, p.Graph, strings.Join(steps, "\n"), strings.Join(want, "\n"))
+	}
+	// The batch (warm-up and capture: 8), 3 runs step by step (12), the
+	// dense graph's capture (4); its replays call nothing.
+	if d := lt.Matmuls() - before; d != 24 {
+		t.Errorf("%d cuBLASLt calls, want 24", d)
+	}
+	f2 := m.feeds(t, 9, 32)
+	got, err := s.Run(f2)
+	if err != nil {
+		t.Fatal(simErr(sim, err))
+	}
+	checkPrec(t, "after ProfileDense", DenseCublasLt, "bf16", got, m.reference(t, f2))
+	if _, err := s.ProfileDense(f, 0); err == nil {
+		t.Error("ProfileDense with 0 iterations")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -584,6 +585,24 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 	if b.empty {
 		return errors.New("session: Profile of an empty batch")
 	}
+	descs, total, err := sl.timeSteps(iters, func(mark func(string) error) error { return sl.enqueue(b, mark) })
+	if err != nil {
+		return err
+	}
+	rows := make([]StepCost, len(descs))
+	for i, d := range descs {
+		rows[i] = StepCost{Step: fmt.Sprintf("batch %d: %s", b.b, d), Where: WhereAlone, Calls: int64(iters), Total: total[i]}
+	}
+	s.stats.mu.Lock()
+	s.stats.profile = rows
+	s.stats.mu.Unlock()
+	return nil
+}
+
+// timeSteps runs enqueue iters times on the slot's stream with an event
+// after each step it marks, and returns the steps' descriptions and total
+// device times.
+func (sl *slot) timeSteps(iters int, enqueue func(mark func(what string) error) error) ([]string, []time.Duration, error) {
 	var evs []*cuda.Event
 	defer func() {
 		for _, e := range evs {
@@ -596,7 +615,7 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 		k := 0
 		mark := func(what string) error {
 			if k == len(evs) {
-				e, err := s.cctx.NewEvent()
+				e, err := sl.s.cctx.NewEvent()
 				if err != nil {
 					return err
 				}
@@ -609,20 +628,20 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 			return evs[k-1].Record(sl.stream)
 		}
 		if err := mark(""); err != nil {
-			return err
+			return nil, nil, err
 		}
 		sl.inflight = true
-		err := sl.enqueue(b, mark)
+		err := enqueue(mark)
 		if rerr := sl.done.Record(sl.stream); rerr != nil {
 			sl.stream.Synchronize()
 			sl.inflight = false
-			return errors.Join(err, rerr)
+			return nil, nil, errors.Join(err, rerr)
 		}
 		if err != nil {
-			return err // release waits for what was enqueued
+			return nil, nil, err // release waits for what was enqueued
 		}
 		if err := evs[k-1].Synchronize(); err != nil {
-			return err
+			return nil, nil, err
 		}
 		sl.inflight = false
 		if it == 0 {
@@ -631,17 +650,139 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 		for i := 1; i < k; i++ {
 			d, err := cuda.Elapsed(evs[i-1], evs[i])
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			total[i-1] += d
 		}
 	}
-	rows := make([]StepCost, len(descs))
-	for i, d := range descs {
-		rows[i] = StepCost{Step: fmt.Sprintf("batch %d: %s", b.b, d), Where: WhereAlone, Calls: int64(iters), Total: total[i]}
+	return descs, total, nil
+}
+
+// DenseProfile is the dense part of a batch measured alone (ProfileDense).
+type DenseProfile struct {
+	Batch int64
+	// Graph is the mean device time of the dense steps (the moves of
+	// their inputs included) captured as one CUDA graph and replayed
+	// back to back: what the dense part costs inside the batch's graph.
+	Graph time.Duration
+	// Steps are the mean device times of each launch, enqueued one by
+	// one between events (as Profile's rows).
+	Steps []StepCost
+}
+
+// String prints the graph's time and each step's, one a line.
+func (p *DenseProfile) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "batch %d: the dense steps as one graph %.1f us", p.Batch, us(p.Graph))
+	for _, c := range p.Steps {
+		fmt.Fprintf(&b, "\n  %8.1f us  %s", us(c.Mean()), c.Step)
 	}
-	s.stats.mu.Lock()
-	s.stats.profile = rows
-	s.stats.mu.Unlock()
-	return nil
+	return b.String()
+}
+
+// ProfileDense runs the batch of feeds once as usual, then measures its
+// dense part alone, over the inputs that run left on the device: its
+// steps enqueued one by one between device events, iters times, and the
+// same steps captured as one CUDA graph, replayed iters times back to
+// back between two events. It is the dense layers' cost as a framework's
+// MLP captured as a graph is measured.
+func (s *Session) ProfileDense(feeds map[string]*interp.Tensor, iters int) (*DenseProfile, error) {
+	if iters < 1 {
+		return nil, errors.New("session: ProfileDense needs at least one iteration")
+	}
+	if len(s.plan.dense) == 0 {
+		return nil, errors.New("session: ProfileDense of a program without dense layers")
+	}
+	sl, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(sl)
+	b, err := sl.launch(feeds)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sl.finish(b); err != nil {
+		return nil, err
+	}
+	if b.empty {
+		return nil, errors.New("session: ProfileDense of an empty batch")
+	}
+	f := b.fr
+	descs, total, err := sl.timeSteps(iters, func(mark func(string) error) error { return sl.enqueueDense(f, mark) })
+	if err != nil {
+		return nil, err
+	}
+	p := &DenseProfile{Batch: f.b}
+	for i, d := range descs {
+		p.Steps = append(p.Steps, StepCost{Step: d, Where: WhereAlone, Calls: int64(iters), Total: total[i]})
+	}
+	g, err := sl.captureDense(f)
+	if err == nil {
+		p.Graph, err = sl.timeGraph(g, iters)
+		err = errors.Join(err, g.Close())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: the dense steps as one graph: %w", err)
+	}
+	return p, nil
+}
+
+// captureDense captures the dense steps of a batch of frame f alone.
+func (sl *slot) captureDense(f *frame) (*cuda.Graph, error) {
+	sl.s.devMu.Lock()
+	defer sl.s.devMu.Unlock()
+	if err := sl.stream.BeginCapture(); err != nil {
+		return nil, err
+	}
+	err := sl.enqueueDense(f, func(string) error { return nil })
+	g, cerr := sl.stream.EndCapture()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if g != nil {
+			g.Close()
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+// timeGraph launches g once, then iters times back to back between two
+// events, and returns the mean device time of a replay.
+func (sl *slot) timeGraph(g *cuda.Graph, iters int) (time.Duration, error) {
+	start, err := sl.s.cctx.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer start.Close()
+	end, err := sl.s.cctx.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer end.Close()
+	sl.inflight = true
+	err = g.Launch(sl.stream)
+	if err == nil {
+		err = start.Record(sl.stream)
+	}
+	for i := 0; err == nil && i < iters; i++ {
+		err = g.Launch(sl.stream)
+	}
+	if err == nil {
+		err = end.Record(sl.stream)
+	}
+	if rerr := sl.done.Record(sl.stream); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return 0, err // release waits for what was enqueued
+	}
+	if err := end.Synchronize(); err != nil {
+		return 0, err
+	}
+	sl.inflight = false
+	d, err := cuda.Elapsed(start, end)
+	return d / time.Duration(iters), err
 }
