@@ -256,7 +256,9 @@ func (st *ltStep) Layout() Layout {
 	if bf {
 		in = BF16
 	}
-	return Layout{In: in, Concat: bf, OutBF16: bf, OutPitched: true, Warm: true}
+	// cuBLASLt's vectorized kernels read and write 16-byte pieces: a Y
+	// at a column offset or pitch of fewer may find no algorithm.
+	return Layout{In: in, Concat: bf, OutBF16: bf, OutPitched: true, PitchAlign: 16, Warm: true}
 }
 
 // SetOutput implements LaidOutStep.

@@ -405,3 +405,24 @@ func TestSimProfileDense(t *testing.T) {
 		t.Error("ProfileDense with 0 iterations")
 	}
 }
+
+func TestPitchable(t *testing.T) {
+	lt := Layout{OutPitched: true, PitchAlign: 16}
+	for _, c := range []struct {
+		l      Layout
+		col, k int64
+		f      Format
+		want   bool
+	}{
+		{lt, 8120, 8152, BF16, true},  // E's bottom MLP: byte 16240 of rows of 16304
+		{lt, 8120, 8150, BF16, false}, // a pitch of 16300 bytes
+		{lt, 4, 16, BF16, false},      // byte 8
+		{lt, 4, 16, F32, true},        // byte 16
+		{Layout{}, 0, 16, F32, false}, // cannot write pitched
+		{Layout{OutPitched: true}, 3, 5, BF16, true},
+	} {
+		if got := pitchable(c.l, c.col, c.k, c.f); got != c.want {
+			t.Errorf("pitchable(%+v, column %d of %d %v) = %v", c.l, c.col, c.k, c.f, got)
+		}
+	}
+}

@@ -68,8 +68,11 @@ type Layout struct {
 	// session asks for it when every reader of the output reads BF16).
 	OutBF16 bool
 	// OutPitched says that the step can write its output as columns of
-	// a wider matrix (its part of a reader's concatenated input).
+	// a wider matrix (its part of a reader's concatenated input), when
+	// the columns' byte offset and the row pitch in bytes are multiples
+	// of PitchAlign (0: of the element size).
 	OutPitched bool
+	PitchAlign int64
 	// Warm asks for one run of the step before the first capture of each
 	// batch size, outside the capture: a library that loads its kernels
 	// on first use (cuBLASLt) must not do so in a capture. It runs on the

@@ -37,10 +37,11 @@ func layoutOf(st DenseStep) Layout {
 //     producer can write BF16; everything else is F32 (an embedding
 //     layer writes float32);
 //   - a step that asks for Concat reads one buffer of b×K: a value made
-//     by a step that can write pitched output, in the right format and
-//     read by this step alone, is placed in its columns (its producer
-//     writes it there); the others are moved there by a layout kernel
-//     (converted to BF16 on the way when they are F32);
+//     by a step that can write pitched output there (Layout.OutPitched,
+//     PitchAlign), in the right format and read by this step alone, is
+//     placed in its columns (its producer writes it there); the others
+//     are moved there by a layout kernel (converted to BF16 on the way
+//     when they are F32);
 //   - a step's input in another format than In is converted into a
 //     buffer of its own.
 //
@@ -86,7 +87,7 @@ func (p *plan) planLayouts() error {
 			col := int64(0)
 			for i, d := range ds.in {
 				b := d.base()
-				if pd := producer[b]; pd != nil && pd.layout.OutPitched && b.format == lay.In && !b.toHost && b.place == nil && len(readers[b]) == 1 {
+				if pd := producer[b]; pd != nil && pitchable(pd.layout, col, k, lay.In) && b.format == lay.In && !b.toHost && b.place == nil && len(readers[b]) == 1 {
 					b.place = &placement{in: cat, col: col}
 				} else {
 					ds.moves = append(ds.moves, move{from: d, to: cat, col: col})
@@ -127,6 +128,13 @@ func (p *plan) planLayouts() error {
 		}
 	}
 	return nil
+}
+
+// pitchable reports whether a step of Layout l can write its output at
+// column col of a concatenated input of width k in format f.
+func pitchable(l Layout, col, k int64, f Format) bool {
+	a := max(l.PitchAlign, 1)
+	return l.OutPitched && (col*f.Bytes())%a == 0 && (k*f.Bytes())%a == 0
 }
 
 // moveLaunch is what a move of a batch of b rows launches.
