@@ -11,6 +11,7 @@ import (
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -48,11 +49,13 @@ type CublasLtOptions struct {
 // outputs that only bf16 products read stay bf16 on the device; an
 // output the host reads is float32.
 //
-// cuBLASLt has no sigmoid or tanh epilogue: a layer with one of them
-// runs on the program's own kernel (GeneratedDense: float32 inputs,
-// exact). Those are the prediction layers of the models this compiler
-// sees (N of 1 or a few), where the generated kernel takes a few
-// microseconds.
+// cuBLASLt has no sigmoid or tanh epilogue: a layer with one of them is
+// the product with the bias epilogue into a float32 output, then
+// runtime/densekern's kernel of the activation over it, in place (float64
+// inside, as the interpreter computes it). Those are the prediction
+// layers of the models this compiler sees (N of 1 or a few): a product
+// of about 2 µs and a kernel of about as much, where the program's own
+// tiled kernel would take one block per 256 rows through K.
 func NewCublasLtDense(lib *cublaslt.Library, o CublasLtOptions) DenseBackend {
 	return &cublasLtDense{lib: lib, o: o}
 }
@@ -64,7 +67,8 @@ type cublasLtDense struct {
 	mu   sync.Mutex
 	h    *cublaslt.Handle
 	ctx  *cuda.Context
-	refs int // steps holding h
+	kern *cuda.Module // runtime/densekern's kernels, loaded for the first activation
+	refs int          // steps holding h (and kern)
 }
 
 // Name implements DenseBackend.
@@ -73,7 +77,7 @@ func (c *cublasLtDense) Name() string {
 	if c.o.WeightsKN {
 		w = "weights K×N"
 	}
-	return fmt.Sprintf("%v, %v, %s (sigmoid and tanh layers: generated kernels)", c.lib, c.o.Precision, w)
+	return fmt.Sprintf("%v, %v, %s", c.lib, c.o.Precision, w)
 }
 
 // handle returns the backend's handle for ctx, made by the first step.
@@ -93,16 +97,32 @@ func (c *cublasLtDense) handle(ctx *cuda.Context) (*cublaslt.Handle, error) {
 	return c.h, nil
 }
 
-// release drops a step's hold on the handle; the last closes it.
+// kernel returns runtime/densekern's kernel k, its module loaded by the
+// first step that needs one.
+func (c *cublasLtDense) kernel(k densekern.Kernel) (*cuda.Function, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.kern == nil {
+		m, err := c.ctx.LoadModule(densekern.PTX)
+		if err != nil {
+			return nil, fmt.Errorf("the dense kernels: %w", err)
+		}
+		c.kern = m
+	}
+	return c.kern.Function(k.Name)
+}
+
+// release drops a step's hold on the handle; the last closes it and the
+// kernels' module.
 func (c *cublasLtDense) release() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.refs--; c.refs > 0 || c.h == nil {
 		return nil
 	}
-	h := c.h
-	c.h, c.ctx = nil, nil
-	return h.Close()
+	h, m := c.h, c.kern
+	c.h, c.ctx, c.kern = nil, nil, nil
+	return errors.Join(m.Close(), h.Close())
 }
 
 // Prepare implements DenseBackend.
@@ -110,13 +130,6 @@ func (c *cublasLtDense) Prepare(dev *Device, op *textir.Operation, d *abi.Dense,
 	epi, rest, err := cublaslt.ForActivation(d.Activation, d.Bias)
 	if err != nil {
 		return nil, op.Errorf("%v", err)
-	}
-	if rest != "" {
-		st, err := GeneratedDense{}.Prepare(dev, op, d, w, bias)
-		if err != nil {
-			return nil, err
-		}
-		return &keptStep{DenseStep: st, why: rest}, nil
 	}
 	if d.TransposeA {
 		return nil, op.Errorf("transpose_a: the cuBLASLt backend reads row-major [batch, K] inputs")
@@ -147,6 +160,14 @@ func (c *cublasLtDense) Prepare(dev *Device, op *textir.Operation, d *abi.Dense,
 			st.Close()
 		}
 	}()
+	if rest != "" {
+		if st.act, err = densekern.Activation(rest); err == nil {
+			st.actFn, err = c.kernel(st.act)
+		}
+		if err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+	}
 	// The parts of K: the inputs, or all of K over a concatenated input.
 	ks := d.Ks
 	if st.concat() {
@@ -208,17 +229,6 @@ func uploadAs[T cuda.Elem](c *cuda.Context, v []T) (*cuda.DevicePtr, error) {
 	return p, nil
 }
 
-// keptStep is a layer the cuBLASLt backend leaves to the generated
-// kernel (an activation without a cuBLASLt epilogue).
-type keptStep struct {
-	DenseStep
-	why string
-}
-
-func (k *keptStep) Describe(b int64) string {
-	return fmt.Sprintf("%s (%s: no cuBLASLt epilogue)", k.DenseStep.Describe(b), k.why)
-}
-
 // ltStep is one fused.dense as cuBLASLt products.
 type ltStep struct {
 	c        *cublasLtDense
@@ -230,7 +240,9 @@ type ltStep struct {
 	h        *cublaslt.Handle
 	parts    []ltPart
 	biasHost []float32
-	bias     *cuda.DevicePtr // in the output's type
+	bias     *cuda.DevicePtr  // in the output's type
+	act      densekern.Kernel // the activation after the products (Act "" for none)
+	actFn    *cuda.Function
 
 	out       Format
 	ld, align int64
@@ -257,8 +269,10 @@ func (st *ltStep) Layout() Layout {
 		in = BF16
 	}
 	// cuBLASLt's vectorized kernels read and write 16-byte pieces: a Y
-	// at a column offset or pitch of fewer may find no algorithm.
-	return Layout{In: in, Concat: bf, OutBF16: bf, OutPitched: true, PitchAlign: 16, Warm: true}
+	// at a column offset or pitch of fewer may find no algorithm. The
+	// activation kernels work on a contiguous float32 output.
+	plain := st.act.Act == ""
+	return Layout{In: in, Concat: bf, OutBF16: bf && plain, OutPitched: plain, PitchAlign: 16, Warm: true}
 }
 
 // SetOutput implements LaidOutStep.
@@ -372,6 +386,11 @@ func (st *ltStep) Enqueue(s *cuda.Stream, b int64, xs []Buffer, y, ws Buffer) er
 			return err
 		}
 	}
+	if st.actFn != nil {
+		if err := st.actFn.Launch(cuda.Dim(int(densekern.ActGrid(b, st.d.N))), cuda.Dim(densekern.Threads), 0, s, y.Addr(), b, st.d.N, y.Ld); err != nil {
+			return fmt.Errorf("launch %s: %w", st.act.Name, err)
+		}
+	}
 	return nil
 }
 
@@ -387,6 +406,9 @@ func (st *ltStep) Describe(b int64) string {
 			d += fmt.Sprintf(" (workspace %d)", ps[i].WorkspaceBytes())
 		}
 		out = append(out, d)
+	}
+	if st.actFn != nil {
+		out = append(out, fmt.Sprintf("kernel %s %d x %d", st.act.Name, densekern.ActGrid(b, st.d.N), densekern.Threads))
 	}
 	return strings.Join(out, ", then ")
 }

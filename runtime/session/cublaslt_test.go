@@ -94,7 +94,7 @@ func checkPrec(t testing.TB, what, dense, prec string, got, want map[string]*int
 // and the bottom MLP is two products in fp32 and tf32 (the second
 // accumulating), one over a concatenated bf16 input in bf16 (the layer's
 // output converted into it, the bottom MLP writing its columns itself);
-// the sigmoid layer stays on its generated kernel.
+// the sigmoid layer is a product into float32 and densekern's sigmoid.
 func TestSimCublasLt(t *testing.T) {
 	m := loadSmall(t)
 	for _, prec := range []string{"fp32", "tf32", "bf16"} {
@@ -116,7 +116,7 @@ func TestSimCublasLt(t *testing.T) {
 			text := sum.String()
 			t.Logf("\n%s", text)
 			want := []string{"cuBLASLt 13.1.0 (simulated), " + prec,
-				"kernel top_mlp_dense_2 1 blocks x 64 threads (sigmoid: no cuBLASLt epilogue)"}
+				fmt.Sprintf("cuBLASLt gemm 37x16x1 transpose_b %s bias, then kernel sigmoid_f32 1 x 256, copy out", prec)}
 			var not []string
 			switch prec {
 			case "bf16":
@@ -124,7 +124,7 @@ func TestSimCublasLt(t *testing.T) {
 					`kernel f32_to_bf16_v4 37 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
 					"cuBLASLt gemm 37x16x8 transpose_b bf16->bf16 ldy=272 aligny=16 relu_bias", // bottom_mlp/dense_1 into columns 264..271
 					"cuBLASLt gemm 37x272x32 transpose_b bf16->bf16 relu_bias",
-					"cuBLASLt gemm 37x32x16 transpose_b bf16 relu_bias") // float32 out: the sigmoid layer reads it
+					"cuBLASLt gemm 37x32x16 transpose_b bf16->bf16 relu_bias")
 				not = append(not, "y+=", "copy_bf16")
 			default:
 				want = append(want, fmt.Sprintf("cuBLASLt gemm 37x264x32 transpose_b %s default, then cuBLASLt gemm 37x8x32 transpose_b %s y+= relu_bias", prec, prec))
@@ -218,7 +218,7 @@ func TestSimCublasLtReplay(t *testing.T) {
 	for _, c := range []struct {
 		prec     string
 		products int // cuBLASLt products per batch
-	}{{"fp32", 5}, {"bf16", 4}} {
+	}{{"fp32", 6}, {"bf16", 5}} {
 		t.Run(c.prec, func(t *testing.T) {
 			s, sim, lt := simSessionLt(t, m, Options{Slots: 2, Dense: DenseCublasLt, Precision: c.prec}, nil)
 			frames, replays := 0, 0
@@ -359,7 +359,7 @@ func TestWeightBlock(t *testing.T) {
 }
 
 // ProfileDense times the dense part alone: each launch (the move of the
-// layer's output, the products, the generated sigmoid layer) and the
+// layer's output, the products, the sigmoid layer's) and the
 // whole as one graph, over the batch it ran first; the outputs of the
 // next batch are still right.
 func TestSimProfileDense(t *testing.T) {
@@ -384,16 +384,16 @@ func TestSimProfileDense(t *testing.T) {
 		"cuBLASLt gemm 9x16x8 transpose_b bf16->bf16 ldy=272 aligny=16 relu_bias",
 		`kernel f32_to_bf16_v4 9 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
 		"cuBLASLt gemm 9x272x32 transpose_b bf16->bf16 relu_bias",
-		"cuBLASLt gemm 9x32x16 transpose_b bf16 relu_bias",
-		"kernel top_mlp_dense_2 1 blocks x 64 threads (sigmoid: no cuBLASLt epilogue)",
+		"cuBLASLt gemm 9x32x16 transpose_b bf16->bf16 relu_bias",
+		"cuBLASLt gemm 9x16x1 transpose_b bf16 bias, then kernel sigmoid_f32 1 x 256",
 	}
 	if !slices.Equal(steps, want) || p.Batch != 9 || p.Graph <= 0 {
 		t.Errorf("batch %d, graph %v, steps:\n%s\nwant:\n%s", p.Batch, p.Graph, strings.Join(steps, "\n"), strings.Join(want, "\n"))
 	}
-	// The batch (warm-up and capture: 8), 3 runs step by step (12), the
-	// dense graph's capture (4); its replays call nothing.
-	if d := lt.Matmuls() - before; d != 24 {
-		t.Errorf("%d cuBLASLt calls, want 24", d)
+	// The batch (warm-up and capture: 10), 3 runs step by step (15), the
+	// dense graph's capture (5); its replays call nothing.
+	if d := lt.Matmuls() - before; d != 30 {
+		t.Errorf("%d cuBLASLt calls, want 30", d)
 	}
 	f2 := m.feeds(t, 9, 32)
 	got, err := s.Run(f2)

@@ -6,18 +6,18 @@ import (
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/runtime/cuda"
-	"github.com/recom-compiler/recom/runtime/layoutkern"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
 )
 
 // Format is how a device value's elements are stored: F32, or BF16
 // between the layers of a bf16 dense backend.
-type Format = layoutkern.Elem
+type Format = densekern.Elem
 
 // The formats.
 const (
-	F32  = layoutkern.F32
-	BF16 = layoutkern.BF16
+	F32  = densekern.F32
+	BF16 = densekern.BF16
 )
 
 // Buffer is a range of device memory: Bytes bytes at Off in Ptr. It is
@@ -83,7 +83,7 @@ type Layout struct {
 // A LaidOutStep is a DenseStep that says how its operands are stored.
 // The session then gives it its inputs in Layout's format, moved there
 // (converted, copied into a concatenated input) by kernels of
-// runtime/layoutkern when they are not, and chooses where its output
+// runtime/densekern when they are not, and chooses where its output
 // lives: SetOutput says it, once, after New has prepared every step and
 // before any Workspace. A DenseStep that is not a LaidOutStep reads
 // float32 inputs, each contiguous in a buffer of its own, and writes a

@@ -75,7 +75,7 @@
 // stays on the device), places a value in the columns of its reader's
 // concatenated input when its producer can write there, and otherwise
 // moves inputs into the layout their reader wants with the kernels of
-// runtime/layoutkern (float32 to bfloat16, strided copies), in the graph
+// runtime/densekern (float32 to bfloat16, strided copies), in the graph
 // just before the step. An upload read only in BF16 is rounded on the
 // host. Steps that load their kernels lazily (cuBLASLt) run once outside
 // the capture before the first graph of each batch size. ProfileDense

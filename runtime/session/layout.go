@@ -3,7 +3,7 @@ package session
 import (
 	"fmt"
 
-	"github.com/recom-compiler/recom/runtime/layoutkern"
+	"github.com/recom-compiler/recom/runtime/densekern"
 )
 
 // placement puts a device value in columns of another: a reader's
@@ -138,10 +138,10 @@ func pitchable(l Layout, col, k int64, f Format) bool {
 }
 
 // moveLaunch is what a move of a batch of b rows launches.
-func (sl *slot) moveLaunch(f *frame, m move) (layoutkern.Kernel, layoutkern.Move, error) {
+func (sl *slot) moveLaunch(f *frame, m move) (densekern.Kernel, densekern.Move, error) {
 	src, dst := sl.buffer(f, m.from), sl.buffer(f, m.to)
-	mv := layoutkern.Move{From: src.Format, To: dst.Format, Rows: f.b, Cols: m.from.width, SrcLd: src.Ld, DstLd: dst.Ld,
+	mv := densekern.Move{From: src.Format, To: dst.Format, Rows: f.b, Cols: m.from.width, SrcLd: src.Ld, DstLd: dst.Ld,
 		Src: src.Addr(), Dst: dst.Addr() + uint64(m.col*dst.Format.Bytes())}
-	k, err := layoutkern.Pick(mv)
+	k, err := densekern.Pick(mv)
 	return k, mv, err
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
-	"github.com/recom-compiler/recom/runtime/layoutkern"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -101,7 +101,7 @@ type Session struct {
 	// denseNote says why the backend is not the one asked for (cuBLASLt
 	// missing), for the Summary.
 	denseNote string
-	// layoutMod holds runtime/layoutkern's kernels when a dense step's
+	// layoutMod holds runtime/densekern's kernels when a dense step's
 	// inputs are moved (layoutFns by name).
 	layoutMod *cuda.Module
 	layoutFns map[string]*cuda.Function
@@ -270,7 +270,7 @@ const (
 	DenseGenerated = "generated"
 )
 
-// loadLayoutKernels loads runtime/layoutkern's kernels when a dense step
+// loadLayoutKernels loads runtime/densekern's kernels when a dense step
 // moves its inputs.
 func (s *Session) loadLayoutKernels() error {
 	moves := 0
@@ -280,13 +280,13 @@ func (s *Session) loadLayoutKernels() error {
 	if moves == 0 {
 		return nil
 	}
-	m, err := s.cctx.LoadModule(layoutkern.PTX)
+	m, err := s.cctx.LoadModule(densekern.PTX)
 	if err != nil {
 		return fmt.Errorf("session: the layout kernels: %w", err)
 	}
 	s.layoutMod = m
 	s.layoutFns = map[string]*cuda.Function{}
-	for _, k := range layoutkern.Kernels() {
+	for _, k := range densekern.Kernels() {
 		fn, err := m.Function(k.Name)
 		if err != nil {
 			return fmt.Errorf("session: the layout kernels: %w", err)

@@ -23,7 +23,7 @@ import (
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
-	"github.com/recom-compiler/recom/runtime/layoutkern"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -225,7 +225,7 @@ func simSessionLt(t testing.TB, m *compiled, opts Options, backend func(*cublasl
 	sim := cuda.NewSim()
 	sim.Deferred = true
 	simKernels(t, sim, m.prog.Module)
-	simKernels(t, sim, layoutkern.Module(all.NewContext()))
+	simKernels(t, sim, densekern.Module(all.NewContext()))
 	var lt *cublaslt.Sim
 	switch {
 	case backend != nil:

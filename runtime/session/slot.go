@@ -12,7 +12,7 @@ import (
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
-	"github.com/recom-compiler/recom/runtime/layoutkern"
+	"github.com/recom-compiler/recom/runtime/densekern"
 )
 
 // A slot is what one batch in flight uses: a stream, the pinned input
@@ -495,12 +495,12 @@ func (sl *slot) enqueueDense(f *frame, mark func(what string) error) error {
 			if err != nil {
 				return ds.op.Errorf("%v", err)
 			}
-			grid := layoutkern.Grid(mv.Rows)
-			if err := s.layoutFns[k.Name].Launch(cuda.Dim(int(grid)), cuda.Dim(layoutkern.Threads), 0, sl.stream,
+			grid := densekern.Grid(mv.Rows)
+			if err := s.layoutFns[k.Name].Launch(cuda.Dim(int(grid)), cuda.Dim(densekern.Threads), 0, sl.stream,
 				mv.Src, mv.Dst, mv.Rows, mv.Cols, mv.SrcLd, mv.DstLd); err != nil {
 				return ds.op.Errorf("launch %s: %v", k.Name, err)
 			}
-			if err := mark(fmt.Sprintf("kernel %s %d x %d (%s into %s)", k.Name, grid, layoutkern.Threads, m.from.name, m.to.name)); err != nil {
+			if err := mark(fmt.Sprintf("kernel %s %d x %d (%s into %s)", k.Name, grid, densekern.Threads, m.from.name, m.to.name)); err != nil {
 				return err
 			}
 		}

@@ -1,10 +1,13 @@
-// Package layoutkern builds the kernels that move a dense layer's
-// operands between the layouts the native runtime's steps read and write
-// (runtime/session): a row-major matrix copied from one row pitch to
-// another (4- or 2-byte elements), or converted from float32 to bfloat16
-// on the way (round to nearest, ties to even, as cublaslt.RoundBF16 and
-// the GPU's cvt.rn.bf16.f32 round), so that an embedding layer's float32
-// output becomes its columns of a bf16 product's concatenated input.
+// Package densekern builds the small kernels of the native runtime's
+// dense steps (runtime/session) besides the products themselves: the
+// moves of a layer's operands between the layouts the steps read and
+// write — a row-major matrix copied from one row pitch to another (4- or
+// 2-byte elements), or converted from float32 to bfloat16 on the way
+// (round to nearest, ties to even, as cublaslt.RoundBF16 and the GPU's
+// cvt.rn.bf16.f32 round), so that an embedding layer's float32 output
+// becomes its columns of a bf16 product's concatenated input — and the
+// activations cuBLASLt has no epilogue for, sigmoid and tanh, in place on
+// a float32 output.
 //
 // The kernels are written in the gpu dialect (Module), so that the gpu
 // dialect's simulator runs them in tests without a GPU, and ship as PTX
@@ -14,15 +17,24 @@
 //
 // # The contract
 //
-// Every kernel takes (src, dst, rows, cols, src_ld, dst_ld): pointers to
-// the matrices' first elements, then i64 sizes in elements. Row r's cols
+// A move takes (src, dst, rows, cols, src_ld, dst_ld): pointers to the
+// matrices' first elements, then i64 sizes in elements. Row r's cols
 // elements at src + r·src_ld are stored at dst + r·dst_ld; nothing else is
-// written. Blocks take rows in turn (block b: rows b, b + grid, ...) and
+// written: blocks take rows in turn (block b: rows b, b + grid, ...) and
 // a block's Threads threads the columns, Width (1 or 4) consecutive
-// elements each. A kernel of width 4 needs cols, src_ld and dst_ld
+// elements each (Grid). A move of width 4 needs cols, src_ld and dst_ld
 // multiples of 4 and both pointers aligned to 4 elements; Pick chooses it
-// only then.
-package layoutkern
+// only then. An activation takes (y, rows, cols, ld) and replaces each of
+// the rows' cols elements by its sigmoid or tanh: the grid's threads take
+// the rows·cols elements in turn, row by row (ActGrid), so that an output
+// of one column fills the threads as one of many does.
+//
+// An activation computes as the interpreter does (interp/tfops' Sigmoid
+// and Tanh, and --fuse-dense's kernels): in float64, rounded once to
+// float32, exp(x)-1 summed as a series at x/1024 and squared back ten
+// times (e ← e·(2+e), which keeps its relative accuracy near 0), x
+// clamped to [-700, 700]; a NaN stays a NaN.
+package densekern
 
 import (
 	"context"
@@ -39,16 +51,16 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-//go:generate go run ./gen -o layout.ptx
+//go:generate go run ./gen -o densekern.ptx
 
 // PTX is the kernels' PTX (llc-19 -march=nvptx64 -mcpu=sm_90 -O3 on the
 // NVPTX LLVM IR of Module).
 //
-//go:embed layout.ptx
+//go:embed densekern.ptx
 var PTX []byte
 
 // ModuleName is the symbol of the gpu.module Module builds.
-const ModuleName = "layout"
+const ModuleName = "densekern"
 
 // Threads is the block size of every launch.
 const Threads = 256
@@ -87,11 +99,19 @@ func (e Elem) Bytes() int64 {
 type Kernel struct {
 	Name     string
 	From, To Elem
-	Width    int64 // elements a thread moves at once (1 or 4)
+	Width    int64  // elements a thread moves at once (1 or 4)
+	Act      string // an activation ("sigmoid", "tanh"); "" for a move
 }
 
+// The activations.
+const (
+	Sigmoid = "sigmoid"
+	Tanh    = "tanh"
+)
+
 // Kernels lists every kernel of the module: a copy of each element type
-// and the conversion from float32 to bfloat16, each of width 1 and 4.
+// and the conversion from float32 to bfloat16, each of width 1 and 4, and
+// the activations.
 func Kernels() []Kernel {
 	var ks []Kernel
 	for _, c := range []struct {
@@ -101,7 +121,20 @@ func Kernels() []Kernel {
 		ks = append(ks, Kernel{Name: c.name, From: c.from, To: c.to, Width: 1},
 			Kernel{Name: c.name + "_v4", From: c.from, To: c.to, Width: 4})
 	}
+	for _, a := range []string{Sigmoid, Tanh} {
+		ks = append(ks, Kernel{Name: a + "_f32", From: F32, To: F32, Width: 1, Act: a})
+	}
 	return ks
+}
+
+// Activation returns the kernel of the activation act.
+func Activation(act string) (Kernel, error) {
+	for _, k := range Kernels() {
+		if k.Act == act && act != "" {
+			return k, nil
+		}
+	}
+	return Kernel{}, fmt.Errorf("densekern: no kernel for the activation %q", act)
 }
 
 // Move describes one launch: rows × cols elements from Src (type From,
@@ -118,10 +151,10 @@ type Move struct {
 // float32, a pitch smaller than the columns) is an error.
 func Pick(m Move) (Kernel, error) {
 	if m.From == BF16 && m.To == F32 {
-		return Kernel{}, fmt.Errorf("layoutkern: no kernel converts bf16 to f32")
+		return Kernel{}, fmt.Errorf("densekern: no kernel converts bf16 to f32")
 	}
 	if m.Rows < 0 || m.Cols < 0 || m.SrcLd < m.Cols || m.DstLd < m.Cols {
-		return Kernel{}, fmt.Errorf("layoutkern: a move of %dx%d between row pitches %d and %d", m.Rows, m.Cols, m.SrcLd, m.DstLd)
+		return Kernel{}, fmt.Errorf("densekern: a move of %dx%d between row pitches %d and %d", m.Rows, m.Cols, m.SrcLd, m.DstLd)
 	}
 	w := int64(4)
 	if m.Cols%4 != 0 || m.SrcLd%4 != 0 || m.DstLd%4 != 0 ||
@@ -129,15 +162,19 @@ func Pick(m Move) (Kernel, error) {
 		w = 1
 	}
 	for _, k := range Kernels() {
-		if k.From == m.From && k.To == m.To && k.Width == w {
+		if k.From == m.From && k.To == m.To && k.Width == w && k.Act == "" {
 			return k, nil
 		}
 	}
-	return Kernel{}, fmt.Errorf("layoutkern: no kernel moves %v to %v", m.From, m.To)
+	return Kernel{}, fmt.Errorf("densekern: no kernel moves %v to %v", m.From, m.To)
 }
 
-// Grid is the number of blocks of a launch over rows rows.
+// Grid is the number of blocks of a move over rows rows.
 func Grid(rows int64) int64 { return max(min(rows, MaxGrid), 1) }
+
+// ActGrid is the number of blocks of an activation over rows × cols
+// elements.
+func ActGrid(rows, cols int64) int64 { return max(min((rows*cols+Threads-1)/Threads, MaxGrid), 1) }
 
 // Module returns the gpu.module holding every kernel of Kernels.
 func Module(ctx *textir.Context) *textir.Operation {
@@ -161,6 +198,9 @@ func elemType(e Elem) textir.Type {
 
 // build returns k's gpu.func.
 func build(ctx *textir.Context, loc textir.Location, k Kernel) *textir.Operation {
+	if k.Act != "" {
+		return buildAct(ctx, loc, k)
+	}
 	i64 := textir.I64()
 	src, dst := gpu.PtrType(elemType(k.From), gpu.Global), gpu.PtrType(elemType(k.To), gpu.Global)
 	fn := gpu.NewFunc(ctx, loc, k.Name, &textir.FunctionType{Inputs: []textir.Type{src, dst, i64, i64, i64, i64}}, true)
@@ -215,7 +255,7 @@ func LLVMIR() (string, error) {
 	m := builtin.NewModule(ctx, textir.UnknownLoc{})
 	m.Region(0).Front().Append(Module(ctx))
 	if err := textir.Verify(ctx, m); err != nil {
-		return "", fmt.Errorf("layoutkern: %w", err)
+		return "", fmt.Errorf("densekern: %w", err)
 	}
 	return nvptx.EmitText(m)
 }
@@ -227,4 +267,71 @@ func Compile(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	return llc.CompilePTX(ctx, []byte(ll), llc.DefaultOptions())
+}
+
+// buildAct returns the gpu.func of the activation k.
+func buildAct(ctx *textir.Context, loc textir.Location, k Kernel) *textir.Operation {
+	i64, f32, f64 := textir.I64(), textir.F32(), textir.F64()
+	fn := gpu.NewFunc(ctx, loc, k.Name, &textir.FunctionType{Inputs: []textir.Type{gpu.PtrType(f32, gpu.Global), i64, i64, i64}}, true)
+	fn.SetAttr("max_threads", textir.I64Attr(Threads))
+	body := fn.Region(0).Front()
+	b := textir.NewBuilder(ctx)
+	b.SetInsertionPointToEnd(body)
+	g := &kernelir.Builder{B: b, Loc: loc}
+	a := body.Args()
+	y, rows, cols, ld := a[0], a[1], a[2], a[3]
+	tid, bid := g.Dim(gpu.ThreadIdOp), g.Dim(gpu.BlockIdOp)
+	nb, nt := g.Dim(gpu.GridDimOp), g.Dim(gpu.BlockDimOp)
+	neg := func(v *textir.Value) *textir.Value {
+		return g.Op(arith.NegFOp, []*textir.Value{v}, []textir.Type{f64}).Result(0)
+	}
+	n := g.Mul(rows, cols)
+	g.For(g.Add(g.Mul(bid, nt), tid), n, g.Mul(nb, nt), nil, func(i *textir.Value, _ []*textir.Value) []*textir.Value {
+		r := g.Bin(arith.DivUIOp, i, cols)
+		at := g.Add(g.Mul(r, ld), g.Bin(arith.SubIOp, i, g.Mul(r, cols)))
+		{
+			x := g.Cast(arith.ExtFOp, g.Load(y, at, 1, false)[0], f64)
+			var v *textir.Value
+			switch k.Act {
+			case Sigmoid: // 1 / (1 + exp(-x)) = 1 / (2 + expm1(-x))
+				v = g.Bin(arith.DivFOp, g.CF(1, f64), g.Bin(arith.AddFOp, g.CF(2, f64), expm1(g, neg(x))))
+			case Tanh: // tanh|x| = -m / (2 + m), m = expm1(-2|x|), with x's sign
+				ax := g.Op(gpu.FabsOp, []*textir.Value{x}, []textir.Type{f64}).Result(0)
+				m := expm1(g, g.Bin(arith.MulFOp, ax, g.CF(-2, f64)))
+				t := g.Bin(arith.DivFOp, neg(m), g.Bin(arith.AddFOp, g.CF(2, f64), m))
+				v = g.Sel(g.CmpF(arith.FOLT, x, g.CF(0, f64)), neg(t), t)
+			}
+			g.Store([]*textir.Value{g.Cast(arith.TruncFOp, v, f32)}, y, at)
+		}
+		return nil
+	})
+	g.Op(gpu.ReturnOp, nil, nil)
+	return fn
+}
+
+// expm1 computes exp(x) - 1 of a float64 without a math library: x
+// clamped to [-700, 700] (a NaN stays a NaN: minimumf and maximumf
+// propagate it), r = x/1024, exp(r) - 1 = r + r²/2! + ... + r¹⁸/18!
+// (|r| < 0.69: the first term left out is below 2^-60 of the sum), then
+// ten times e ← e·(2 + e), since exp(2r) - 1 = (exp(r) - 1)(exp(r) + 1).
+func expm1(g *kernelir.Builder, x *textir.Value) *textir.Value {
+	f64 := textir.F64()
+	x = g.Bin(arith.MinimumFOp, g.Bin(arith.MaximumFOp, x, g.CF(-700, f64)), g.CF(700, f64))
+	r := g.Bin(arith.MulFOp, x, g.CF(1.0/1024, f64))
+	const terms = 18
+	inv := make([]float64, terms+1) // inv[n] = 1/n!
+	inv[0] = 1
+	for n := 1; n <= terms; n++ {
+		inv[n] = inv[n-1] / float64(n)
+	}
+	// Horner: q = 1/1! + r(1/2! + r(... + r/18!)); exp(r) - 1 = r·q.
+	q := g.CF(inv[terms], f64)
+	for n := terms - 1; n >= 1; n-- {
+		q = g.Op(gpu.FmaOp, []*textir.Value{q, r, g.CF(inv[n], f64)}, []textir.Type{f64}).Result(0)
+	}
+	e := g.Bin(arith.MulFOp, q, r)
+	for range 10 {
+		e = g.Bin(arith.MulFOp, e, g.Bin(arith.AddFOp, g.CF(2, f64), e))
+	}
+	return e
 }

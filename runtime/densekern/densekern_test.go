@@ -1,4 +1,4 @@
-package layoutkern
+package densekern
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/recom-compiler/recom/textir"
 )
 
-var update = flag.Bool("update", false, "TestPTX: rewrite layout.ptx")
+var update = flag.Bool("update", false, "TestPTX: rewrite densekern.ptx")
 
 // TestPTX: the PTX shipped is what llc-19 makes of Module today (-update
 // rewrites it, as go generate does), and it has every kernel.
@@ -29,17 +29,17 @@ func TestPTX(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		if err := os.WriteFile("layout.ptx", ptx, 0o644); err != nil {
+		if err := os.WriteFile("densekern.ptx", ptx, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if !bytes.Equal(ptx, PTX) {
-		t.Errorf("layout.ptx is out of date: run go generate ./runtime/layoutkern (or this test with -update)")
+		t.Errorf("densekern.ptx is out of date: run go generate ./runtime/densekern (or this test with -update)")
 	}
 	for _, k := range Kernels() {
 		if !strings.Contains(string(PTX), ".entry "+k.Name+"(") {
-			t.Errorf("layout.ptx has no kernel %s", k.Name)
+			t.Errorf("densekern.ptx has no kernel %s", k.Name)
 		}
 	}
 }
@@ -196,5 +196,64 @@ func TestPick(t *testing.T) {
 	}
 	if Grid(0) != 1 || Grid(100) != 100 || Grid(1e6) != MaxGrid {
 		t.Error("Grid")
+	}
+	if ActGrid(0, 1) != 1 || ActGrid(2048, 1) != 8 || ActGrid(2049, 1) != 9 || ActGrid(2048, 1024) != MaxGrid {
+		t.Error("ActGrid")
+	}
+}
+
+// The activations in the simulator against Go's math in float64 rounded
+// to float32: within one unit in the last place (the interpreter's
+// Sigmoid and Tanh compute so), NaN kept, columns beyond cols and rows'
+// padding untouched.
+func TestActivationsSim(t *testing.T) {
+	ks := kernels(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-8, -1e-8, 1e-3, -0.5, 1, -1, 10, -10, 30, -30, 100, -100,
+		1000, -1000, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0x00000001)}
+	for len(xs) < 3*40 {
+		xs = append(xs, float32(r.NormFloat64()*4))
+	}
+	const rows, cols, ld = 3, 37, 40
+	for _, act := range []string{Sigmoid, Tanh} {
+		k, err := Activation(act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 4*rows*ld)
+		for i, x := range xs {
+			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+		}
+		// One block of a few threads: the elements are taken in turn.
+		if err := ks[k.Name].Launch(1, 32, []any{gpu.Buf{Data: buf}, int64(rows), int64(cols), int64(ld)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range xs {
+			got := math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+			if i%ld >= cols {
+				if math.Float32bits(got) != math.Float32bits(x) {
+					t.Errorf("%s: element %d beyond the columns changed: %v", act, i, got)
+				}
+				continue
+			}
+			var want float32
+			switch act {
+			case Sigmoid:
+				want = float32(1 / (1 + math.Exp(-float64(x))))
+			case Tanh:
+				want = float32(math.Tanh(float64(x)))
+			}
+			switch {
+			case math.IsNaN(float64(want)):
+				if !math.IsNaN(float64(got)) {
+					t.Errorf("%s(%v) = %v, want NaN", act, x, got)
+				}
+			case got != want && math.Abs(float64(int64(math.Float32bits(got))-int64(math.Float32bits(want)))) > 1:
+				t.Errorf("%s(%v) = %v, want %v (more than one ulp)", act, x, got, want)
+			}
+		}
+	}
+	if _, err := Activation("relu"); err == nil {
+		t.Error("a kernel for relu")
 	}
 }
