@@ -66,10 +66,11 @@
 //
 // Options.Dense chooses the backend: cuBLASLt (NewCublasLtDense: one
 // product per layer, or per input of a layer over a concatenation, with
-// the bias and ReLU in its epilogue; plans made per batch size outside
-// the captures), the default when the library loads, in Options.Precision
-// fp32, tf32 or bf16; or the program's own kernels (GeneratedDense,
-// float32 with float64 accumulation). A step says how it wants its
+// the bias and ReLU in its epilogue, sigmoid and tanh by a kernel after
+// it; plans made per batch size outside the captures), the default when
+// the library loads, in Options.Precision fp32, tf32 or bf16; or the
+// program's own kernels (GeneratedDense, float32 with float64
+// accumulation). A step says how it wants its
 // operands stored (LaidOutStep, Layout): New then gives every device
 // value a format, F32 or BF16 (BF16 when every reader reads it so and it
 // stays on the device), places a value in the columns of its reader's
