@@ -86,8 +86,8 @@
 //
 // Packer (made per layer by Options.Packer) and DenseBackend
 // (Options.DenseBackend, or the one Options.Dense names) are where the
-// other runtimes plug in: InterpPacker is the fallback packer until
-// runtime/hostpack packs natively.
+// other runtimes plug in: NativePacker (runtime/hostpack) is the default
+// packer, InterpPacker the fallback for a layer it cannot plan.
 //
 // # Cost
 //
