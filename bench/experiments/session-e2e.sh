@@ -21,9 +21,13 @@
 #   bench/experiments/session-e2e.sh bench   GPU machine: TestE2EBench (E2E_BATCHES, E2E_ITERS,
 #                                            E2E_MODEL, E2E_DENSE)
 #
-# GPU_DENSE and E2E_DENSE list DENSE-PRECISION configurations: cublaslt-fp32,
-# cublaslt-tf32, cublaslt-bf16, generated-fp32, and cublaslt-kn-PREC (the
-# weights kept K×N rather than N×K).
+# GPU_DENSE and E2E_DENSE list DENSE[-OPTION...]-PRECISION configurations:
+# cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32; cuBLASLt's
+# options: kn (the weights kept K×N rather than N×K), cat and split (a layer
+# over a concatenation as one product over the inputs copied into one
+# buffer, or as one product per input; by default split in fp32 and tf32,
+# cat in bf16). E.g. E2E_DENSE=cublaslt-fp32,cublaslt-cat-fp32,cublaslt-bf16,cublaslt-split-bf16
+# E2E_BATCHES=256,2048 measures the choice.
 #
 # Device call: carry ["build/session"], timeout_s 600:
 #   bench/experiments/session-e2e.sh check 2>&1 | tee $OUT/session-check.log

@@ -28,7 +28,18 @@ type CublasLtOptions struct {
 	// MaxWorkspaceBytes bounds each product's workspace (0:
 	// cublaslt.DefaultWorkspaceBytes).
 	MaxWorkspaceBytes int64
+	// Inputs says how a layer over a concatenation of inputs multiplies:
+	// InputsSplit, one product per input, accumulating; InputsConcat, one
+	// product over the inputs moved into one buffer; "" chooses (split in
+	// fp32 and tf32, concatenated in bf16: see NewCublasLtDense).
+	Inputs string
 }
+
+// The values of CublasLtOptions.Inputs.
+const (
+	InputsSplit  = "split"
+	InputsConcat = "concat"
+)
 
 // NewCublasLtDense returns the DenseBackend of cuBLASLt's products: each
 // fused.dense is one cuBLASLt product per batch size (plans made by
@@ -76,6 +87,9 @@ func (c *cublasLtDense) Name() string {
 	w := "weights N×K"
 	if c.o.WeightsKN {
 		w = "weights K×N"
+	}
+	if c.o.Inputs != "" {
+		w += ", concatenated inputs: " + c.o.Inputs
 	}
 	return fmt.Sprintf("%v, %v, %s", c.lib, c.o.Precision, w)
 }
@@ -130,6 +144,9 @@ func (c *cublasLtDense) Prepare(dev *Device, op *textir.Operation, d *abi.Dense,
 	epi, rest, err := cublaslt.ForActivation(d.Activation, d.Bias)
 	if err != nil {
 		return nil, op.Errorf("%v", err)
+	}
+	if i := c.o.Inputs; i != "" && i != InputsSplit && i != InputsConcat {
+		return nil, op.Errorf("cuBLASLt: Inputs %q: want %q, %q or empty", i, InputsSplit, InputsConcat)
 	}
 	if d.TransposeA {
 		return nil, op.Errorf("transpose_a: the cuBLASLt backend reads row-major [batch, K] inputs")
@@ -259,7 +276,15 @@ type ltPart struct {
 	w *cuda.DevicePtr
 }
 
-func (st *ltStep) concat() bool { return st.c.o.Precision == cublaslt.BF16 }
+func (st *ltStep) concat() bool {
+	switch st.c.o.Inputs {
+	case InputsConcat:
+		return true
+	case InputsSplit:
+		return false
+	}
+	return st.c.o.Precision == cublaslt.BF16
+}
 
 // Layout implements LaidOutStep.
 func (st *ltStep) Layout() Layout {
@@ -272,7 +297,7 @@ func (st *ltStep) Layout() Layout {
 	// at a column offset or pitch of fewer may find no algorithm. The
 	// activation kernels work on a contiguous float32 output.
 	plain := st.act.Act == ""
-	return Layout{In: in, Concat: bf, OutBF16: bf && plain, OutPitched: plain, PitchAlign: 16, Warm: true}
+	return Layout{In: in, Concat: st.concat(), OutBF16: bf && plain, OutPitched: plain, PitchAlign: 16, Warm: true}
 }
 
 // SetOutput implements LaidOutStep.

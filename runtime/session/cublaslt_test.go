@@ -426,3 +426,71 @@ func TestPitchable(t *testing.T) {
 		}
 	}
 }
+
+// CublasLtOptions.Inputs: fp32 over a concatenated input (the layer's
+// output copied into it, the bottom MLP's written there by its product),
+// bf16 split over the inputs (the layer's output converted into a buffer
+// of its own, the second product accumulating), each against the
+// interpreter; an unknown value is refused.
+func TestSimCublasLtInputs(t *testing.T) {
+	m := loadSmall(t)
+	for _, c := range []struct {
+		prec   cublaslt.Precision
+		inputs string
+		want   []string
+	}{
+		{cublaslt.FP32, InputsConcat, []string{
+			`kernel copy_f32_v4 13 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
+			"cuBLASLt gemm 13x16x8 transpose_b fp32 ldy=272 aligny=32 relu_bias",
+			"cuBLASLt gemm 13x272x32 transpose_b fp32 relu_bias"}},
+		{cublaslt.BF16, InputsSplit, []string{
+			`kernel f32_to_bf16_v4 13 x 256 (input_layer/concat into input #0 of fused.dense (node "top_mlp/dense/Relu") in bf16)`,
+			"cuBLASLt gemm 13x264x32 transpose_b bf16->bf16 default, then cuBLASLt gemm 13x8x32 transpose_b bf16->bf16 y+= relu_bias"}},
+	} {
+		t.Run(c.prec.String()+"-"+c.inputs, func(t *testing.T) {
+			s, sim, _ := simSessionLt(t, m, Options{}, func(l *cublaslt.Library) DenseBackend {
+				return NewCublasLtDense(l, CublasLtOptions{Precision: c.prec, Inputs: c.inputs})
+			})
+			f := m.feeds(t, 13, 61)
+			got, err := s.Run(f)
+			if err != nil {
+				t.Fatal(simErr(sim, err))
+			}
+			e := checkPrec(t, c.inputs, DenseCublasLt, c.prec.String(), got, m.reference(t, f))
+			text := s.Summary().String()
+			t.Logf("%v\n%s", e, text)
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("the summary lacks %q", w)
+				}
+			}
+		})
+	}
+	sim := cuda.NewSim()
+	simKernels(t, sim, m.prog.Module)
+	drv, _ := sim.Driver()
+	ctx, err := drv.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Close()
+	_, err = New(context.Background(), m.prog, []byte("simulated PTX"), Options{CUDA: ctx, Outputs: m.outputs, Interp: m.opts,
+		DenseBackend: NewCublasLtDense(cublaslt.NewSim(sim).Library(), CublasLtOptions{Inputs: "both"})})
+	if want := `cuBLASLt: Inputs "both": want "split", "concat" or empty`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Inputs \"both\": %v, want %q", err, want)
+	}
+}
+
+func TestParseDense(t *testing.T) {
+	got, err := parseDense("cublaslt-fp32, generated-fp32,cublaslt-kn-split-bf16,cublaslt-cat-tf32")
+	want := []denseConfig{{"cublaslt-fp32", DenseCublasLt, "fp32", false, ""}, {"generated-fp32", DenseGenerated, "fp32", false, ""},
+		{"cublaslt-kn-split-bf16", DenseCublasLt, "bf16", true, InputsSplit}, {"cublaslt-cat-tf32", DenseCublasLt, "tf32", false, InputsConcat}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("parseDense = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"cublaslt", "cudnn-fp32", "generated-kn-fp32", "cublaslt-nk-fp32", "cublaslt-fp16", ""} {
+		if _, err := parseDense(bad); err == nil {
+			t.Errorf("parseDense(%q) passed", bad)
+		}
+	}
+}
