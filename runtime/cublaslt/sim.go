@@ -17,7 +17,8 @@ import (
 // Its cublasLtMatmul computes what the real one does with the
 // descriptors it is given (column-major layouts and leading dimensions,
 // operations, epilogue, data types, alpha and beta), in float64 rounded
-// once to D's type. The product is enqueued on the call's stream
+// once to D's type; with CUBLAS_COMPUTE_32F_FAST_TF32 the inputs are
+// rounded to TF32 first (to nearest even: a model, cuBLAS does not say). The product is enqueued on the call's stream
 // (cuda.Sim.Enqueue), so that it is captured into graphs and runs in
 // stream order, reading the operands when it runs, as a kernel does; the
 // values it needs from the descriptors (the bias pointer included) are
@@ -190,6 +191,19 @@ func matrixBytes(l fakeLayout) uint64 {
 	return ((l.cols-1)*uint64(l.ld) + l.rows) * elemBytes(l.typ)
 }
 
+// roundTF32 rounds a float32 value to TF32 (10 mantissa bits), to
+// nearest with ties to even: the simulator's model of the tensor cores'
+// conversion under CUBLAS_COMPUTE_32F_FAST_TF32 (cuBLAS does not document
+// the rounding).
+func roundTF32(v float64) float64 {
+	u := math.Float32bits(float32(v))
+	if u&0x7f800000 == 0x7f800000 { // infinity or NaN
+		return v
+	}
+	u += 0xfff + (u>>13)&1
+	return float64(math.Float32frombits(u &^ 0x1fff))
+}
+
 // matmul is cublasLtMatmul: D = epilogue(alpha·op(A)·op(B) + beta·C).
 func (g *Sim) matmul(h, op uintptr, alpha unsafe.Pointer, a uint64, adesc uintptr, b uint64, bdesc uintptr,
 	beta unsafe.Pointer, c uint64, cdesc uintptr, d uint64, ddesc uintptr, al *algo, ws, wsSize uint64, stream uintptr) Status {
@@ -236,6 +250,7 @@ func (g *Sim) matmul(h, op uintptr, alpha unsafe.Pointer, a uint64, adesc uintpt
 			return StatusInvalidValue
 		}
 	}
+	tf32 := desc.compute == computeF32TF32
 	ep := uint32(desc.i32(descEpilogue, int32(epilogueDefault)))
 	biasType := desc.i32(descBiasDataType, ld.typ)
 	biasAddr := uint64(0)
@@ -282,7 +297,11 @@ func (g *Sim) matmul(h, op uintptr, alpha unsafe.Pointer, a uint64, adesc uintpt
 					if transB == opT {
 						bi = j + kk*uint64(lb.ld)
 					}
-					s += element(am, la.typ, ai) * element(bm, lb.typ, bi)
+					av, bv := element(am, la.typ, ai), element(bm, lb.typ, bi)
+					if tf32 {
+						av, bv = roundTF32(av), roundTF32(bv)
+					}
+					s += av * bv
 				}
 				s *= float64(al32)
 				if cv != nil {
