@@ -481,14 +481,28 @@ func (sl *slot) buffer(f *frame, d *devValue) Buffer {
 	return Buffer{Ptr: f.bufs[base], Bytes: n, Format: base.format, Ld: d.width}
 }
 
+// args are the buffers a dense step gets as its inputs.
+func (sl *slot) args(f *frame, ds *denseStep) []Buffer {
+	xs := make([]Buffer, len(ds.args))
+	for j, d := range ds.args {
+		xs[j] = sl.buffer(f, d)
+	}
+	return xs
+}
+
+// workspace is the dense steps' workspace (a zero Buffer without one).
+func (f *frame) workspace() Buffer {
+	if f.ws == nil {
+		return Buffer{}
+	}
+	return Buffer{Ptr: f.ws, Bytes: f.ws.Size()}
+}
+
 // enqueueDense enqueues the dense steps of a batch, each after the moves
 // of its inputs, calling mark after each launch.
 func (sl *slot) enqueueDense(f *frame, mark func(what string) error) error {
 	s := sl.s
-	var ws Buffer
-	if f.ws != nil {
-		ws = Buffer{Ptr: f.ws, Bytes: f.ws.Size()}
-	}
+	ws := f.workspace()
 	for _, ds := range s.plan.dense {
 		for _, m := range ds.moves {
 			k, mv, err := sl.moveLaunch(f, m)
@@ -504,11 +518,7 @@ func (sl *slot) enqueueDense(f *frame, mark func(what string) error) error {
 				return err
 			}
 		}
-		xs := make([]Buffer, len(ds.args))
-		for j, d := range ds.args {
-			xs[j] = sl.buffer(f, d)
-		}
-		if err := ds.step.Enqueue(sl.stream, f.b, xs, sl.buffer(f, ds.out), ws); err != nil {
+		if err := ds.step.Enqueue(sl.stream, f.b, sl.args(f, ds), sl.buffer(f, ds.out), ws); err != nil {
 			return ds.op.Errorf("launch: %v", err)
 		}
 		if err := mark(ds.step.Describe(f.b)); err != nil {
@@ -524,19 +534,12 @@ func (sl *slot) warmUp(f *frame) error {
 	if f.warm {
 		return nil
 	}
-	var ws Buffer
-	if f.ws != nil {
-		ws = Buffer{Ptr: f.ws, Bytes: f.ws.Size()}
-	}
+	ws := f.workspace()
 	for _, ds := range sl.s.plan.dense {
 		if !ds.layout.Warm {
 			continue
 		}
-		xs := make([]Buffer, len(ds.args))
-		for j, d := range ds.args {
-			xs[j] = sl.buffer(f, d)
-		}
-		if err := ds.step.Enqueue(sl.stream, f.b, xs, sl.buffer(f, ds.out), ws); err != nil {
+		if err := ds.step.Enqueue(sl.stream, f.b, sl.args(f, ds), sl.buffer(f, ds.out), ws); err != nil {
 			return ds.op.Errorf("warm-up run: %v", err)
 		}
 	}
