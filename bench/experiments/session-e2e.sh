@@ -23,7 +23,7 @@
 #
 # GPU_DENSE and E2E_DENSE list DENSE[-OPTION...]-PRECISION configurations:
 # cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32; cuBLASLt's
-# options: kn (the weights kept K×N rather than N×K), cat and split (a layer
+# options: nk (the weights stored N×K rather than K×N), cat and split (a layer
 # over a concatenation as one product over the inputs copied into one
 # buffer, or as one product per input; by default split in fp32 and tf32,
 # cat in bf16). E.g. E2E_DENSE=cublaslt-fp32,cublaslt-cat-fp32,cublaslt-bf16,cublaslt-split-bf16

@@ -19,12 +19,14 @@ import (
 type CublasLtOptions struct {
 	// Precision is the products' arithmetic (see Options.Precision).
 	Precision cublaslt.Precision
-	// WeightsKN keeps each weight K×N, row-major as TensorFlow's MatMul
-	// reads it (cuBLASLt's A untransposed: M-major). By default a weight
-	// is stored N×K (A transposed: K-major), the layout of
-	// torch.nn.Linear and the one Hopper's tensor-core kernels read for
-	// every input type (wgmma's tf32 operands must be K-major).
-	WeightsKN bool
+	// WeightsNK stores each weight N×K (cuBLASLt's A transposed:
+	// K-major), the layout of torch.nn.Linear and the one Hopper's
+	// tensor-core kernels read for every input type (wgmma's tf32
+	// operands must be K-major). By default a weight stays K×N,
+	// row-major as TensorFlow's MatMul reads it (A untransposed: M-major),
+	// the layout of PyTorch's addmm with the same weights and the one
+	// measured against it (bench/RESULTS.md, 2026-12-03).
+	WeightsNK bool
 	// MaxWorkspaceBytes bounds each product's workspace (0:
 	// cublaslt.DefaultWorkspaceBytes).
 	MaxWorkspaceBytes int64
@@ -84,9 +86,9 @@ type cublasLtDense struct {
 
 // Name implements DenseBackend.
 func (c *cublasLtDense) Name() string {
-	w := "weights N×K"
-	if c.o.WeightsKN {
-		w = "weights K×N"
+	w := "weights K×N"
+	if c.o.WeightsNK {
+		w = "weights N×K"
 	}
 	if c.o.Inputs != "" {
 		w += ", concatenated inputs: " + c.o.Inputs
@@ -192,7 +194,7 @@ func (c *cublasLtDense) Prepare(dev *Device, op *textir.Operation, d *abi.Dense,
 	}
 	off := int64(0)
 	for _, kp := range ks {
-		blk := weightBlock(w.Float32s(), k, d.N, d.TransposeB, off, kp, !c.o.WeightsKN)
+		blk := weightBlock(w.Float32s(), k, d.N, d.TransposeB, off, kp, c.o.WeightsNK)
 		var p *cuda.DevicePtr
 		if c.o.Precision == cublaslt.BF16 {
 			p, err = uploadAs(dev.Context, cublaslt.ToBF16(blk))
@@ -344,7 +346,7 @@ func (st *ltStep) uploadBias() error {
 func (st *ltStep) gemms(b int64) []cublaslt.GEMM {
 	gs := make([]cublaslt.GEMM, len(st.parts))
 	for i, p := range st.parts {
-		g := cublaslt.GEMM{Name: st.name, B: b, K: p.k, N: st.d.N, TransposeW: !st.c.o.WeightsKN, Precision: st.c.o.Precision,
+		g := cublaslt.GEMM{Name: st.name, B: b, K: p.k, N: st.d.N, TransposeW: st.c.o.WeightsNK, Precision: st.c.o.Precision,
 			OutBF16: st.out == BF16, Epilogue: cublaslt.EpilogueDefault, Accumulate: i > 0, MaxWorkspaceBytes: st.c.o.MaxWorkspaceBytes}
 		if i == len(st.parts)-1 {
 			g.Epilogue = st.epi

@@ -116,18 +116,18 @@ func TestSimCublasLt(t *testing.T) {
 			text := sum.String()
 			t.Logf("\n%s", text)
 			want := []string{"cuBLASLt 13.1.0 (simulated), " + prec,
-				fmt.Sprintf("cuBLASLt gemm 37x16x1 transpose_b %s bias, then kernel sigmoid_f32 1 x 256, copy out", prec)}
+				fmt.Sprintf("cuBLASLt gemm 37x16x1 %s bias, then kernel sigmoid_f32 1 x 256, copy out", prec)}
 			var not []string
 			switch prec {
 			case "bf16":
 				want = append(want,
 					`kernel f32_to_bf16_v4 37 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
-					"cuBLASLt gemm 37x16x8 transpose_b bf16->bf16 ldy=272 aligny=16 relu_bias", // bottom_mlp/dense_1 into columns 264..271
-					"cuBLASLt gemm 37x272x32 transpose_b bf16->bf16 relu_bias",
-					"cuBLASLt gemm 37x32x16 transpose_b bf16->bf16 relu_bias")
+					"cuBLASLt gemm 37x16x8 bf16->bf16 ldy=272 aligny=16 relu_bias", // bottom_mlp/dense_1 into columns 264..271
+					"cuBLASLt gemm 37x272x32 bf16->bf16 relu_bias",
+					"cuBLASLt gemm 37x32x16 bf16->bf16 relu_bias")
 				not = append(not, "y+=", "copy_bf16")
 			default:
-				want = append(want, fmt.Sprintf("cuBLASLt gemm 37x264x32 transpose_b %s default, then cuBLASLt gemm 37x8x32 transpose_b %s y+= relu_bias", prec, prec))
+				want = append(want, fmt.Sprintf("cuBLASLt gemm 37x264x32 %s default, then cuBLASLt gemm 37x8x32 %s y+= relu_bias", prec, prec))
 				not = append(not, "kernel f32_to_bf16", "ldy=")
 			}
 			for _, w := range want {
@@ -150,7 +150,7 @@ func TestSimCublasLt(t *testing.T) {
 // In bf16 the bottom MLP's output is written into its columns of the top
 // MLP's concatenated input by the product itself; without that (a backend
 // whose steps cannot write pitched outputs) a kernel copies it there: the
-// same bits either way. The weights' layout (N×K or K×N) does not change
+// same bits either way. The weights' layout (K×N or N×K) does not change
 // the simulated products either.
 func TestSimCublasLtLayouts(t *testing.T) {
 	m := loadSmall(t)
@@ -174,9 +174,9 @@ func TestSimCublasLtLayouts(t *testing.T) {
 		{"moved", func(l *cublaslt.Library) DenseBackend {
 			return noPitch{NewCublasLtDense(l, CublasLtOptions{Precision: cublaslt.BF16})}
 		}, `kernel copy_bf16_v4 21 x 256 (bottom_mlp/dense_1/Relu into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`},
-		{"weights K×N", func(l *cublaslt.Library) DenseBackend {
-			return NewCublasLtDense(l, CublasLtOptions{Precision: cublaslt.BF16, WeightsKN: true})
-		}, "weights K×N"},
+		{"weights N×K", func(l *cublaslt.Library) DenseBackend {
+			return NewCublasLtDense(l, CublasLtOptions{Precision: cublaslt.BF16, WeightsNK: true})
+		}, "weights N×K"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, other := run(c.backend)
@@ -292,7 +292,7 @@ func TestDenseOptions(t *testing.T) {
 		{opts: Options{Dense: "generated", Precision: "tf32"}, refusal: `session: precision tf32 needs Dense "cublaslt": the generated kernels compute float32`},
 		{opts: Options{Dense: "cuDNN"}, refusal: `session: Dense "cuDNN": want "cublaslt" or "generated"`},
 		{opts: Options{Precision: "fp16"}, refusal: `session: Precision: cublaslt: unknown precision "fp16" (want fp32, tf32 or bf16)`},
-		{opts: Options{CublasLt: cublaslt.NewSim(nil).Library(), Precision: "tf32"}, backend: "cuBLASLt 13.1.0 (simulated), tf32, weights N×K"},
+		{opts: Options{CublasLt: cublaslt.NewSim(nil).Library(), Precision: "tf32"}, backend: "cuBLASLt 13.1.0 (simulated), tf32, weights K×N"},
 		{opts: Options{DenseBackend: GeneratedDense{}, Precision: "nonsense"}, backend: "generated kernels"},
 	} {
 		b, note, err := denseBackend(&c.opts, !c.noDense)
@@ -353,7 +353,7 @@ func TestWeightBlock(t *testing.T) {
 		{wt, true, 1, 2, true, []float32{10, 20, 11, 21}},
 	} {
 		if got := weightBlock(c.w, 3, 2, c.transposeB, c.off, c.k, c.nk); !slices.Equal(got, c.want) {
-			t.Errorf("weightBlock(%v, transpose_b %v, rows %d..%d, nk %v) = %v, want %v", c.w, c.transposeB, c.off, c.off+c.k, c.nk, got, c.want)
+			t.Errorf("weightBlock(%v, %v, rows %d..%d, nk %v) = %v, want %v", c.w, c.transposeB, c.off, c.off+c.k, c.nk, got, c.want)
 		}
 	}
 }
@@ -380,12 +380,12 @@ func TestSimProfileDense(t *testing.T) {
 		}
 	}
 	want := []string{
-		"cuBLASLt gemm 9x8x16 transpose_b bf16->bf16 relu_bias",
-		"cuBLASLt gemm 9x16x8 transpose_b bf16->bf16 ldy=272 aligny=16 relu_bias",
+		"cuBLASLt gemm 9x8x16 bf16->bf16 relu_bias",
+		"cuBLASLt gemm 9x16x8 bf16->bf16 ldy=272 aligny=16 relu_bias",
 		`kernel f32_to_bf16_v4 9 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
-		"cuBLASLt gemm 9x272x32 transpose_b bf16->bf16 relu_bias",
-		"cuBLASLt gemm 9x32x16 transpose_b bf16->bf16 relu_bias",
-		"cuBLASLt gemm 9x16x1 transpose_b bf16 bias, then kernel sigmoid_f32 1 x 256",
+		"cuBLASLt gemm 9x272x32 bf16->bf16 relu_bias",
+		"cuBLASLt gemm 9x32x16 bf16->bf16 relu_bias",
+		"cuBLASLt gemm 9x16x1 bf16 bias, then kernel sigmoid_f32 1 x 256",
 	}
 	if !slices.Equal(steps, want) || p.Batch != 9 || p.Graph <= 0 {
 		t.Errorf("batch %d, graph %v, steps:\n%s\nwant:\n%s", p.Batch, p.Graph, strings.Join(steps, "\n"), strings.Join(want, "\n"))
@@ -441,11 +441,11 @@ func TestSimCublasLtInputs(t *testing.T) {
 	}{
 		{cublaslt.FP32, InputsConcat, []string{
 			`kernel copy_f32_v4 13 x 256 (input_layer/concat into the concatenated input of fused.dense (node "top_mlp/dense/Relu"))`,
-			"cuBLASLt gemm 13x16x8 transpose_b fp32 ldy=272 aligny=32 relu_bias",
-			"cuBLASLt gemm 13x272x32 transpose_b fp32 relu_bias"}},
+			"cuBLASLt gemm 13x16x8 fp32 ldy=272 aligny=32 relu_bias",
+			"cuBLASLt gemm 13x272x32 fp32 relu_bias"}},
 		{cublaslt.BF16, InputsSplit, []string{
 			`kernel f32_to_bf16_v4 13 x 256 (input_layer/concat into input #0 of fused.dense (node "top_mlp/dense/Relu") in bf16)`,
-			"cuBLASLt gemm 13x264x32 transpose_b bf16->bf16 default, then cuBLASLt gemm 13x8x32 transpose_b bf16->bf16 y+= relu_bias"}},
+			"cuBLASLt gemm 13x264x32 bf16->bf16 default, then cuBLASLt gemm 13x8x32 bf16->bf16 y+= relu_bias"}},
 	} {
 		t.Run(c.prec.String()+"-"+c.inputs, func(t *testing.T) {
 			s, sim, _ := simSessionLt(t, m, Options{}, func(l *cublaslt.Library) DenseBackend {
@@ -482,13 +482,13 @@ func TestSimCublasLtInputs(t *testing.T) {
 }
 
 func TestParseDense(t *testing.T) {
-	got, err := parseDense("cublaslt-fp32, generated-fp32,cublaslt-kn-split-bf16,cublaslt-cat-tf32")
+	got, err := parseDense("cublaslt-fp32, generated-fp32,cublaslt-nk-split-bf16,cublaslt-cat-tf32")
 	want := []denseConfig{{"cublaslt-fp32", DenseCublasLt, "fp32", false, ""}, {"generated-fp32", DenseGenerated, "fp32", false, ""},
-		{"cublaslt-kn-split-bf16", DenseCublasLt, "bf16", true, InputsSplit}, {"cublaslt-cat-tf32", DenseCublasLt, "tf32", false, InputsConcat}}
+		{"cublaslt-nk-split-bf16", DenseCublasLt, "bf16", true, InputsSplit}, {"cublaslt-cat-tf32", DenseCublasLt, "tf32", false, InputsConcat}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("parseDense = %+v, %v; want %+v", got, err, want)
 	}
-	for _, bad := range []string{"cublaslt", "cudnn-fp32", "generated-kn-fp32", "cublaslt-nk-fp32", "cublaslt-fp16", ""} {
+	for _, bad := range []string{"cublaslt", "cudnn-fp32", "generated-nk-fp32", "cublaslt-kn-fp32", "cublaslt-fp16", ""} {
 		if _, err := parseDense(bad); err == nil {
 			t.Errorf("parseDense(%q) passed", bad)
 		}

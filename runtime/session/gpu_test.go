@@ -47,7 +47,7 @@ var (
 	e2eIters   = flag.Int("e2e-iters", 200, "TestE2EBench: batches timed one by one per batch size (at least 200)")
 	e2eModel   = flag.String("e2e-model", "E", "TestE2EBench: the model, small or a preset of frontend/gen")
 	e2eDense   = flag.String("e2e-dense", "cublaslt-fp32,cublaslt-tf32,cublaslt-bf16",
-		"TestE2EBench: the dense backends, DENSE-PRECISION each (cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32); cuBLASLt's options between: cublaslt-kn-PREC keeps the weights K×N, cublaslt-cat-PREC and cublaslt-split-PREC multiply a concatenation of inputs in one product or one per input")
+		"TestE2EBench: the dense backends, DENSE-PRECISION each (cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32); cuBLASLt's options between: cublaslt-nk-PREC stores the weights N×K, cublaslt-cat-PREC and cublaslt-split-PREC multiply a concatenation of inputs in one product or one per input")
 	gpuDense = flag.String("gpu-dense", "generated-fp32,cublaslt-fp32,cublaslt-tf32,cublaslt-bf16",
 		"TestGPUModels: the dense backends checked, as -e2e-dense names them")
 )
@@ -57,12 +57,12 @@ type denseConfig struct {
 	name      string // as the flags name it
 	dense     string // DenseCublasLt or DenseGenerated
 	prec      string
-	weightsKN bool   // cuBLASLt's weights K×N
+	weightsNK bool   // cuBLASLt's weights N×K
 	inputs    string // CublasLtOptions.Inputs
 }
 
 // parseDense reads a list of DENSE[-OPTION...]-PRECISION names; cuBLASLt's
-// options are kn (weights K×N), cat and split (CublasLtOptions.Inputs).
+// options are nk (weights N×K), cat and split (CublasLtOptions.Inputs).
 func parseDense(list string) ([]denseConfig, error) {
 	var cs []denseConfig
 	for _, n := range strings.Split(list, ",") {
@@ -70,19 +70,19 @@ func parseDense(list string) ([]denseConfig, error) {
 		c := denseConfig{name: n}
 		parts := strings.Split(n, "-")
 		if len(parts) < 2 || (parts[0] != DenseCublasLt && parts[0] != DenseGenerated) || (parts[0] == DenseGenerated && len(parts) > 2) {
-			return nil, fmt.Errorf("%q is not DENSE[-OPTION...]-PRECISION (cublaslt-fp32, cublaslt-kn-bf16, cublaslt-split-bf16, generated-fp32, ...)", n)
+			return nil, fmt.Errorf("%q is not DENSE[-OPTION...]-PRECISION (cublaslt-fp32, cublaslt-nk-bf16, cublaslt-split-bf16, generated-fp32, ...)", n)
 		}
 		c.dense, c.prec = parts[0], parts[len(parts)-1]
 		for _, o := range parts[1 : len(parts)-1] {
 			switch o {
-			case "kn":
-				c.weightsKN = true
+			case "nk":
+				c.weightsNK = true
 			case "cat":
 				c.inputs = InputsConcat
 			case "split":
 				c.inputs = InputsSplit
 			default:
-				return nil, fmt.Errorf("%q: unknown cuBLASLt option %q (kn, cat, split)", n, o)
+				return nil, fmt.Errorf("%q: unknown cuBLASLt option %q (nk, cat, split)", n, o)
 			}
 		}
 		if _, err := cublaslt.ParsePrecision(c.prec); err != nil {
@@ -109,9 +109,9 @@ func (c denseConfig) options(t *testing.T, opts Options) Options {
 		t.Fatal(err)
 	}
 	opts.CublasLt = lib
-	if c.weightsKN || c.inputs != "" {
+	if c.weightsNK || c.inputs != "" {
 		p, _ := cublaslt.ParsePrecision(c.prec)
-		opts.DenseBackend = NewCublasLtDense(lib, CublasLtOptions{Precision: p, WeightsKN: c.weightsKN, Inputs: c.inputs})
+		opts.DenseBackend = NewCublasLtDense(lib, CublasLtOptions{Precision: p, WeightsNK: c.weightsNK, Inputs: c.inputs})
 	}
 	return opts
 }
