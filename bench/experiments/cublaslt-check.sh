@@ -3,7 +3,9 @@
 # the package's tests there, where the driver, cuBLASLt and the CUDA headers
 # are: the constants and structures against cublasLt.h (TestHeader), every
 # precision, transposition and epilogue against a float64 product
-# (TestGPUMatmul), a plan inside a CUDA graph (TestGPUGraph), and preset E's
+# (TestGPUMatmul), a plan inside a CUDA graph (TestGPUGraph), a layer over a
+# concatenation as two products, the second accumulating into the first's
+# output placed in a wider matrix (TestGPUConcatParts), and preset E's
 # dense products at B=256 and 2048, checked and timed (TestGPUModelE: one
 # "CUBLASLT E ..." line per product and precision, and a total per batch).
 #

@@ -105,3 +105,25 @@ func TestBF16RoundTrip(t *testing.T) {
 		t.Errorf("ToBF16(nil) = %v", got)
 	}
 }
+
+// roundTF32 keeps 10 mantissa bits, to nearest with ties to even.
+func TestRoundTF32(t *testing.T) {
+	for _, c := range []struct{ in, want uint32 }{
+		{0x3f800000, 0x3f800000}, // 1
+		{0x3f800fff, 0x3f800000}, // below half: down
+		{0x3f801000, 0x3f800000}, // half, even kept part: down
+		{0x3f803000, 0x3f804000}, // half, odd kept part: up
+		{0x3f801001, 0x3f802000}, // over half: up
+		{0x7f7fffff, 0x7f800000}, // the largest finite: to infinity
+		{0xff800000, 0xff800000}, // -infinity
+		{0x00000fff, 0x00000000}, // a subnormal rounds like the rest
+	} {
+		got := math.Float32bits(float32(roundTF32(float64(math.Float32frombits(c.in)))))
+		if got != c.want {
+			t.Errorf("roundTF32(%#08x) = %#08x, want %#08x", c.in, got, c.want)
+		}
+	}
+	if !math.IsNaN(roundTF32(math.NaN())) {
+		t.Error("NaN")
+	}
+}

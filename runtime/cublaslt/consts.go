@@ -47,7 +47,9 @@ const (
 
 // cublasLtMatmulPreferenceAttributes_t (cublasLt.h).
 const (
-	prefMaxWorkspaceBytes uint32 = 1 // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t
+	prefMaxWorkspaceBytes  uint32 = 1 // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64_t
+	prefMinAlignmentCBytes uint32 = 7 // CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, uint32_t
+	prefMinAlignmentDBytes uint32 = 8 // CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, uint32_t
 )
 
 // algo is cublasLtMatmulAlgo_t (cublasLt.h): an opaque, trivially

@@ -39,7 +39,17 @@
 //	W  N×K (transpose_b true):  K×N, ld K, CUBLAS_OP_T
 //	X  B×K (transpose_a false): K×B, ld K, CUBLAS_OP_N
 //	X  K×B (transpose_a true):  B×K, ld B, CUBLAS_OP_T
-//	Y  B×N:                     N×B, ld N (C and D; beta is 0)
+//	Y  B×N:                     N×B, ld N, or LdY (C and D)
+//
+// Y may be columns of a wider row-major matrix (GEMM.LdY: its row pitch,
+// D's leading dimension; GEMM.AlignY: the alignment of its address, which
+// the plan promises the heuristic through
+// CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES and _D_BYTES), so that a
+// product writes its part of the next product's concatenated input. With
+// GEMM.Accumulate beta is 1 and C is D: Y = act(X·W + Y + bias), so that a
+// product over a concatenation of inputs is a sum of products over its
+// parts of K, the epilogue in the last; otherwise beta is 0 and C is not
+// read.
 //
 // # Precisions
 //
@@ -49,7 +59,8 @@
 // round the inputs to TF32 (10 mantissa bits). BF16 takes X and W in
 // bfloat16 (CUDA_R_16BF; ToBF16 converts weights) and accumulates in fp32
 // (CUBLAS_COMPUTE_32F); Y, and the bias, are fp32, or bfloat16 with
-// GEMM.OutBF16. Alpha and beta are fp32 host values (1 and 0).
+// GEMM.OutBF16. Alpha and beta are fp32 host values (alpha 1, beta 0 or
+// 1).
 //
 // # Epilogues
 //
@@ -65,15 +76,23 @@
 // B, K and N are at least 1 and at most 2³¹-1 (cuBLASLt takes rows,
 // columns and leading dimensions as 64-bit values but supports only those
 // that fit int32), and no operand may exceed 2⁶³-1 bytes. Every buffer
-// (X, W, bias, Y, workspace) must be 256-byte aligned, the alignment the
-// heuristic assumes by default (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES)
-// and the one cuda.Context.Alloc gives; those preferences do not cover the
-// bias, whose kernel may assume 16 bytes, so it is held to 256 too. A plan's workspace limit defaults
-// to 32 MiB (DefaultWorkspaceBytes); Plan.WorkspaceBytes is what its
+// (X, W, bias, Y, workspace) must be 256-byte aligned (Y: GEMM.AlignY),
+// the alignment the heuristic assumes by default
+// (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES) and the one
+// cuda.Context.Alloc gives; those preferences do not cover the bias, whose
+// kernel may assume 16 bytes, so it is held to 256 too. A plan's workspace
+// limit defaults to 32 MiB (DefaultWorkspaceBytes); Plan.WorkspaceBytes is what its
 // algorithm needs, and Run refuses a smaller workspace. A plan's Run is
 // safe for concurrent use (it sets the bias pointer on the plan's
 // descriptor under a lock), but runs on different streams need different
 // workspaces.
+//
+// # Simulation
+//
+// Sim is cuBLASLt simulated in Go over a simulated driver (cuda.Sim), for
+// the tests of the runtimes built on this package: its products compute
+// what cuBLASLt computes from the descriptors, in stream order, captured
+// into graphs like the driver's own work.
 //
 // The enum values and structure layouts are those of cublasLt.h,
 // cublas_api.h and library_types.h: see consts.go for each value's source

@@ -2,6 +2,7 @@ package cublaslt
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -444,3 +445,106 @@ func freeOperands(o Operands) error {
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+// TestGPUConcatParts computes relu(concat(X1, X2)·W + bias) as the dense
+// runtime does for a layer over a concatenation: two products, the second
+// accumulating into the first's Y (beta 1, C is D), with Y the columns
+// [off, off+N) of a wider row-major matrix (LdY, AlignY: a part of the
+// next layer's input) whose other columns must keep their NaNs. Compared
+// with the float64 product of the values the plans read.
+func TestGPUConcatParts(t *testing.T) {
+	g := openGPU(t)
+	ws := g.alloc(t, DefaultWorkspaceBytes)
+	r := rand.New(rand.NewPCG(11, 12))
+	const B, K1, K2, N = 37, 520, 32, 96
+	for _, pr := range []struct {
+		p   Precision
+		out bool
+	}{{FP32, false}, {TF32, false}, {BF16, true}} {
+		for _, off := range []int64{0, 8, 520} {
+			outB := int64(4)
+			if pr.out {
+				outB = 2
+			}
+			ld := off + N + 8
+			align := min((off*outB)&-(off*outB), Alignment)
+			if off == 0 {
+				align = 0
+			}
+			first := GEMM{B: B, K: K1, N: N, Precision: pr.p, OutBF16: pr.out, LdY: ld, AlignY: align}
+			second := first
+			second.K, second.Accumulate, second.Epilogue = K2, true, EpilogueReLUBias
+			full := GEMM{B: B, K: K1 + K2, N: N, Precision: pr.p, OutBF16: pr.out, Epilogue: EpilogueReLUBias}
+			t.Run(fmt.Sprintf("%s off=%d", precisionName(pr.p, pr.out), off), func(t *testing.T) {
+				p1, err := g.h.NewPlan(first)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p1.Close()
+				p2, err := g.h.NewPlan(second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p2.Close()
+				hg := newHostGEMM(full, r)
+				var x1, x2 []float32
+				for b := range int64(B) {
+					x1 = append(x1, hg.x[b*(K1+K2):b*(K1+K2)+K1]...)
+					x2 = append(x2, hg.x[b*(K1+K2)+K1:(b+1)*(K1+K2)]...)
+				}
+				up := func(v []float32, bf bool) *cuda.DevicePtr {
+					n := int64(len(v)) * 4
+					if bf {
+						n /= 2
+					}
+					d := g.alloc(t, n)
+					var err error
+					if bf {
+						err = cuda.CopyToDevice(d, ToBF16(v))
+					} else {
+						err = cuda.CopyToDevice(d, v)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					return d
+				}
+				in := pr.p == BF16
+				wide := g.alloc(t, B*ld*outB)
+				if err := wide.Memset8(0xff); err != nil {
+					t.Fatal(err)
+				}
+				y := yView{wide, off * outB}
+				err = errors.Join(
+					p1.Run(g.s, Operands{X: up(x1, in), W: up(hg.w[:K1*N], in), Y: y, Workspace: ws}),
+					p2.Run(g.s, Operands{X: up(x2, in), W: up(hg.w[K1*N:], in), Y: y, Bias: up(hg.bias, pr.out), Workspace: ws}),
+					g.s.Synchronize())
+				if err != nil {
+					t.Fatal(err)
+				}
+				all := result(t, GEMM{B: B, N: ld, OutBF16: pr.out}, wide)
+				got := make([]float32, 0, B*N)
+				for b := range int64(B) {
+					row := all[b*ld : (b+1)*ld]
+					for c, v := range row {
+						if (int64(c) < off || int64(c) >= off+N) && !math.IsNaN(float64(v)) {
+							t.Fatalf("row %d column %d, outside Y, was written: %v", b, c, v)
+						}
+					}
+					got = append(got, row[off:off+N]...)
+				}
+				e := compare(t, full, hg.rounded(), got, rowsToCheck(full))
+				t.Logf("%v then %v: largest error %.3g of the output's scale", first, second, e)
+			})
+		}
+	}
+}
+
+// yView is Y at a byte offset of a device allocation.
+type yView struct {
+	p   *cuda.DevicePtr
+	off int64
+}
+
+func (v yView) Addr() uint64 { return v.p.Addr() + uint64(v.off) }
+func (v yView) Size() int64  { return v.p.Size() - v.off }

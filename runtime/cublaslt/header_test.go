@@ -35,6 +35,8 @@ var cConsts = []struct {
 	{"CUBLASLT_EPILOGUE_BIAS", int64(epilogueBias)},
 	{"CUBLASLT_EPILOGUE_RELU_BIAS", int64(epilogueReLUBias)},
 	{"CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES", int64(prefMaxWorkspaceBytes)},
+	{"CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES", int64(prefMinAlignmentCBytes)},
+	{"CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES", int64(prefMinAlignmentDBytes)},
 	{"CUBLAS_STATUS_SUCCESS", int64(StatusSuccess)},
 	{"CUBLAS_STATUS_NOT_INITIALIZED", int64(StatusNotInitialized)},
 	{"CUBLAS_STATUS_ALLOC_FAILED", int64(StatusAllocFailed)},

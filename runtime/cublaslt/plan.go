@@ -176,6 +176,19 @@ type GEMM struct {
 	Precision  Precision
 	OutBF16    bool // Y and bias in bfloat16 (BF16 only); else fp32
 	Epilogue   Epilogue
+	// Accumulate adds the product to Y: Y = act(X·W + Y + bias), beta 1
+	// with cuBLASLt's C the same matrix as D (a sum over parts of K, the
+	// activation in the last part's epilogue); else Y is only written.
+	Accumulate bool
+	// LdY is the distance between Y's rows in elements when Y is
+	// columns of a wider row-major matrix (a concatenation the next
+	// product reads whole); 0 is N.
+	LdY int64
+	// AlignY is the alignment of Y's address, in bytes, that the
+	// algorithm may assume and Run requires (Y at a column offset of a
+	// wider matrix): a power of two from Y's element size to Alignment;
+	// 0 is Alignment.
+	AlignY int64
 	// MaxWorkspaceBytes bounds the algorithm's workspace
 	// (CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES); 0 is
 	// DefaultWorkspaceBytes.
@@ -197,7 +210,31 @@ func (g GEMM) String() string {
 	if g.OutBF16 {
 		s += "->bf16"
 	}
+	if g.LdY != 0 {
+		s += fmt.Sprintf(" ldy=%d", g.LdY)
+	}
+	if g.AlignY != 0 {
+		s += fmt.Sprintf(" aligny=%d", g.AlignY)
+	}
+	if g.Accumulate {
+		s += " y+="
+	}
 	return s + " " + g.Epilogue.String()
+}
+
+// ldY is Y's row pitch in elements; alignY the alignment of its address.
+func (g GEMM) ldY() int64 {
+	if g.LdY == 0 {
+		return g.N
+	}
+	return g.LdY
+}
+
+func (g GEMM) alignY() int64 {
+	if g.AlignY == 0 {
+		return Alignment
+	}
+	return g.AlignY
 }
 
 // inType and outType are the cudaDataType_t of X and W, and of Y and bias;
@@ -248,10 +285,16 @@ func (g GEMM) check() error {
 	}
 	_, in := g.inType()
 	_, out := g.outType()
+	if g.LdY != 0 && (g.LdY < g.N || g.LdY > MaxDim) {
+		return fmt.Errorf("LdY is %d: it must be 0 or in [N, %d]", g.LdY, int64(MaxDim))
+	}
+	if a := g.AlignY; a != 0 && (a < out || a > Alignment || a&(a-1) != 0) {
+		return fmt.Errorf("AlignY is %d: it must be 0 or a power of two in [%d, %d]", a, out, Alignment)
+	}
 	for _, m := range []struct {
 		name             string
 		rows, cols, elem int64
-	}{{"X", g.B, g.K, in}, {"W", g.K, g.N, in}, {"Y", g.B, g.N, out}} {
+	}{{"X", g.B, g.K, in}, {"W", g.K, g.N, in}, {"Y", g.B, g.ldY(), out}} {
 		if _, ok := bytes(m.rows, m.cols, m.elem); !ok {
 			return fmt.Errorf("%s (%dx%d) exceeds 2^63 bytes", m.name, m.rows, m.cols)
 		}
@@ -278,7 +321,7 @@ func (g GEMM) layouts() (a, b, d layout) {
 	if g.TransposeX {
 		b = layout{rows: g.B, cols: g.K, ld: g.B, op: opT}
 	}
-	return a, b, layout{rows: g.N, cols: g.B, ld: g.N, op: opN}
+	return a, b, layout{rows: g.N, cols: g.B, ld: g.ldY(), op: opN}
 }
 
 // computeType is the plan's cublasComputeType_t.
@@ -321,9 +364,12 @@ func (h *Handle) NewPlan(g GEMM) (*Plan, error) {
 	inT, inB := g.inType()
 	outT, outB := g.outType()
 	p := &Plan{h: h, g: g, alpha: 1, beta: 0}
+	if g.Accumulate {
+		p.beta = 1
+	}
 	p.xBytes, _ = bytes(g.B, g.K, inB)
 	p.wBytes, _ = bytes(g.K, g.N, inB)
-	p.yBytes, _ = bytes(g.B, g.N, outB)
+	p.yBytes = ((g.B-1)*g.ldY() + g.N) * outB
 	if g.Epilogue.HasBias() {
 		p.biasSize = g.N * outB
 	}
@@ -376,6 +422,18 @@ func (h *Handle) NewPlan(g GEMM) (*Plan, error) {
 		r := a.cublasLtMatmulPreferenceSetAttribute(pref, prefMaxWorkspaceBytes, unsafe.Pointer(&ws), 8)
 		if err := a.check("cublasLtMatmulPreferenceSetAttribute", r); err != nil {
 			return fmt.Errorf("set CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: %w", err)
+		}
+		if g.alignY() < Alignment { // Y is C (read when accumulating) and D
+			al := uint32(g.alignY())
+			for _, at := range []struct {
+				name string
+				attr uint32
+			}{{"C", prefMinAlignmentCBytes}, {"D", prefMinAlignmentDBytes}} {
+				r := a.cublasLtMatmulPreferenceSetAttribute(pref, at.attr, unsafe.Pointer(&al), 4)
+				if err := a.check("cublasLtMatmulPreferenceSetAttribute", r); err != nil {
+					return fmt.Errorf("set CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_%s_BYTES: %w", at.name, err)
+				}
+			}
 		}
 		var res heuristicResult
 		var n int32
@@ -438,16 +496,17 @@ type Operands struct {
 // Alignment is the alignment, in bytes, that Run requires of every buffer.
 const Alignment = 256
 
-// checkBuffer validates one operand.
-func checkBuffer(name string, b Buffer, need int64) error {
+// checkBuffer validates one operand, whose address must be align-byte
+// aligned.
+func checkBuffer(name string, b Buffer, need, align int64) error {
 	if b == nil {
 		return fmt.Errorf("%s: no buffer", name)
 	}
 	if b.Size() < need {
 		return fmt.Errorf("%s: %d bytes do not hold the %d the product needs", name, b.Size(), need)
 	}
-	if b.Addr()%Alignment != 0 {
-		return fmt.Errorf("%s: address %#x is not %d-byte aligned", name, b.Addr(), Alignment)
+	if b.Addr()%uint64(align) != 0 {
+		return fmt.Errorf("%s: address %#x is not %d-byte aligned", name, b.Addr(), align)
 	}
 	return nil
 }
@@ -509,23 +568,23 @@ func (p *Plan) Run(s Stream, o Operands) error {
 
 func (p *Plan) checkOperands(o Operands) error {
 	for _, b := range []struct {
-		name string
-		buf  Buffer
-		need int64
-	}{{"X", o.X, p.xBytes}, {"W", o.W, p.wBytes}, {"Y", o.Y, p.yBytes}} {
-		if err := checkBuffer(b.name, b.buf, b.need); err != nil {
+		name        string
+		buf         Buffer
+		need, align int64
+	}{{"X", o.X, p.xBytes, Alignment}, {"W", o.W, p.wBytes, Alignment}, {"Y", o.Y, p.yBytes, p.g.alignY()}} {
+		if err := checkBuffer(b.name, b.buf, b.need, b.align); err != nil {
 			return err
 		}
 	}
 	if p.g.Epilogue.HasBias() {
-		if err := checkBuffer("bias", o.Bias, p.biasSize); err != nil {
+		if err := checkBuffer("bias", o.Bias, p.biasSize, Alignment); err != nil {
 			return err
 		}
 	} else if o.Bias != nil {
 		return fmt.Errorf("bias: the %v epilogue adds none", p.g.Epilogue)
 	}
 	if p.ws > 0 {
-		if err := checkBuffer("workspace", o.Workspace, p.ws); err != nil {
+		if err := checkBuffer("workspace", o.Workspace, p.ws, Alignment); err != nil {
 			return err
 		}
 	} else if o.Workspace != nil && o.Workspace.Addr()%Alignment != 0 {

@@ -142,6 +142,10 @@ func TestDescriptors(t *testing.T) {
 		{GEMM{B: 2048, K: 8152, N: 1024, Precision: BF16, OutBF16: true, Epilogue: EpilogueBias},
 			computeF32, opN, opN, epilogueBias, cudaR16BF,
 			lay{cudaR16BF, 1024, 8152, 1024}, lay{cudaR16BF, 8152, 2048, 8152}, lay{cudaR16BF, 1024, 2048, 1024}, DefaultWorkspaceBytes, 2, 2},
+		// Y as columns of a wider matrix, accumulated into.
+		{GEMM{B: 3, K: 5, N: 4, Precision: BF16, OutBF16: true, Epilogue: EpilogueReLUBias, LdY: 10, AlignY: 4, Accumulate: true},
+			computeF32, opN, opN, epilogueReLUBias, cudaR16BF,
+			lay{cudaR16BF, 4, 5, 4}, lay{cudaR16BF, 5, 3, 5}, lay{cudaR16BF, 4, 3, 10}, DefaultWorkspaceBytes, 2, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.g.String(), func(t *testing.T) {
@@ -180,12 +184,23 @@ func TestDescriptors(t *testing.T) {
 			if got := g.lastPref[prefMaxWorkspaceBytes]; got != tc.maxWS {
 				t.Errorf("MAX_WORKSPACE_BYTES %d, want %d", got, tc.maxWS)
 			}
+			// The alignments of C and D are promised only when Y's is
+			// less than the default's.
+			for _, attr := range []uint32{prefMinAlignmentCBytes, prefMinAlignmentDBytes} {
+				got, set := g.lastPref[attr]
+				if want := tc.g.AlignY; set != (want != 0) || int64(got) != want {
+					t.Errorf("MIN_ALIGNMENT attribute %d: %d (set %v), want %d", attr, got, set, want)
+				}
+			}
+			if want := map[bool]float32{false: 0, true: 1}[tc.g.Accumulate]; p.alpha != 1 || p.beta != want {
+				t.Errorf("alpha %v beta %v, want 1 and %v", p.alpha, p.beta, want)
+			}
 			gm := tc.g
 			bias := int64(0)
 			if gm.Epilogue.HasBias() {
 				bias = gm.N * tc.outSize
 			}
-			if p.xBytes != gm.B*gm.K*tc.inBytes || p.wBytes != gm.K*gm.N*tc.inBytes || p.yBytes != gm.B*gm.N*tc.outSize || p.biasSize != bias {
+			if p.xBytes != gm.B*gm.K*tc.inBytes || p.wBytes != gm.K*gm.N*tc.inBytes || p.yBytes != ((gm.B-1)*tc.d.ld+gm.N)*tc.outSize || p.biasSize != bias {
 				t.Errorf("operand sizes X %d W %d Y %d bias %d", p.xBytes, p.wBytes, p.yBytes, p.biasSize)
 			}
 			if p.Waves() != 0.5 || p.WorkspaceBytes() != 0 || p.GEMM() != tc.g {
@@ -216,6 +231,11 @@ func TestPlanChecks(t *testing.T) {
 		{with(func(g *GEMM) { g.MaxWorkspaceBytes = -1 }), "the workspace limit -1 is negative"},
 		{with(func(g *GEMM) { g.B, g.K, g.N = MaxDim, MaxDim, MaxDim }), "X (2147483647x2147483647) exceeds 2^63 bytes"},
 		{with(func(g *GEMM) { g.B, g.K, g.N = 1, MaxDim, MaxDim }), "W (2147483647x2147483647) exceeds 2^63 bytes"},
+		{with(func(g *GEMM) { g.LdY = 3 }), "LdY is 3: it must be 0 or in [N, 2147483647]"},
+		{with(func(g *GEMM) { g.B, g.N, g.LdY = MaxDim, 1, MaxDim }), "Y (2147483647x2147483647) exceeds 2^63 bytes"},
+		{with(func(g *GEMM) { g.AlignY = 2 }), "AlignY is 2: it must be 0 or a power of two in [4, 256]"},
+		{with(func(g *GEMM) { g.AlignY = 48 }), "AlignY is 48"},
+		{with(func(g *GEMM) { g.AlignY = 512 }), "AlignY is 512"},
 	}
 	g := newFakeLt()
 	h := openFake(t, g)
@@ -416,6 +436,10 @@ func TestEnums(t *testing.T) {
 	if s := fmt.Sprint(GEMM{Name: "d/MatMul", B: 2, K: 3, N: 4, TransposeX: true, TransposeW: true, Precision: BF16, OutBF16: true, Epilogue: EpilogueReLUBias}); s != want {
 		t.Errorf("GEMM prints %q, want %q", s, want)
 	}
+	want = `gemm 2x3x4 fp32 ldy=8 aligny=16 y+= bias`
+	if s := fmt.Sprint(GEMM{B: 2, K: 3, N: 4, LdY: 8, AlignY: 16, Accumulate: true, Epilogue: EpilogueBias}); s != want {
+		t.Errorf("GEMM prints %q, want %q", s, want)
+	}
 }
 
 // TestHeuristicResultLayout: the Go structures have cublasLt.h's sizes
@@ -441,5 +465,159 @@ func TestHeuristicResultLayout(t *testing.T) {
 	}
 	if math.MaxInt32 != MaxDim {
 		t.Error("MaxDim")
+	}
+}
+
+// TestConcatParts computes Y = relu(concat(X1, X2)·W + bias) in two
+// products, the second accumulating into the first's Y (the split of K
+// over the inputs of a concatenation), with Y the columns [off, off+N) of
+// a wider row-major matrix (the output placed in the next product's
+// concatenated input): the columns around it keep their values, and Y is
+// the product of the whole K up to one rounding of the first part.
+func TestConcatParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const B, K1, K2, N, ld = 5, 3, 4, 6, 11
+	for _, out := range []bool{false, true} {
+		for _, off := range []int64{0, 1, 5} {
+			prec := FP32
+			if out {
+				prec = BF16
+			}
+			outB := int64(4)
+			if out {
+				outB = 2
+			}
+			align := (off * outB) & -(off * outB) // the offset's alignment
+			if off == 0 {
+				align = 0
+			}
+			first := GEMM{B: B, K: K1, N: N, Precision: prec, OutBF16: out, LdY: ld, AlignY: min(align, Alignment)}
+			second := first
+			second.K, second.Accumulate, second.Epilogue = K2, true, EpilogueReLUBias
+			full := GEMM{B: B, K: K1 + K2, N: N, Precision: prec, OutBF16: out, Epilogue: EpilogueReLUBias}
+			t.Run(second.String()+fmt.Sprintf(" off=%d", off), func(t *testing.T) {
+				g := newFakeLt()
+				h := openFake(t, g)
+				p1, err := h.NewPlan(first)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p1.Close()
+				p2, err := h.NewPlan(second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p2.Close()
+				hg := newHostGEMM(full, r)
+				// X1, X2 and W1, W2: the columns of X and rows of W.
+				x1, x2 := make([]float32, 0, B*K1), make([]float32, 0, B*K2)
+				for b := range int64(B) {
+					x1 = append(x1, hg.x[b*(K1+K2):b*(K1+K2)+K1]...)
+					x2 = append(x2, hg.x[b*(K1+K2)+K1:(b+1)*(K1+K2)]...)
+				}
+				w1, w2 := hg.w[:K1*N], hg.w[K1*N:]
+				in := int64(4)
+				if out {
+					in = 2
+				}
+				put := func(v []float32) fakeBuf {
+					b := g.alloc(int64(len(v)) * in)
+					if out {
+						g.putBF16(b, ToBF16(v))
+					} else {
+						g.putF32(b, v)
+					}
+					return b
+				}
+				wide := g.alloc(B * ld * outB)
+				for i := range g.mem[wide.addr] {
+					g.mem[wide.addr][i] = 0xff
+				}
+				y := fakeBuf{addr: wide.addr + uint64(off*outB), size: wide.size - off*outB}
+				bias := put(hg.bias)
+				if !out {
+					bias = g.alloc(N * 4)
+					g.putF32(bias, hg.bias)
+				}
+				if err := p1.Run(nil, Operands{X: put(x1), W: put(w1), Y: y}); err != nil {
+					t.Fatal(err)
+				}
+				if err := p2.Run(nil, Operands{X: put(x2), W: put(w2), Y: y, Bias: bias}); err != nil {
+					t.Fatal(err)
+				}
+				var got []float32
+				if out {
+					got = g.getBF16(wide, B*ld)
+				} else {
+					got = g.getF32(wide, B*ld)
+				}
+				ref := hg.rounded()
+				for b := range int64(B) {
+					row := ref.row(b)
+					// The first part is rounded to Y's type before the
+					// second is added: within a rounding of the row's
+					// largest value.
+					scale := 1.0
+					for _, v := range row {
+						scale = math.Max(scale, math.Abs(v))
+					}
+					tol := 1e-6 * scale
+					if out {
+						tol = 1.0 / 128 * scale
+					}
+					for c := range int64(ld) {
+						v := got[b*ld+c]
+						if c < off || c >= off+N {
+							if !math.IsNaN(float64(v)) {
+								t.Fatalf("row %d column %d outside Y was written: %v", b, c, v)
+							}
+							continue
+						}
+						want := store(full, row[c-off])
+						if d := math.Abs(float64(v - want)); d > tol {
+							t.Fatalf("Y[%d][%d] = %v, want %v", b, c-off, v, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRunPitchedY: Y's size counts its pitch, and its address is held to
+// AlignY.
+func TestRunPitchedY(t *testing.T) {
+	g := newFakeLt()
+	h := openFake(t, g)
+	gm := GEMM{B: 3, K: 2, N: 4, LdY: 10, AlignY: 8}
+	p, err := h.NewPlan(gm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	x, w, wide := g.alloc(3*2*4), g.alloc(2*4*4), g.alloc(3*10*4)
+	for _, tc := range []struct {
+		y    fakeBuf
+		want string
+	}{
+		{fakeBuf{addr: wide.addr + 8, size: (2*10 + 4) * 4}, ""},
+		{fakeBuf{addr: wide.addr + 8, size: (2*10+4)*4 - 1}, "Y: 95 bytes do not hold the 96 the product needs"},
+		{fakeBuf{addr: wide.addr + 4, size: 100}, "is not 8-byte aligned"},
+	} {
+		err := p.Run(nil, Operands{X: x, W: w, Y: tc.y})
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Y at %#x, %d bytes: %v, want %q", tc.y.addr, tc.y.size, err, tc.want)
+		}
+	}
+	// The fake refuses a Y less aligned than the heuristic was told: a
+	// plan without AlignY promises 256 bytes.
+	p2, err := h.NewPlan(GEMM{B: 3, K: 2, N: 4, LdY: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	p2.g.AlignY = 8 // Run's check passes; cuBLASLt's does not
+	if err := p2.Run(nil, Operands{X: x, W: w, Y: fakeBuf{addr: wide.addr + 8, size: 96}}); Code(err) != StatusInvalidValue {
+		t.Errorf("a Y less aligned than promised: %v", err)
 	}
 }

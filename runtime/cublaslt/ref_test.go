@@ -23,8 +23,9 @@ func newHostGEMM(g GEMM, r *rand.Rand) *hostGEMM {
 	return h
 }
 
-// rounded returns h with the values its plan reads from memory: X and W
-// in bfloat16 for BF16, the bias in bfloat16 for a bf16 output.
+// rounded returns h with the values its plan reads: X and W in bfloat16
+// for BF16 (from memory), in TF32 for TF32 (the tensor cores' inputs, as
+// the simulator models them), the bias in bfloat16 for a bf16 output.
 func (h *hostGEMM) rounded() *hostGEMM {
 	r := &hostGEMM{g: h.g, x: h.x, w: h.w, bias: h.bias}
 	bf := func(s []float32) []float32 {
@@ -34,8 +35,18 @@ func (h *hostGEMM) rounded() *hostGEMM {
 		}
 		return o
 	}
-	if h.g.Precision == BF16 {
+	tf := func(s []float32) []float32 {
+		o := make([]float32, len(s))
+		for i, v := range s {
+			o[i] = float32(roundTF32(float64(v)))
+		}
+		return o
+	}
+	switch h.g.Precision {
+	case BF16:
 		r.x, r.w = bf(h.x), bf(h.w)
+	case TF32:
+		r.x, r.w = tf(h.x), tf(h.w)
 	}
 	if h.g.OutBF16 {
 		r.bias = bf(h.bias)

@@ -257,3 +257,71 @@ func TestSimFault(t *testing.T) {
 		t.Errorf("Err = %v", g.Err())
 	}
 }
+
+// Work a library enqueues on a raw stream runs in the stream's order, is
+// captured into graphs like the stream's other work, and reports faults
+// as a kernel does.
+func TestSimEnqueue(t *testing.T) {
+	g := newFakeGPU()
+	g.Deferred = true
+	if err := g.Enqueue(0, func(*Sim) {}); err == nil || !strings.Contains(err.Error(), "invalid device context") {
+		t.Errorf("enqueue without a context: %v", err)
+	}
+	c := openFake(t, g)
+	x, _ := c.Alloc(4)
+	out, _ := c.AllocHost(4)
+	s, _ := c.NewNonBlockingStream()
+	h, err := s.Handle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Enqueue(h+1000, func(*Sim) {}); err == nil || !strings.Contains(err.Error(), "invalid argument") {
+		t.Errorf("enqueue on an unknown stream: %v", err)
+	}
+	double := func(s *Sim) {
+		m := s.Memory(x.Addr())
+		binary.LittleEndian.PutUint32(m, 2*binary.LittleEndian.Uint32(m))
+	}
+	// Deferred: the work runs after the copy enqueued before it, when
+	// the stream is waited for.
+	fillPinned(out.Bytes(), 21)
+	steps := []error{CopyHostToDeviceAsync(x, 0, out, 0, 4, s), g.Enqueue(h, double), CopyDeviceToHostAsync(out, 0, x, 0, 4, s)}
+	if err := errors.Join(steps...); err != nil {
+		t.Fatal(err)
+	}
+	fillPinned(out.Bytes(), 5) // the copy in has not run yet
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if got := words(out.Bytes()); got[0] != 10 {
+		t.Errorf("after the stream ran: %d, want 10 (5 copied in, doubled)", got[0])
+	}
+	// Captured: it runs with every replay.
+	if err := s.BeginCapture(); err != nil {
+		t.Fatal(err)
+	}
+	before := g.Counts().Launches
+	if err := errors.Join(g.Enqueue(h, double), CopyDeviceToHostAsync(out, 0, x, 0, 4, s)); err != nil {
+		t.Fatal(err)
+	}
+	graph, err := s.EndCapture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graph.Close()
+	for range 2 {
+		if err := errors.Join(graph.Launch(s), s.Synchronize()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := words(out.Bytes()); got[0] != 40 || g.Counts().Launches-before != 2 {
+		t.Errorf("two replays: %d, want 40; %d launches, want 2", got[0], g.Counts().Launches-before)
+	}
+	// A fault fails the next synchronization.
+	if err := g.Enqueue(h, func(s *Sim) { s.Fault(errors.New("library kernel failed")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); Code(err) != ErrorLaunchFailed || g.Err() == nil || g.Err().Error() != "library kernel failed" {
+		t.Errorf("after a fault: %v (Err %v)", err, g.Err())
+	}
+}

@@ -150,6 +150,26 @@ func (s *Sim) Err() error {
 	return s.fault
 }
 
+// Enqueue adds work to the stream whose CUstream handle is stream (0 is
+// the legacy default stream), as a library that takes raw streams
+// (cuBLASLt) enqueues its kernels: recorded into the graph while the
+// stream captures, otherwise run in order with the stream's other work
+// (with Deferred, when something waits for it). work runs with s locked,
+// like a kernel: it reads and writes device memory through Memory and
+// reports a failure with Fault; it counts as a launch. It is an error
+// when no context is current or the stream is unknown.
+func (s *Sim) Enqueue(stream uintptr, work func(s *Sim)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == 0 {
+		return fmt.Errorf("cuda: simulated enqueue: %s", simErrorNames[ErrorInvalidContext][1])
+	}
+	if r := s.enqueue(stream, func() { s.launches++; work(s) }); r != Success {
+		return fmt.Errorf("cuda: simulated enqueue on stream %#x: %s", stream, simErrorNames[r][1])
+	}
+	return nil
+}
+
 // Counts returns what s did so far.
 func (s *Sim) Counts() SimCounts {
 	s.mu.Lock()

@@ -6,15 +6,30 @@ import (
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
+)
+
+// Format is how a device value's elements are stored: F32, or BF16
+// between the layers of a bf16 dense backend.
+type Format = densekern.Elem
+
+// The formats.
+const (
+	F32  = densekern.F32
+	BF16 = densekern.BF16
 )
 
 // Buffer is a range of device memory: Bytes bytes at Off in Ptr. It is
 // what the dense steps read and write (it satisfies runtime/cublaslt's
-// Buffer).
+// Buffer): a row-major matrix of Format elements whose rows are Ld
+// elements apart (the matrix's width, unless it is columns of a wider
+// one).
 type Buffer struct {
 	Ptr        *cuda.DevicePtr
 	Off, Bytes int64
+	Format     Format
+	Ld         int64
 }
 
 // Addr is the range's device address.
@@ -41,18 +56,63 @@ type DenseBackend interface {
 	Prepare(dev *Device, op *textir.Operation, d *abi.Dense, w, bias *interp.Tensor) (DenseStep, error)
 }
 
+// Layout is what a dense step asks of the storage of its operands (see
+// LaidOutStep).
+type Layout struct {
+	// In is the format the step reads its inputs in.
+	In Format
+	// Concat asks for the inputs in one buffer, b rows of K (the sum of
+	// the inputs' columns) in format In: Enqueue then gets one input.
+	Concat bool
+	// OutBF16 says that the step can write its output in BF16 (the
+	// session asks for it when every reader of the output reads BF16).
+	OutBF16 bool
+	// OutPitched says that the step can write its output as columns of
+	// a wider matrix (its part of a reader's concatenated input), when
+	// the columns' byte offset and the row pitch in bytes are multiples
+	// of PitchAlign (0: of the element size).
+	OutPitched bool
+	PitchAlign int64
+	// Warm asks for one run of the step before the first capture of each
+	// batch size, outside the capture: a library that loads its kernels
+	// on first use (cuBLASLt) must not do so in a capture. It runs on the
+	// slot's stream over the frame's buffers, whatever they hold.
+	Warm bool
+}
+
+// A LaidOutStep is a DenseStep that says how its operands are stored.
+// The session then gives it its inputs in Layout's format, moved there
+// (converted, copied into a concatenated input) by kernels of
+// runtime/densekern when they are not, and chooses where its output
+// lives: SetOutput says it, once, after New has prepared every step and
+// before any Workspace. A DenseStep that is not a LaidOutStep reads
+// float32 inputs, each contiguous in a buffer of its own, and writes a
+// contiguous float32 output.
+type LaidOutStep interface {
+	DenseStep
+	Layout() Layout
+	// SetOutput says how the step's output is stored in every batch: in
+	// format f, rows ld elements apart, at addresses aligned to align
+	// bytes (256 for a buffer of its own; less at a column offset of a
+	// reader's concatenated input).
+	SetOutput(f Format, ld, align int64) error
+}
+
 // A DenseStep enqueues one fused.dense.
 type DenseStep interface {
 	// Workspace is the device memory a run over b rows needs besides its
 	// inputs and output (0: none). It is called once per batch size and
 	// slot, before any Enqueue of that size and outside any capture: a
 	// backend may prepare per-size state there (a GEMM plan), and fail.
+	// The steps of a batch run one after the other and share one
+	// workspace, 256-byte aligned.
 	Workspace(b int64) (int64, error)
 	// Enqueue enqueues y = act(concat(xs)·W + bias) over b rows on s: xs
-	// are the inputs, b×ks[i] floats each, y b×N floats, row-major; ws
-	// is Workspace(b) bytes (zero Buffer when 0). It is called while s is
-	// captured into the batch's graph, and may use only asynchronous
-	// calls on s.
+	// are the inputs, b×ks[i] elements each (one b×K buffer for a
+	// LaidOutStep that asked for Concat), y b×N elements, row-major in
+	// the Buffers' formats and pitches; ws is Workspace(b) bytes (zero
+	// Buffer when 0). It is called while s is captured into the batch's
+	// graph, and may use only asynchronous calls on s.
 	Enqueue(s *cuda.Stream, b int64, xs []Buffer, y, ws Buffer) error
 	// Describe says what a run over b rows launches (for the Summary).
 	Describe(b int64) string

@@ -21,7 +21,7 @@
 //     emb.filter, casts, ...) are the packer's business, not steps of the
 //     plan;
 //   - each fused.dense gets a DenseStep from the DenseBackend, which
-//     uploads its weight and bias once;
+//     uploads its weight and bias once (see "Dense layers");
 //   - a reshape of a device value (Identity, Reshape, ExpandDims,
 //     Squeeze to [?, static dims]) is an alias of its memory;
 //   - every other op must be one of HostOps (casts, reshapes,
@@ -47,7 +47,9 @@
 // and per size class of the packed inputs (rounded up to a sixteenth of
 // their power of two, which is what the graph copies), holds one
 // host-to-device copy per layer (one for the usual single layer), the
-// layers' kernels, the dense steps (with their split-K reductions), and
+// layers' kernels, the dense steps (the generated kernels with their
+// split-K reductions, or cuBLASLt's products and the moves of their
+// inputs), and
 // one device-to-host copy of every device result the host reads, laid
 // out in one output arena. Run then waits for the batch's event, makes
 // the outputs from the pinned output buffer and runs the host steps
@@ -60,13 +62,32 @@
 // slot, so batches in different slots never share memory; a slot keeps
 // the buffers and graphs of its last Options.BatchSizes batch sizes.
 //
+// # Dense layers
+//
+// Options.Dense chooses the backend: cuBLASLt (NewCublasLtDense: one
+// product per layer, or per input of a layer over a concatenation, with
+// the bias and ReLU in its epilogue, sigmoid and tanh by a kernel after
+// it; plans made per batch size outside the captures), the default when
+// the library loads, in Options.Precision fp32, tf32 or bf16; or the
+// program's own kernels (GeneratedDense, float32 with float64
+// accumulation). A step says how it wants its
+// operands stored (LaidOutStep, Layout): New then gives every device
+// value a format, F32 or BF16 (BF16 when every reader reads it so and it
+// stays on the device), places a value in the columns of its reader's
+// concatenated input when its producer can write there, and otherwise
+// moves inputs into the layout their reader wants with the kernels of
+// runtime/densekern (float32 to bfloat16, strided copies), in the graph
+// just before the step. An upload read only in BF16 is rounded on the
+// host. Steps that load their kernels lazily (cuBLASLt) run once outside
+// the capture before the first graph of each batch size. ProfileDense
+// times the dense part alone.
+//
 // # Plug-ins
 //
 // Packer (made per layer by Options.Packer) and DenseBackend
-// (Options.Dense) are where the other runtimes plug in: InterpPacker is
-// the fallback packer until runtime/hostpack packs natively, and
-// GeneratedDense launches the program's own dense kernels until
-// runtime/cublaslt's products do.
+// (Options.DenseBackend, or the one Options.Dense names) are where the
+// other runtimes plug in: NativePacker (runtime/hostpack) is the default
+// packer, InterpPacker the fallback for a layer it cannot plan.
 //
 // # Cost
 //

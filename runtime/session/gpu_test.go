@@ -34,6 +34,7 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
 )
 
@@ -45,7 +46,75 @@ var (
 	e2eBatches = flag.String("e2e-batches", "1,32,256,2048", "TestE2EBench: the batch sizes")
 	e2eIters   = flag.Int("e2e-iters", 200, "TestE2EBench: batches timed one by one per batch size (at least 200)")
 	e2eModel   = flag.String("e2e-model", "E", "TestE2EBench: the model, small or a preset of frontend/gen")
+	e2eDense   = flag.String("e2e-dense", "cublaslt-fp32,cublaslt-tf32,cublaslt-bf16",
+		"TestE2EBench: the dense backends, DENSE-PRECISION each (cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32); cuBLASLt's options between: cublaslt-nk-PREC stores the weights N×K, cublaslt-cat-PREC and cublaslt-split-PREC multiply a concatenation of inputs in one product or one per input")
+	gpuDense = flag.String("gpu-dense", "generated-fp32,cublaslt-fp32,cublaslt-tf32,cublaslt-bf16",
+		"TestGPUModels: the dense backends checked, as -e2e-dense names them")
 )
+
+// denseConfig is a dense backend and precision of the GPU tests.
+type denseConfig struct {
+	name      string // as the flags name it
+	dense     string // DenseCublasLt or DenseGenerated
+	prec      string
+	weightsNK bool   // cuBLASLt's weights N×K
+	inputs    string // CublasLtOptions.Inputs
+}
+
+// parseDense reads a list of DENSE[-OPTION...]-PRECISION names; cuBLASLt's
+// options are nk (weights N×K), cat and split (CublasLtOptions.Inputs).
+func parseDense(list string) ([]denseConfig, error) {
+	var cs []denseConfig
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		c := denseConfig{name: n}
+		parts := strings.Split(n, "-")
+		if len(parts) < 2 || (parts[0] != DenseCublasLt && parts[0] != DenseGenerated) || (parts[0] == DenseGenerated && len(parts) > 2) {
+			return nil, fmt.Errorf("%q is not DENSE[-OPTION...]-PRECISION (cublaslt-fp32, cublaslt-nk-bf16, cublaslt-split-bf16, generated-fp32, ...)", n)
+		}
+		c.dense, c.prec = parts[0], parts[len(parts)-1]
+		for _, o := range parts[1 : len(parts)-1] {
+			switch o {
+			case "nk":
+				c.weightsNK = true
+			case "cat":
+				c.inputs = InputsConcat
+			case "split":
+				c.inputs = InputsSplit
+			default:
+				return nil, fmt.Errorf("%q: unknown cuBLASLt option %q (nk, cat, split)", n, o)
+			}
+		}
+		if _, err := cublaslt.ParsePrecision(c.prec); err != nil {
+			return nil, fmt.Errorf("%q: %v", n, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, nil
+}
+
+// options sets the session options of c; the cuBLASLt library must load
+// (without it the test is skipped, or fails with RECOM_GPU=1).
+func (c denseConfig) options(t *testing.T, opts Options) Options {
+	t.Helper()
+	opts.Dense, opts.Precision = c.dense, c.prec
+	if c.dense != DenseCublasLt {
+		return opts
+	}
+	lib, err := openCublasLt()
+	if errors.Is(err, cublaslt.ErrNotFound) && os.Getenv("RECOM_GPU") != "1" {
+		t.Skipf("%v: the cuBLASLt backend needs the library (set RECOM_GPU=1 to make its absence a failure)", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.CublasLt = lib
+	if c.weightsNK || c.inputs != "" {
+		p, _ := cublaslt.ParsePrecision(c.prec)
+		opts.DenseBackend = NewCublasLtDense(lib, CublasLtOptions{Precision: p, WeightsNK: c.weightsNK, Inputs: c.inputs})
+	}
+	return opts
+}
 
 // ptxHeader starts a PTX file written by TestWritePTX: the sha256 of the
 // LLVM IR it was made from, so that a GPU test refuses the PTX of another
@@ -220,96 +289,152 @@ func gpuSession(t *testing.T, c *cuda.Context, name string, m *compiled, opts Op
 }
 
 // TestGPUModels runs the bundled model and preset E on the GPU against
-// the interpreter (rtol 1e-5: the dense kernels accumulate in float64)
-// with poisoned results, at B = 1, 37 and 256: one batch at a time, then
-// three in flight at once.
+// the interpreter with poisoned results, at B = 1, 37 and 256, one batch
+// at a time, then three in flight at once, with each dense backend and
+// precision of -gpu-dense: the generated kernels at rtol 1e-5 (they
+// accumulate in float64), cuBLASLt fp32 at rtol 1e-4, tf32 and bf16 at
+// rtol 3e-2, atol 3e-3 (bench/peers.py's bar for PyTorch). Every check
+// prints one line, "ERR model=M dense=D precision=P B=b max_abs=...
+// max_rel=...", the largest differences measured.
 func TestGPUModels(t *testing.T) {
 	c := openGPU(t)
+	configs, err := parseDense(*gpuDense)
+	if err != nil {
+		t.Fatalf("-gpu-dense: %v", err)
+	}
 	for _, name := range []string{"small", "E"} {
 		t.Run(name, func(t *testing.T) {
 			m := testModel(t, name)
-			s := gpuSession(t, c, name, m, Options{Slots: 3, Poison: true})
+			// The feeds and the interpreter's outputs, shared by the
+			// backends.
+			type set struct {
+				b    int
+				f    map[string]*interp.Tensor
+				want map[string]*interp.Tensor
+			}
+			var sets, inflight []set
 			seed := uint64(1000)
+			t0 := time.Now()
 			for _, b := range []int{1, 37, 256} {
 				seed++
 				f := m.feeds(t, b, seed)
-				t0 := time.Now()
-				got, err := s.Run(f)
-				if err != nil {
-					t.Fatalf("B=%d: %v", b, err)
-				}
-				dt := time.Since(t0)
-				t0 = time.Now()
-				want := m.reference(t, f)
-				t.Logf("B=%d: session %.2f ms (first batch of this size: capture included), interpreter %.2f s", b, float64(dt.Microseconds())/1e3, time.Since(t0).Seconds())
-				check(t, fmt.Sprintf("%s B=%d", name, b), got, want)
+				sets = append(sets, set{b, f, m.reference(t, f)})
 			}
-			// Three batches in flight, each checked.
-			var fs []map[string]*interp.Tensor
-			var ps []*Pending
-			for i := range 3 {
+			for range 3 {
 				seed++
-				fs = append(fs, m.feeds(t, 37, seed))
-				p, err := s.RunAsync(fs[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				ps = append(ps, p)
+				f := m.feeds(t, 37, seed)
+				inflight = append(inflight, set{37, f, m.reference(t, f)})
 			}
-			for i, p := range ps {
-				got, err := p.Wait()
-				if err != nil {
-					t.Fatal(err)
-				}
-				check(t, fmt.Sprintf("%s in flight %d", name, i), got, m.reference(t, fs[i]))
+			t.Logf("%s: the interpreter's outputs in %.1f s", name, time.Since(t0).Seconds())
+			for _, dc := range configs {
+				t.Run(dc.name, func(t *testing.T) {
+					s := gpuSession(t, c, name, m, dc.options(t, Options{Slots: 3, Poison: true}))
+					for _, st := range sets {
+						t0 := time.Now()
+						got, err := s.Run(st.f)
+						if err != nil {
+							t.Fatalf("B=%d: %v", st.b, err)
+						}
+						e := checkPrec(t, fmt.Sprintf("%s %s B=%d", name, dc.name, st.b), dc.dense, dc.prec, got, st.want)
+						fmt.Printf("ERR model=%s dense=%s precision=%s B=%d %v\n", name, dc.dense, dc.prec, st.b, e)
+						t.Logf("B=%d: session %.2f ms (first batch of this size: capture included); %v", st.b, float64(time.Since(t0).Microseconds())/1e3, e)
+					}
+					var ps []*Pending
+					for _, st := range inflight {
+						p, err := s.RunAsync(st.f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						ps = append(ps, p)
+					}
+					for i, p := range ps {
+						got, err := p.Wait()
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkPrec(t, fmt.Sprintf("%s %s in flight %d", name, dc.name, i), dc.dense, dc.prec, got, inflight[i].want)
+					}
+					t.Logf("\n%s", s.Summary())
+				})
 			}
-			t.Logf("\n%s", s.Summary())
 		})
 	}
 }
 
-// TestE2EBench measures a model end to end on the GPU (Bench: latency of
-// 200 batches one by one, throughput with 1, 2 and 4 in flight, 4 feed
-// sets rotated) at each of -e2e-batches, and prints one line per
-// measurement ("E2E batch=... median_us=... p99_us=...", "E2E batch=...
-// in_flight=K ... samples_per_s=...") and the step costs.
+// TestE2EBench measures a model end to end on the GPU with each dense
+// backend and precision of -e2e-dense (Bench: latency of 200 batches one
+// by one, throughput with 1, 2 and 4 in flight, 4 feed sets rotated) at
+// each of -e2e-batches, and prints one line per measurement ("model=E
+// dense=cublaslt precision=bf16 E2E batch=... median_us=... p99_us=...",
+// "... E2E batch=... in_flight=K ... samples_per_s=..."), one of the dense
+// part alone ("... DENSE batch=... graph_us=... steps_us=...":
+// ProfileDense, its steps as one CUDA graph and the sum of its launches
+// one by one), and the step costs. The outputs are checked against the
+// interpreter first at B <= 256 (the interpreter's dense part is slow).
 func TestE2EBench(t *testing.T) {
 	c := openGPU(t)
-	m := testModel(t, *e2eModel)
-	s := gpuSession(t, c, *e2eModel, m, Options{Slots: 4, NoTiming: false})
+	configs, err := parseDense(*e2eDense)
+	if err != nil {
+		t.Fatalf("-e2e-dense: %v", err)
+	}
+	var batches []int
 	for _, f := range strings.Split(*e2eBatches, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || b < 1 {
 			t.Fatalf("-e2e-batches: %q is not a batch size", f)
 		}
-		var sets []map[string]*interp.Tensor
+		batches = append(batches, b)
+	}
+	m := testModel(t, *e2eModel)
+	sets := map[int][]map[string]*interp.Tensor{}
+	wants := map[int]map[string]*interp.Tensor{}
+	for _, b := range batches {
 		for i := range 4 {
-			sets = append(sets, m.feeds(t, b, 5000+uint64(100*b+i)))
+			sets[b] = append(sets[b], m.feeds(t, b, 5000+uint64(100*b+i)))
 		}
-		// The first set checked against the interpreter first (at the
-		// smaller sizes: the interpreter's dense part is slow).
 		if b <= 256 {
-			got, err := s.Run(sets[0])
-			if err != nil {
-				t.Fatal(err)
+			wants[b] = m.reference(t, sets[b][0])
+		}
+	}
+	for _, dc := range configs {
+		t.Run(dc.name, func(t *testing.T) {
+			s := gpuSession(t, c, *e2eModel, m, dc.options(t, Options{Slots: 4}))
+			prefix := fmt.Sprintf("model=%s dense=%s precision=%s", *e2eModel, dc.name[:strings.LastIndexByte(dc.name, '-')], dc.prec)
+			for _, b := range batches {
+				if want := wants[b]; want != nil {
+					got, err := s.Run(sets[b][0])
+					if err != nil {
+						t.Fatal(err)
+					}
+					e := checkPrec(t, fmt.Sprintf("%s B=%d", prefix, b), dc.dense, dc.prec, got, want)
+					fmt.Printf("%s ERR batch=%d %v\n", prefix, b, e)
+				}
+				r, err := Bench(s, sets[b], BenchOptions{Iters: *e2eIters})
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("%s %s", prefix, strings.ReplaceAll(r.String(), "\nE2E", "\n"+prefix+" E2E"))
+				dp, err := s.ProfileDense(sets[b][0], 20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var steps time.Duration
+				for _, st := range dp.Steps {
+					steps += st.Mean()
+				}
+				fmt.Printf("%s DENSE batch=%d graph_us=%.1f steps_us=%.1f\n", prefix, b, us(dp.Graph), us(steps))
+				if err := s.Profile(sets[b][0], 20); err != nil {
+					t.Fatal(err)
+				}
+				var alone []string
+				for _, c := range s.Summary().Steps {
+					if c.Where == WhereAlone {
+						alone = append(alone, fmt.Sprintf("  %8.1f us  %s", float64(c.Mean().Nanoseconds())/1e3, c.Step))
+					}
+				}
+				t.Logf("%s B=%d step costs over the latency runs:\n%s\nthe graph's steps launched alone (Profile, 20 runs):\n%s\nthe dense part alone (ProfileDense, 20 runs):\n%v",
+					prefix, b, r.Summary, strings.Join(alone, "\n"), dp)
 			}
-			check(t, fmt.Sprintf("%s B=%d", *e2eModel, b), got, m.reference(t, sets[0]))
-		}
-		r, err := Bench(s, sets, BenchOptions{Iters: *e2eIters})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Printf("model=%s %s", *e2eModel, strings.ReplaceAll(r.String(), "\nE2E", "\nmodel="+*e2eModel+" E2E"))
-		if err := s.Profile(sets[0], 20); err != nil {
-			t.Fatal(err)
-		}
-		prof := s.Summary()
-		var alone []string
-		for _, c := range prof.Steps {
-			if c.Where == WhereAlone {
-				alone = append(alone, fmt.Sprintf("  %8.1f us  %s", float64(c.Mean().Nanoseconds())/1e3, c.Step))
-			}
-		}
-		t.Logf("B=%d step costs over the latency runs:\n%s\nthe graph's steps launched alone (Profile, 20 runs):\n%s", b, r.Summary, strings.Join(alone, "\n"))
+		})
 	}
 }

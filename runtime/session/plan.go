@@ -43,10 +43,15 @@ type value struct {
 	dev *devValue
 }
 
-// devValue is a float32 matrix on the device, B rows of width floats.
+// devValue is a matrix on the device, B rows of width elements (float32
+// unless its format says otherwise).
 type devValue struct {
-	name  string // for the Summary and errors
-	width int64
+	name   string // for the Summary and errors
+	width  int64
+	format Format // F32 unless every reader reads BF16 (planLayouts)
+	// place, when set, puts the value in columns of a reader's
+	// concatenated input rather than in memory of its own.
+	place *placement
 	// root is the value whose memory this one aliases (a reshape); nil
 	// when it has its own.
 	root *devValue
@@ -102,6 +107,13 @@ type denseStep struct {
 	in    []*devValue
 	out   *devValue
 	w, b  *value // constant weight and bias (b nil without one)
+
+	// What planLayouts made of the step's Layout: the values Enqueue
+	// gets as its inputs (in, or the buffers they are moved into) and
+	// the moves before the step.
+	layout Layout
+	args   []*devValue
+	moves  []move
 }
 
 // plan is what New makes of the program, once.

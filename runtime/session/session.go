@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -42,8 +45,27 @@ type Options struct {
 	// (runtime/hostpack, falling back to InterpPacker for a layer it
 	// cannot plan).
 	Packer PackerFactory
-	// Dense computes the fused.dense ops; nil is GeneratedDense.
-	Dense DenseBackend
+	// Dense names what computes the fused.dense ops: "cublaslt",
+	// cuBLASLt's products (runtime/cublaslt, the default when the library
+	// loads), or "generated", the program's own kernels (--fuse-dense,
+	// GeneratedDense: the default when cuBLASLt does not load; the
+	// Summary says why).
+	Dense string
+	// Precision is the dense ops' arithmetic with cuBLASLt: "fp32" (the
+	// default: TensorFlow's, float32 products without TF32), "tf32"
+	// (tensor cores on inputs rounded to TF32), or "bf16" (weights and
+	// the activations between layers in bfloat16, float32 accumulation;
+	// the embedding layer's output converted by a kernel). The generated
+	// kernels compute float32 (accumulating in float64): Dense
+	// "generated" takes only "fp32", and when cuBLASLt is missing the
+	// default falls back to them whatever the precision.
+	Precision string
+	// CublasLt is the library of Dense "cublaslt"; nil opens it
+	// (cublaslt.Open).
+	CublasLt *cublaslt.Library
+	// DenseBackend, when set, computes the fused.dense ops instead
+	// (Dense, Precision and CublasLt are then not used).
+	DenseBackend DenseBackend
 	// Poison fills the device results with NaN (0xff bytes) in every
 	// batch's graph before its kernels run, and the pinned outputs before
 	// every batch, so that what the kernels do not write shows: for
@@ -76,9 +98,16 @@ type Session struct {
 	ownCtx  bool
 	mod     *cuda.Module
 	backend DenseBackend
-	tables  []*cuda.DevicePtr // per layer
-	fns     []*cuda.Function  // per layer
-	packers []Packer
+	// denseNote says why the backend is not the one asked for (cuBLASLt
+	// missing), for the Summary.
+	denseNote string
+	// layoutMod holds runtime/densekern's kernels when a dense step's
+	// inputs are moved (layoutFns by name).
+	layoutMod *cuda.Module
+	layoutFns map[string]*cuda.Function
+	tables    []*cuda.DevicePtr // per layer
+	fns       []*cuda.Function  // per layer
+	packers   []Packer
 
 	devMu sync.Mutex // device allocations, frees and captures
 	slots []*slot
@@ -115,8 +144,9 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if opts.Packer == nil {
 		opts.Packer = NativePacker
 	}
-	if opts.Dense == nil {
-		opts.Dense = GeneratedDense{}
+	backend, note, err := denseBackend(&opts, len(p.dense) > 0)
+	if err != nil {
+		return nil, err
 	}
 	xprog, err := exec.Compile(prog.Module)
 	if err != nil {
@@ -132,7 +162,7 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if err := evalConsts(ctx, xprog, p.consts, &constOpts); err != nil {
 		return nil, err
 	}
-	s := &Session{plan: p, opts: opts, backend: opts.Dense}
+	s := &Session{plan: p, opts: opts, backend: backend, denseNote: note}
 	ok := false
 	defer func() {
 		if !ok {
@@ -167,6 +197,12 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 			return nil, err
 		}
 	}
+	if err := p.planLayouts(); err != nil {
+		return nil, err
+	}
+	if err := s.loadLayoutKernels(); err != nil {
+		return nil, err
+	}
 	s.stats = newStats(s)
 	s.free = make(chan *slot, opts.Slots)
 	for i := range opts.Slots {
@@ -179,6 +215,85 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	}
 	ok = true
 	return s, nil
+}
+
+// denseBackend returns the backend of opts (and why it is not the one
+// asked for), checking Dense and Precision. A program without dense ops
+// opens no library.
+func denseBackend(opts *Options, needed bool) (DenseBackend, string, error) {
+	if opts.DenseBackend != nil {
+		return opts.DenseBackend, "", nil
+	}
+	prec := cublaslt.FP32
+	if opts.Precision != "" {
+		var err error
+		if prec, err = cublaslt.ParsePrecision(opts.Precision); err != nil {
+			return nil, "", fmt.Errorf("session: Precision: %w", err)
+		}
+	}
+	switch opts.Dense {
+	case DenseGenerated:
+		if prec != cublaslt.FP32 {
+			return nil, "", fmt.Errorf("session: precision %v needs Dense %q: the generated kernels compute float32", prec, DenseCublasLt)
+		}
+		return GeneratedDense{}, "", nil
+	case DenseCublasLt, "":
+	default:
+		return nil, "", fmt.Errorf("session: Dense %q: want %q or %q", opts.Dense, DenseCublasLt, DenseGenerated)
+	}
+	if !needed {
+		return GeneratedDense{}, "", nil
+	}
+	lib := opts.CublasLt
+	if lib == nil {
+		var err error
+		if lib, err = openCublasLt(); err != nil {
+			if opts.Dense == DenseCublasLt {
+				return nil, "", fmt.Errorf("session: Dense %q: %w", DenseCublasLt, err)
+			}
+			note := fmt.Sprintf("cuBLASLt not loaded (%v)", err)
+			if prec != cublaslt.FP32 {
+				note += fmt.Sprintf("; precision %v asked, the generated kernels compute float32", prec)
+			}
+			return GeneratedDense{}, note, nil
+		}
+	}
+	return NewCublasLtDense(lib, CublasLtOptions{Precision: prec}), "", nil
+}
+
+// openCublasLt loads the library (a variable for the tests).
+var openCublasLt = cublaslt.Open
+
+// The names of Options.Dense.
+const (
+	DenseCublasLt  = "cublaslt"
+	DenseGenerated = "generated"
+)
+
+// loadLayoutKernels loads runtime/densekern's kernels when a dense step
+// moves its inputs.
+func (s *Session) loadLayoutKernels() error {
+	moves := 0
+	for _, ds := range s.plan.dense {
+		moves += len(ds.moves)
+	}
+	if moves == 0 {
+		return nil
+	}
+	m, err := s.cctx.LoadModule(densekern.PTX)
+	if err != nil {
+		return fmt.Errorf("session: the layout kernels: %w", err)
+	}
+	s.layoutMod = m
+	s.layoutFns = map[string]*cuda.Function{}
+	for _, k := range densekern.Kernels() {
+		fn, err := m.Function(k.Name)
+		if err != nil {
+			return fmt.Errorf("session: the layout kernels: %w", err)
+		}
+		s.layoutFns[k.Name] = fn
+	}
+	return nil
 }
 
 // evalConsts gives the constants their values with the interpreter.
@@ -424,6 +539,9 @@ func (s *Session) Close() error {
 	if s.mod != nil {
 		keep(s.mod.Close())
 	}
+	if s.layoutMod != nil {
+		keep(s.layoutMod.Close())
+	}
 	if s.ownCtx {
 		keep(s.cctx.Close())
 	}
@@ -467,6 +585,24 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 	if b.empty {
 		return errors.New("session: Profile of an empty batch")
 	}
+	descs, total, err := sl.timeSteps(iters, func(mark func(string) error) error { return sl.enqueue(b, mark) })
+	if err != nil {
+		return err
+	}
+	rows := make([]StepCost, len(descs))
+	for i, d := range descs {
+		rows[i] = StepCost{Step: fmt.Sprintf("batch %d: %s", b.b, d), Where: WhereAlone, Calls: int64(iters), Total: total[i]}
+	}
+	s.stats.mu.Lock()
+	s.stats.profile = rows
+	s.stats.mu.Unlock()
+	return nil
+}
+
+// timeSteps runs enqueue iters times on the slot's stream with an event
+// after each step it marks, and returns the steps' descriptions and total
+// device times.
+func (sl *slot) timeSteps(iters int, enqueue func(mark func(what string) error) error) ([]string, []time.Duration, error) {
 	var evs []*cuda.Event
 	defer func() {
 		for _, e := range evs {
@@ -479,7 +615,7 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 		k := 0
 		mark := func(what string) error {
 			if k == len(evs) {
-				e, err := s.cctx.NewEvent()
+				e, err := sl.s.cctx.NewEvent()
 				if err != nil {
 					return err
 				}
@@ -492,20 +628,20 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 			return evs[k-1].Record(sl.stream)
 		}
 		if err := mark(""); err != nil {
-			return err
+			return nil, nil, err
 		}
 		sl.inflight = true
-		err := sl.enqueue(b, mark)
+		err := enqueue(mark)
 		if rerr := sl.done.Record(sl.stream); rerr != nil {
 			sl.stream.Synchronize()
 			sl.inflight = false
-			return errors.Join(err, rerr)
+			return nil, nil, errors.Join(err, rerr)
 		}
 		if err != nil {
-			return err // release waits for what was enqueued
+			return nil, nil, err // release waits for what was enqueued
 		}
 		if err := evs[k-1].Synchronize(); err != nil {
-			return err
+			return nil, nil, err
 		}
 		sl.inflight = false
 		if it == 0 {
@@ -514,17 +650,139 @@ func (s *Session) Profile(feeds map[string]*interp.Tensor, iters int) error {
 		for i := 1; i < k; i++ {
 			d, err := cuda.Elapsed(evs[i-1], evs[i])
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			total[i-1] += d
 		}
 	}
-	rows := make([]StepCost, len(descs))
-	for i, d := range descs {
-		rows[i] = StepCost{Step: fmt.Sprintf("batch %d: %s", b.b, d), Where: WhereAlone, Calls: int64(iters), Total: total[i]}
+	return descs, total, nil
+}
+
+// DenseProfile is the dense part of a batch measured alone (ProfileDense).
+type DenseProfile struct {
+	Batch int64
+	// Graph is the mean device time of the dense steps (the moves of
+	// their inputs included) captured as one CUDA graph and replayed
+	// back to back: what the dense part costs inside the batch's graph.
+	Graph time.Duration
+	// Steps are the mean device times of each launch, enqueued one by
+	// one between events (as Profile's rows).
+	Steps []StepCost
+}
+
+// String prints the graph's time and each step's, one a line.
+func (p *DenseProfile) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "batch %d: the dense steps as one graph %.1f us", p.Batch, us(p.Graph))
+	for _, c := range p.Steps {
+		fmt.Fprintf(&b, "\n  %8.1f us  %s", us(c.Mean()), c.Step)
 	}
-	s.stats.mu.Lock()
-	s.stats.profile = rows
-	s.stats.mu.Unlock()
-	return nil
+	return b.String()
+}
+
+// ProfileDense runs the batch of feeds once as usual, then measures its
+// dense part alone, over the inputs that run left on the device: its
+// steps enqueued one by one between device events, iters times, and the
+// same steps captured as one CUDA graph, replayed iters times back to
+// back between two events. It is the dense layers' cost as a framework's
+// MLP captured as a graph is measured.
+func (s *Session) ProfileDense(feeds map[string]*interp.Tensor, iters int) (*DenseProfile, error) {
+	if iters < 1 {
+		return nil, errors.New("session: ProfileDense needs at least one iteration")
+	}
+	if len(s.plan.dense) == 0 {
+		return nil, errors.New("session: ProfileDense of a program without dense layers")
+	}
+	sl, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(sl)
+	b, err := sl.launch(feeds)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sl.finish(b); err != nil {
+		return nil, err
+	}
+	if b.empty {
+		return nil, errors.New("session: ProfileDense of an empty batch")
+	}
+	f := b.fr
+	descs, total, err := sl.timeSteps(iters, func(mark func(string) error) error { return sl.enqueueDense(f, mark) })
+	if err != nil {
+		return nil, err
+	}
+	p := &DenseProfile{Batch: f.b}
+	for i, d := range descs {
+		p.Steps = append(p.Steps, StepCost{Step: d, Where: WhereAlone, Calls: int64(iters), Total: total[i]})
+	}
+	g, err := sl.captureDense(f)
+	if err == nil {
+		p.Graph, err = sl.timeGraph(g, iters)
+		err = errors.Join(err, g.Close())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: the dense steps as one graph: %w", err)
+	}
+	return p, nil
+}
+
+// captureDense captures the dense steps of a batch of frame f alone.
+func (sl *slot) captureDense(f *frame) (*cuda.Graph, error) {
+	sl.s.devMu.Lock()
+	defer sl.s.devMu.Unlock()
+	if err := sl.stream.BeginCapture(); err != nil {
+		return nil, err
+	}
+	err := sl.enqueueDense(f, func(string) error { return nil })
+	g, cerr := sl.stream.EndCapture()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if g != nil {
+			g.Close()
+		}
+		return nil, err
+	}
+	return g, nil
+}
+
+// timeGraph launches g once, then iters times back to back between two
+// events, and returns the mean device time of a replay.
+func (sl *slot) timeGraph(g *cuda.Graph, iters int) (time.Duration, error) {
+	start, err := sl.s.cctx.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer start.Close()
+	end, err := sl.s.cctx.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer end.Close()
+	sl.inflight = true
+	err = g.Launch(sl.stream)
+	if err == nil {
+		err = start.Record(sl.stream)
+	}
+	for i := 0; err == nil && i < iters; i++ {
+		err = g.Launch(sl.stream)
+	}
+	if err == nil {
+		err = end.Record(sl.stream)
+	}
+	if rerr := sl.done.Record(sl.stream); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return 0, err // release waits for what was enqueued
+	}
+	if err := end.Synchronize(); err != nil {
+		return 0, err
+	}
+	sl.inflight = false
+	d, err := cuda.Elapsed(start, end)
+	return d / time.Duration(iters), err
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/recom-compiler/recom/interp/npz"
 	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/lowering/pass"
+	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -191,7 +193,7 @@ func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
 						s.Fault(fmt.Errorf("%s: argument %d (%#x) is not device memory", name, i, v))
 						return
 					}
-					in[i] = gpu.Buf{Data: mem}
+					in[i] = gpu.Buf{Data: mem, Align: int64(v % 256)}
 				case sizes[i] == 4:
 					in[i] = int64(int32(v))
 				default:
@@ -210,9 +212,29 @@ func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
 // so that a missing wait shows) with poisoned results.
 func simSession(t testing.TB, m *compiled, opts Options) (*Session, *cuda.Sim) {
 	t.Helper()
+	s, sim, _ := simSessionLt(t, m, opts, nil)
+	return s, sim
+}
+
+// simSessionLt is simSession with the layout kernels registered and, for
+// Dense "cublaslt" without a library or with a backend made by backend,
+// the simulated cuBLASLt on the same device (returned; its objects must
+// all be destroyed by Close).
+func simSessionLt(t testing.TB, m *compiled, opts Options, backend func(*cublaslt.Library) DenseBackend) (*Session, *cuda.Sim, *cublaslt.Sim) {
+	t.Helper()
 	sim := cuda.NewSim()
 	sim.Deferred = true
 	simKernels(t, sim, m.prog.Module)
+	simKernels(t, sim, densekern.Module(all.NewContext()))
+	var lt *cublaslt.Sim
+	switch {
+	case backend != nil:
+		lt = cublaslt.NewSim(sim)
+		opts.DenseBackend = backend(lt.Library())
+	case opts.Dense == DenseCublasLt && opts.CublasLt == nil && opts.DenseBackend == nil:
+		lt = cublaslt.NewSim(sim)
+		opts.CublasLt = lt.Library()
+	}
 	drv, err := sim.Driver()
 	if err != nil {
 		t.Fatal(err)
@@ -225,6 +247,9 @@ func simSession(t testing.TB, m *compiled, opts Options) (*Session, *cuda.Sim) {
 	opts.Poison = true
 	if opts.Outputs == nil {
 		opts.Outputs = m.outputs
+	}
+	if opts.Dense == "" && opts.CublasLt == nil && opts.DenseBackend == nil {
+		opts.Dense = DenseGenerated // never the machine's cuBLASLt on a simulated context
 	}
 	if opts.Interp == nil {
 		opts.Interp = m.opts
@@ -240,9 +265,12 @@ func simSession(t testing.TB, m *compiled, opts Options) (*Session, *cuda.Sim) {
 		if c := sim.Counts(); c.Allocs != 0 || c.HostAllocs != 0 {
 			t.Errorf("the session leaked %d device and %d pinned allocations", c.Allocs, c.HostAllocs)
 		}
+		if lt != nil && lt.Live() != 0 {
+			t.Errorf("the session left %v", lt)
+		}
 		c.Close()
 	})
-	return s, sim
+	return s, sim, lt
 }
 
 // simErr adds the simulator's fault to err.
@@ -508,13 +536,13 @@ func TestSimWrongPTX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = New(context.Background(), m.prog, []byte("other PTX"), Options{CUDA: c, Outputs: m.outputs, Interp: m.opts})
+	_, err = New(context.Background(), m.prog, []byte("other PTX"), Options{CUDA: c, Outputs: m.outputs, Interp: m.opts, Dense: DenseGenerated})
 	want := `'fused.embedding_layer' op (node "input_layer/concat") kernel "layer" takes 4 parameters; the layer's kernel takes 5 (was the PTX made from this program?)`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 	sim.AddKernel("layer", []uint64{8, 8, 8, 8, 8}, func(*cuda.Sim, uint32, uint32, []uint64) {})
-	_, err = New(context.Background(), m.prog, []byte("other PTX"), Options{CUDA: c, Outputs: m.outputs, Interp: m.opts})
+	_, err = New(context.Background(), m.prog, []byte("other PTX"), Options{CUDA: c, Outputs: m.outputs, Interp: m.opts, Dense: DenseGenerated})
 	want = `'fused.dense' op (node "bottom_mlp/dense/Relu") cuda: function "bottom_mlp_dense": cuModuleGetFunction: CUDA_ERROR_NOT_FOUND: named symbol not found (was the PTX made with --fuse-dense from this program?)`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/runtime/cublaslt"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/densekern"
 )
 
 // A slot is what one batch in flight uses: a stream, the pinned input
@@ -38,11 +40,12 @@ type frame struct {
 	arena      *cuda.DevicePtr               // results copied back
 	arenaBytes int64
 	outOff     map[*devValue]int64
-	ws         []*cuda.DevicePtr // per dense step; nil without workspace
-	upOff      []int64           // per upload, in region 0
-	prefix     int64             // bytes of the uploads
+	ws         *cuda.DevicePtr // the dense steps' workspace; nil without one
+	upOff      []int64         // per upload, in region 0
+	prefix     int64           // bytes of the uploads
 	graphs     map[string]*cuda.Graph
 	used       int64
+	warm       bool // the steps that asked for it ran once (Layout.Warm)
 }
 
 // batch is one batch's state between launch and finish.
@@ -255,7 +258,12 @@ func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 	if len(p.uploads) > 0 {
 		in := sl.pinIn[0].Bytes()
 		for i, u := range p.uploads {
-			copy(floats(in[offs[i]:], 4*bsz*u.width), b.env[u.fromHost.host].Float32s())
+			x := b.env[u.fromHost.host].Float32s()
+			if u.format == BF16 {
+				stageBF16(in[offs[i]:], x)
+				continue
+			}
+			copy(floats(in[offs[i]:], 4*bsz*u.width), x)
 		}
 		t = st.add(statStage, t)
 	}
@@ -345,6 +353,18 @@ func floats(b []byte, n int64) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n/4)
 }
 
+// stageBF16 stores x rounded to bfloat16 at the start of b (4-byte
+// aligned, at least 2·len(x) bytes).
+func stageBF16(b []byte, x []float32) {
+	if len(x) == 0 {
+		return
+	}
+	d := unsafe.Slice((*cublaslt.Bfloat16)(unsafe.Pointer(&b[0])), len(x))
+	for i, v := range x {
+		d[i] = cublaslt.RoundBF16(v)
+	}
+}
+
 func memset(b []byte, v byte) {
 	for i := range b {
 		b[i] = v
@@ -375,10 +395,10 @@ func (sl *slot) frame(b int64) (*frame, error) {
 	f := &frame{b: b, bufs: map[*devValue]*cuda.DevicePtr{}, outOff: map[*devValue]int64{}, graphs: map[string]*cuda.Graph{}, used: sl.tick}
 	f.upOff, f.prefix = s.prefixLayout(b)
 	for _, d := range s.plan.devs {
-		if d.root != nil || d.fromHost != nil {
+		if d.root != nil || d.fromHost != nil || d.place != nil {
 			continue
 		}
-		n := 4 * b * d.width
+		n := d.format.Bytes() * b * d.width
 		if d.toHost {
 			f.outOff[d] = f.arenaBytes
 			f.arenaBytes += roundUp(n, align)
@@ -399,21 +419,22 @@ func (sl *slot) frame(b int64) (*frame, error) {
 		}
 		f.arena = p
 	}
-	f.ws = make([]*cuda.DevicePtr, len(s.plan.dense))
-	for i, ds := range s.plan.dense {
+	var ws int64
+	for _, ds := range s.plan.dense {
 		n, err := ds.step.Workspace(b)
 		if err != nil {
 			f.close()
 			return nil, ds.op.Errorf("a batch of %d: %v", b, err)
 		}
-		if n > 0 {
-			p, err := s.cctx.Alloc(n)
-			if err != nil {
-				f.close()
-				return nil, ds.op.Errorf("workspace for a batch of %d: %v", b, err)
-			}
-			f.ws[i] = p
+		ws = max(ws, n)
+	}
+	if ws > 0 {
+		p, err := s.cctx.Alloc(ws)
+		if err != nil {
+			f.close()
+			return nil, fmt.Errorf("session: the dense steps' workspace (%d bytes) for a batch of %d: %w", ws, b, err)
 		}
+		f.ws = p
 	}
 	sl.frames[b] = f
 	return f, nil
@@ -433,27 +454,97 @@ func (f *frame) close() error {
 		keep(p.Close())
 	}
 	keep(f.arena.Close())
-	for _, p := range f.ws {
-		keep(p.Close())
-	}
+	keep(f.ws.Close())
 	return first
 }
 
 // buffer returns where d lives on the device in a batch of the slot.
 func (sl *slot) buffer(f *frame, d *devValue) Buffer {
-	n := 4 * f.b * d.width
 	base := d.base()
-	if base.fromHost != nil {
+	el := base.format.Bytes()
+	n := el * f.b * d.width
+	switch {
+	case base.place != nil:
+		in := sl.buffer(f, base.place.in)
+		ld := base.place.in.width
+		return Buffer{Ptr: in.Ptr, Off: in.Off + el*base.place.col, Bytes: el * max((f.b-1)*ld+d.width, 0), Format: base.format, Ld: ld}
+	case base.fromHost != nil:
 		for i, u := range sl.s.plan.uploads {
 			if u == base {
-				return Buffer{Ptr: sl.devIn[0], Off: f.upOff[i], Bytes: n}
+				return Buffer{Ptr: sl.devIn[0], Off: f.upOff[i], Bytes: n, Format: base.format, Ld: d.width}
 			}
 		}
 	}
 	if off, ok := f.outOff[base]; ok {
-		return Buffer{Ptr: f.arena, Off: off, Bytes: n}
+		return Buffer{Ptr: f.arena, Off: off, Bytes: n, Format: base.format, Ld: d.width}
 	}
-	return Buffer{Ptr: f.bufs[base], Bytes: n}
+	return Buffer{Ptr: f.bufs[base], Bytes: n, Format: base.format, Ld: d.width}
+}
+
+// args are the buffers a dense step gets as its inputs.
+func (sl *slot) args(f *frame, ds *denseStep) []Buffer {
+	xs := make([]Buffer, len(ds.args))
+	for j, d := range ds.args {
+		xs[j] = sl.buffer(f, d)
+	}
+	return xs
+}
+
+// workspace is the dense steps' workspace (a zero Buffer without one).
+func (f *frame) workspace() Buffer {
+	if f.ws == nil {
+		return Buffer{}
+	}
+	return Buffer{Ptr: f.ws, Bytes: f.ws.Size()}
+}
+
+// enqueueDense enqueues the dense steps of a batch, each after the moves
+// of its inputs, calling mark after each launch.
+func (sl *slot) enqueueDense(f *frame, mark func(what string) error) error {
+	s := sl.s
+	ws := f.workspace()
+	for _, ds := range s.plan.dense {
+		for _, m := range ds.moves {
+			k, mv, err := sl.moveLaunch(f, m)
+			if err != nil {
+				return ds.op.Errorf("%v", err)
+			}
+			grid := densekern.Grid(mv.Rows)
+			if err := s.layoutFns[k.Name].Launch(cuda.Dim(int(grid)), cuda.Dim(densekern.Threads), 0, sl.stream,
+				mv.Src, mv.Dst, mv.Rows, mv.Cols, mv.SrcLd, mv.DstLd); err != nil {
+				return ds.op.Errorf("launch %s: %v", k.Name, err)
+			}
+			if err := mark(fmt.Sprintf("kernel %s %d x %d (%s into %s)", k.Name, grid, densekern.Threads, m.from.name, m.to.name)); err != nil {
+				return err
+			}
+		}
+		if err := ds.step.Enqueue(sl.stream, f.b, sl.args(f, ds), sl.buffer(f, ds.out), ws); err != nil {
+			return ds.op.Errorf("launch: %v", err)
+		}
+		if err := mark(ds.step.Describe(f.b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// warmUp runs, once per frame and outside any capture, the dense steps
+// whose Layout asks for it, over whatever the frame's buffers hold.
+func (sl *slot) warmUp(f *frame) error {
+	if f.warm {
+		return nil
+	}
+	ws := f.workspace()
+	for _, ds := range sl.s.plan.dense {
+		if !ds.layout.Warm {
+			continue
+		}
+		if err := ds.step.Enqueue(sl.stream, f.b, sl.args(f, ds), sl.buffer(f, ds.out), ws); err != nil {
+			return ds.op.Errorf("warm-up run: %v", err)
+		}
+	}
+	f.warm = true
+	return nil
 }
 
 // enqueue enqueues the batch's GPU work on the slot's stream, step by
@@ -501,21 +592,8 @@ func (sl *slot) enqueue(b *batch, mark func(what string) error) error {
 			return err
 		}
 	}
-	for i, ds := range s.plan.dense {
-		xs := make([]Buffer, len(ds.in))
-		for j, d := range ds.in {
-			xs[j] = sl.buffer(f, d)
-		}
-		var ws Buffer
-		if f.ws[i] != nil {
-			ws = Buffer{Ptr: f.ws[i], Bytes: f.ws[i].Size()}
-		}
-		if err := ds.step.Enqueue(sl.stream, f.b, xs, sl.buffer(f, ds.out), ws); err != nil {
-			return ds.op.Errorf("launch: %v", err)
-		}
-		if err := mark(ds.step.Describe(f.b)); err != nil {
-			return err
-		}
+	if err := sl.enqueueDense(f, mark); err != nil {
+		return err
 	}
 	if f.arenaBytes > 0 {
 		if err := cuda.CopyDeviceToHostAsync(sl.pinOut, 0, f.arena, 0, f.arenaBytes, sl.stream); err != nil {
@@ -534,6 +612,9 @@ func (sl *slot) capture(b *batch, key string) (*cuda.Graph, error) {
 	f := b.fr
 	s.devMu.Lock()
 	defer s.devMu.Unlock()
+	if err := sl.warmUp(f); err != nil {
+		return nil, err
+	}
 	if err := sl.stream.BeginCapture(); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,9 @@ type stats struct {
 func newStats(s *Session) *stats {
 	p := s.plan
 	st := &stats{graphs: map[int64]string{}, device: s.cctx.Device().String(), slots: s.opts.Slots, dense: s.backend.Name()}
+	if s.denseNote != "" {
+		st.dense += "; " + s.denseNote
+	}
 	if len(p.dense) == 0 {
 		st.dense = ""
 	}
