@@ -500,11 +500,33 @@ func (l *Layer) PackInputs(in []ColumnInput) (*Packed, error) {
 // table at its table_offset, and the parameter blocks and data of the
 // columns' id transforms at their params_offset.
 func (l *Layer) TableArena(in []ColumnInput) ([]float32, error) {
-	arena, err := interp.MakeSlice(interp.Float32, int(l.TableFloats))
-	if err != nil {
-		return nil, fmt.Errorf("the tables arena: %w", err)
+	// The arena holds the model's own tables, which are in memory already
+	// (in, each checked against its column's declared shape), and the
+	// columns' parameter blocks: it is bounded by what the columns place
+	// in it (the verifier keeps every table and block inside
+	// table_floats, and table_floats under MaxArenaFloats), not by the
+	// interpreter's limits on the tensors a program computes. A model of
+	// 5.4 GB of tables (preset E) gets a 5.4 GB arena. An arena that
+	// declares more than its columns use is refused before allocating.
+	var used int64
+	for i := range l.Columns {
+		c := &l.Columns[i]
+		if i < len(in) && in[i].Table != nil && int64(len(in[i].Table)) != c.Rows*c.Width {
+			return nil, fmt.Errorf("the tables arena: column #%d's table has %d floats, its %dx%d shape says %d", i, len(in[i].Table), c.Rows, c.Width, c.Rows*c.Width)
+		}
+		used = max(used, c.TableOffset+c.Rows*c.Width)
+		if c.ParamsOffset >= 0 {
+			n, err := c.StaticFloats()
+			if err != nil {
+				return nil, err
+			}
+			used = max(used, c.ParamsOffset+n)
+		}
 	}
-	tables := arena.([]float32)
+	if l.TableFloats > alignTable(used) {
+		return nil, fmt.Errorf("the tables arena: table_floats = %d, but the columns place %d floats in it", l.TableFloats, used)
+	}
+	tables := make([]float32, l.TableFloats)
 	for i := range l.Columns {
 		if i < len(in) {
 			copy(tables[l.Columns[i].TableOffset:], in[i].Table)

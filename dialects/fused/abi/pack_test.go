@@ -189,8 +189,10 @@ func TestPackStrSlotsTooLong(t *testing.T) {
 }
 
 // What the verifier lets through is still bounded when it runs: a tables
-// arena of 2^31-1 floats (8 GiB) or an output of batch x width floats
-// beyond the interpreter's limits is refused with the limit's message, not
+// arena of 2^31-1 floats (8 GiB) that its columns do not fill is refused
+// (the arena is as large as the model's tables, which are in memory
+// already, and no larger), and an output of batch x width floats beyond
+// the interpreter's limits is refused with the limit's message, not
 // allocated.
 func TestRunBounded(t *testing.T) {
 	c := Column{Name: "c", Kind: KindGather, Combiner: "sum", Rows: 10, Width: 4, Lanes: 1, Vector: 4,
@@ -200,10 +202,13 @@ func TestRunBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := l.TableArena([]ColumnInput{{Table: make([]float32, 40)}})
-	var tl *interp.TooLargeError
-	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "the tables arena: a tensor of 2147483647 elements is too large to materialise") {
+	if err == nil || !strings.Contains(err.Error(), "the tables arena: table_floats = 2147483647, but the columns place 40 floats in it") {
 		t.Errorf("tables arena: got %v", err)
 	}
+	if _, err := l.TableArena([]ColumnInput{{Table: make([]float32, 39)}}); err == nil || !strings.Contains(err.Error(), "column #0's table has 39 floats, its 10x4 shape says 40") {
+		t.Errorf("tables arena, short table: got %v", err)
+	}
+	var tl *interp.TooLargeError
 	l.TableFloats = TableAlign
 	_, _, err = l.Run(nil, []ColumnInput{{Table: make([]float32, 40), Ids: make([]int64, 1000)}})
 	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "the output of 1000 rows of 2147483647 floats is too large to materialise") {
