@@ -30,11 +30,13 @@ const (
 // sessionOptions are the session's options for a compiled model.
 func (f *runFlags) sessionOptions(m *model, opts *exec.Options, c *cuda.Context, slots int) session.Options {
 	return session.Options{
-		Outputs: m.outputs,
-		Interp:  opts,
-		CUDA:    c,
-		Ordinal: f.device,
-		Slots:   slots,
+		Outputs:   m.outputs,
+		Interp:    opts,
+		CUDA:      c,
+		Ordinal:   f.device,
+		Slots:     slots,
+		Dense:     f.denseBackend,
+		Precision: f.precision,
 	}
 }
 
@@ -130,4 +132,19 @@ func e2eOutputs(outputs, given []string) []string {
 		return outputs
 	}
 	return out
+}
+
+// checkTolerance is the relative tolerance of --check for the dense
+// arithmetic asked for: the generated kernels accumulate in float64 as the
+// interpreter does (1e-5); cuBLASLt's fp32 sums in another order (1e-4,
+// issue #17's bar); tf32 and bf16 round the products' inputs (3e-2, with
+// atol 3e-3, the bar bench/peers.py holds the peers to).
+func (f *runFlags) checkTolerance() (rtol, atol float64) {
+	switch {
+	case f.runtime == runtimeInterp || f.denseBackend == "generated" || f.dense == "cpu":
+		return 1e-5, 1e-6
+	case f.precision == "" || f.precision == "fp32":
+		return 1e-4, 1e-6
+	}
+	return 3e-2, 3e-3
 }
