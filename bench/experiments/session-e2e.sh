@@ -37,10 +37,10 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 d=build/session
 rc=0
-# Preset E's tables arena is 1,348,327,680 floats (5.4 GB), which
-# abi.Layer.TableArena now allocates under the interpreter's tensor limits
-# (2^28 elements, 2 GiB by default; docs/LIMITS.md): raise them for the
-# session's tests.
+# Preset E's tables arena is 1,348,327,680 floats (5.4 GB); abi.Layer.TableArena
+# sizes it from the columns, but the tests' interpreter reference of E reads the
+# same tables as tensors under the interpreter's limits (2^28 elements, 2 GiB by
+# default; docs/LIMITS.md): raise them for the session's tests.
 export RECOM_MAX_TENSOR_ELEMENTS=${RECOM_MAX_TENSOR_ELEMENTS:-4294967296}
 export RECOM_MAX_TENSOR_BYTES=${RECOM_MAX_TENSOR_BYTES:-17179869184}
 
