@@ -158,6 +158,11 @@ type parser struct {
 	scanned    int
 	firstLine  int // the line number of src's first line
 
+	// defaultDialect is the dialect whose ops may be named without their
+	// prefix in the regions being parsed: the OpDef.DefaultDialect of the
+	// op they belong to.
+	defaultDialect string
+
 	// Stacks of scratch space shared by nested ops (each op uses the part
 	// above the length it found and truncates back when done).
 	useBuf  []useRef
@@ -854,6 +859,12 @@ func (p *parser) parseGenericOp() (*Operation, bool, error) {
 	info := p.opInfo(name)
 	name = info.Name
 	isolated := info.Def != nil && info.Def.Traits&IsolatedFromAbove != 0
+	savedDefault := p.defaultDialect
+	p.defaultDialect = ""
+	if info.Def != nil {
+		p.defaultDialect = info.Def.DefaultDialect
+	}
+	defer func() { p.defaultDialect = savedDefault }()
 
 	useBase, typeBase, valBase, succBase, attrBase := len(p.useBuf), len(p.typeBuf), len(p.valBuf), len(p.succBuf), len(p.attrBuf)
 	defer func() {
@@ -1051,6 +1062,10 @@ func (p *parser) parseTypeListParens() error {
 func (p *parser) parseCustomOp() (*Operation, bool, error) {
 	name, pos := p.spell(), p.tok.start
 	def := p.ctx.LookupOp(name)
+	if def == nil && !strings.Contains(name, ".") && p.defaultDialect != "" {
+		// MLIR's default dialect: "return" in a func.func is func.return.
+		def = p.ctx.LookupOp(p.defaultDialect + "." + name)
+	}
 	if def == nil && !strings.Contains(name, ".") {
 		def = p.ctx.LookupOp("builtin." + name)
 	}
@@ -1065,6 +1080,9 @@ func (p *parser) parseCustomOp() (*Operation, bool, error) {
 	p.advance()
 	st := &OperationState{Name: def.Name}
 	op := &OpParser{impl: p, isolated: def.Traits&IsolatedFromAbove != 0}
+	savedDefault := p.defaultDialect
+	p.defaultDialect = def.DefaultDialect
+	defer func() { p.defaultDialect = savedDefault }()
 	if err := def.Parse(op, st); err != nil {
 		if _, ok := err.(*Diagnostic); ok {
 			return nil, false, err

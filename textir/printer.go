@@ -21,6 +21,20 @@ type PrintOptions struct {
 	// elements than this prints its raw little-endian data as
 	// dense<"0x...">. 0 means DefaultHexElementsLimit; negative never.
 	HexElementsLimit int
+	// ElideLargeElements prints a non-splat dense elements attribute with
+	// more than ElideElementsLimit elements as dense_resource<__elided__>
+	// (with its type), as --mlir-elide-elementsattrs-if-larger does: the
+	// text is short but no longer reads back to the same IR.
+	ElideLargeElements bool
+	ElideElementsLimit int64
+	// LocalScope numbers the values of an op printed on its own from that
+	// op, as --mlir-print-local-scope does: values defined outside it print
+	// as <<UNKNOWN SSA VALUE>>. Without it (MLIR's default) a nested op is
+	// named as in its nearest IsolatedFromAbove ancestor (the function or
+	// module it is in), so that its names and operands read as in the whole
+	// IR. recom prints no aliases and locations inline either way, and an
+	// isolated op (what IR dumps print) prints the same either way.
+	LocalScope bool
 }
 
 // DefaultHexElementsLimit is the element count above which numeric dense
@@ -46,9 +60,11 @@ func Print(w io.Writer, op *Operation, opts PrintOptions) error {
 	return p.err
 }
 
-// OpString returns op printed as Print does, without the final newline.
-// Values defined outside op print as <<UNKNOWN SSA VALUE>>.
+// OpString returns op printed as Print does, without the final newline,
+// always in local scope (as MLIR prints an op in a diagnostic): values
+// defined outside op print as <<UNKNOWN SSA VALUE>>.
 func OpString(op *Operation, opts PrintOptions) string {
+	opts.LocalScope = true
 	p := newPrinter(nil, opts)
 	p.printTop(op)
 	return string(p.buf)
@@ -127,7 +143,13 @@ func (p *printer) printTop(op *Operation) {
 		p.buf = append(p.buf, "<<NULL OPERATION>>"...)
 		return
 	}
-	p.numberTop(op)
+	scope := op
+	if !p.opts.LocalScope {
+		for scope.ParentOp() != nil && !scope.HasTrait(IsolatedFromAbove) {
+			scope = scope.ParentOp()
+		}
+	}
+	p.numberTop(scope)
 	p.printOp(op)
 }
 
@@ -908,6 +930,11 @@ func (p *printer) appendHexBits(bits uint64, width int) {
 }
 
 func (p *printer) appendDense(d *DenseElementsAttr) {
+	if p.opts.ElideLargeElements && d.Type != nil && !d.Splat && d.Type.NumElements() > p.opts.ElideElementsLimit {
+		p.buf = append(p.buf, "dense_resource<__elided__> : "...)
+		p.appendType(d.Type)
+		return
+	}
 	p.buf = append(p.buf, "dense<"...)
 	if d.Type == nil {
 		p.buf = append(p.buf, "> : <<NULL TYPE>>"...)

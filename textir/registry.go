@@ -202,6 +202,13 @@ type OpDef struct {
 	Parse func(p *OpParser, st *OperationState) error
 	// ResultNames suggests names for results (%ctl), or nil.
 	ResultNames func(op *Operation) []string
+	// DefaultDialect is the dialect whose ops may be written without
+	// their prefix in the op's regions, as MLIR's
+	// OpAsmOpInterface::getDefaultDialect says ("func" for func.func, so
+	// that a bare "return" in a function body is func.return). Ops nested
+	// deeper take their own op's default, not this one. The printer still
+	// writes the full names.
+	DefaultDialect string
 }
 
 // Dialect is a namespace of ops.

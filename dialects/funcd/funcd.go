@@ -39,6 +39,9 @@ func Dialect() *textir.Dialect {
 				Verify: verifyFunc,
 				Print:  printFunc,
 				Parse:  parseFunc,
+				// A bare return or call in a function body is func's,
+				// as in MLIR.
+				DefaultDialect: Name,
 			},
 			{
 				Name:          ReturnOp,
