@@ -25,6 +25,6 @@ var parseSource = func(ctx *textir.Context, file, src string, firstLine int) (*t
 	return textir.ParseAtLine(ctx, file, src, firstLine)
 }
 
-func printOp(w io.Writer, op *textir.Operation, generic, debugInfo bool) error {
-	return textir.Print(w, op, textir.PrintOptions{Generic: generic, DebugInfo: debugInfo})
+func printOp(w io.Writer, op *textir.Operation, opts textir.PrintOptions) error {
+	return textir.Print(w, op, opts)
 }

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +16,7 @@ import (
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/cmd/internal/passflag"
 	"github.com/recom-compiler/recom/cmd/internal/splitinput"
+	"github.com/recom-compiler/recom/cmd/internal/toolflag"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/textir"
 	"github.com/recom-compiler/recom/textir/inputfile"
@@ -39,7 +43,13 @@ type options struct {
 	passPipeline      string
 	dumpPassPipeline  bool
 	verifyEach        bool
+	showDialects      bool
+	disableThreading  bool
+	localScope        bool
+	elideLimit        int64
+	elide             bool // --mlir-elide-elementsattrs-if-larger was given
 	passes            passflag.List
+	sources           textir.SourceMgr // the input, for diagnostics' source lines
 }
 
 // exitError ends a run with a status after its message was printed.
@@ -58,7 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	}()
 	var o options
 	cmd := newCommand(&o, stdin, stdout, stderr)
-	cmd.SetArgs(args)
+	// -split-input-file as mlir-opt's RUN lines write it is --split-input-file.
+	cmd.SetArgs(toolflag.DoubleDash(cmd.Flags(), args))
 	err := cmd.Execute()
 	var code exitError
 	switch {
@@ -83,7 +94,19 @@ absent), verifies it, runs the passes given as flags in command-line order
 		Args:          cobra.MaximumNArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       toolflag.Version("recom-opt"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.showDialects {
+				return showDialects(stdout)
+			}
+			o.elide = cmd.Flags().Changed("mlir-elide-elementsattrs-if-larger")
+			if o.elide && o.elideLimit < 0 {
+				fmt.Fprintf(stderr, "recom-opt: error: --mlir-elide-elementsattrs-if-larger=%d: want a count of elements, 0 or more\n", o.elideLimit)
+				return exitError(1)
+			}
+			if o.disableThreading {
+				runtime.GOMAXPROCS(1)
+			}
 			input := "-"
 			if len(args) == 1 {
 				input = args[0]
@@ -91,6 +114,7 @@ absent), verifies it, runs the passes given as flags in command-line order
 			return o.run(input, stdin, stdout, stderr)
 		},
 	}
+	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetIn(stdin)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
@@ -116,6 +140,11 @@ absent), verifies it, runs the passes given as flags in command-line order
 	f.StringVar(&o.passPipeline, "pass-pipeline", "", "run this textual `pipeline`: builtin.module(cse,func.func(canonicalize))")
 	f.BoolVar(&o.dumpPassPipeline, "dump-pass-pipeline", false, "print the pass pipeline to stderr before running it")
 	f.BoolVar(&o.verifyEach, "verify-each", true, "verify the IR after each pass (--verify-each=false to skip)")
+	f.BoolVar(&o.showDialects, "show-dialects", false, "print the registered dialects and exit")
+	f.BoolVar(&o.disableThreading, "mlir-disable-threading", false, "run on one OS thread at a time (GOMAXPROCS=1): the passes already run one after another, so this only keeps the Go runtime's work (the garbage collector) off other cores")
+	f.BoolVar(&o.localScope, "mlir-print-local-scope", false, "print an op dumped alone (--mlir-print-ir-*) with names local to it; recom prints no aliases and locations inline, and every dump is of an isolated op, so the output is the same")
+	f.Int64Var(&o.elideLimit, "mlir-elide-elementsattrs-if-larger", 0, "print dense elements attributes with more than `N` elements (not splats) as dense_resource<__elided__>")
+	f.Bool("version", false, "print the version (with the VCS revision it was built from) and exit")
 
 	passFlags := pflag.NewFlagSet("passes", pflag.ContinueOnError)
 	o.passes.Define(passFlags, passes())
@@ -152,17 +181,20 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 		pm.Dump(stderr)
 	}
 
+	// The output is staged before the input is read (so a bad -o fails
+	// before a long parse; a failed run removes the staging file).
+	out, err := outfile.Create(o.output, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "recom-opt: error: %v\n", err)
+		return exitError(1)
+	}
+	defer out.Abort()
 	file, src, err := readInput(input, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "recom-opt: error: %v\n", err)
 		return exitError(1)
 	}
-	out, err := outfile.Create(o.output, stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "recom-opt: error: cannot open output: %v\n", err)
-		return exitError(1)
-	}
-	defer out.Abort()
+	o.sources.Add(file, src)
 
 	chunks := []splitinput.Chunk{{Text: src, FirstLine: 1}}
 	if o.splitInputFile {
@@ -199,7 +231,7 @@ func (o *options) run(input string, stdin io.Reader, stdout, stderr io.Writer) e
 		return exitError(1)
 	}
 	if err := out.Commit(); err != nil {
-		fmt.Fprintf(stderr, "recom-opt: error: cannot write %s: %v\n", o.output, err)
+		fmt.Fprintf(stderr, "recom-opt: error: %v\n", err)
 		return exitError(1)
 	}
 	return nil
@@ -263,8 +295,27 @@ func printPipelineError(w io.Writer, err error) {
 // printer returns the function that prints IR with the printing flags.
 func (o *options) printer() func(io.Writer, *textir.Operation) error {
 	return func(w io.Writer, op *textir.Operation) error {
-		return printOp(w, op, o.printGeneric, o.printDebugInfo)
+		return printOp(w, op, o.printOptions())
 	}
+}
+
+// printOptions are the printing flags as the printer takes them.
+func (o *options) printOptions() textir.PrintOptions {
+	return textir.PrintOptions{
+		Generic: o.printGeneric, DebugInfo: o.printDebugInfo, LocalScope: o.localScope,
+		ElideLargeElements: o.elide, ElideElementsLimit: o.elideLimit,
+	}
+}
+
+// showDialects prints the registered dialects, as mlir-opt --show-dialects.
+func showDialects(w io.Writer) error {
+	var names []string
+	for _, d := range newContext().Dialects() {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	_, err := fmt.Fprintf(w, "Available Dialects: %s\n", strings.Join(names, ", "))
+	return err
 }
 
 // readInput reads FILE or stdin ("-"), with inputfile's bound on its size,
@@ -302,6 +353,9 @@ func (o *options) processChunk(ctx *textir.Context, file string, c splitinput.Ch
 	// file, so that diagnostics name the original file's lines.
 	stop := timer.Start("Parser")
 	op, err := parseSource(ctx, file, c.Text, c.FirstLine)
+	if err != nil {
+		err = graphDefHint(err, file, c.Text)
+	}
 	if err == nil {
 		err = textir.Verify(ctx, op)
 	}
@@ -317,7 +371,7 @@ func (o *options) processChunk(ctx *textir.Context, file string, c splitinput.Ch
 	// when no error was reported either.
 	if err == nil && (o.verifyDiagnostics || !hasError(diags)) {
 		stop := timer.Start("Output")
-		err = printOp(out, op, o.printGeneric, o.printDebugInfo)
+		err = printOp(out, op, o.printOptions())
 		stop()
 	}
 	diags = append(diags, textir.DiagnosticsOf(err)...)
@@ -325,26 +379,29 @@ func (o *options) processChunk(ctx *textir.Context, file string, c splitinput.Ch
 	if o.verifyDiagnostics {
 		mismatches := textir.VerifyDiagnostics(file, c.Text, c.FirstLine, diags)
 		for _, m := range mismatches {
-			fmt.Fprintln(stderr, m.Error())
+			fmt.Fprintln(stderr, o.sources.Format(m))
 		}
 		// A chunk that failed as expected printed nothing.
 		return len(mismatches) == 0
 	}
 	ok := err == nil
-	for _, d := range diags {
-		fmt.Fprintln(stderr, d.Error())
-		if d.Severity == textir.SevError {
-			ok = false
-		}
-	}
 	var pe *pass.PassError
-	if errors.As(err, &pe) {
-		// The pass and the op it ran on, after the pass's own diagnostic.
+	if errors.As(err, &pe) && len(diags) > 0 {
+		// The pass and the op it ran on, a note after the pass's own
+		// diagnostic.
 		what := fmt.Sprintf("while running pass '%s' on '%s' op", pe.Pass.Decl().Flag, pe.Op.Name())
 		if pe.Verify {
 			what = fmt.Sprintf("the IR failed to verify after pass '%s'", pe.Pass.Decl().Flag)
 		}
-		fmt.Fprintf(stderr, "%s: note: %s\n", textir.LocPrefix(pe.Op.DiagLoc()), what)
+		last := *diags[len(diags)-1]
+		last.Notes = append(slices.Clip(last.Notes), &textir.Diagnostic{Severity: textir.SevNote, Loc: pe.Op.DiagLoc(), Message: what})
+		diags[len(diags)-1] = &last
+	}
+	for _, d := range diags {
+		fmt.Fprintln(stderr, o.sources.Format(d))
+		if d.Severity == textir.SevError {
+			ok = false
+		}
 	}
 	return ok
 }
@@ -354,6 +411,47 @@ func hasError(diags []*textir.Diagnostic) bool {
 	for _, d := range diags {
 		if d.Severity == textir.SevError {
 			return true
+		}
+	}
+	return false
+}
+
+// graphDefHint adds a note to a parse error when the input is a TensorFlow
+// graph rather than IR (its name ends in .pb or .pbtxt, or its text starts
+// with a GraphDef field): recom-translate imports those.
+func graphDefHint(err error, file, src string) error {
+	var d *textir.Diagnostic
+	if !errors.As(err, &d) || !looksLikeGraphDef(file, src) {
+		return err
+	}
+	name := file
+	if name == "<stdin>" {
+		name = "-"
+	}
+	d.AttachNote(textir.FileLineColLoc{File: file, Line: 1, Col: 1},
+		"this is a TensorFlow graph, not IR: import it with 'recom-translate --import-graphdef %s' (or compile it with 'recom compile')", name)
+	return err
+}
+
+// looksLikeGraphDef reports whether a file is a GraphDef or SavedModel by
+// its name or its first word.
+func looksLikeGraphDef(file, src string) bool {
+	for _, ext := range []string{".pb", ".pbtxt", ".pbtext"} {
+		if strings.HasSuffix(file, ext) {
+			return true
+		}
+	}
+	text := strings.TrimLeft(src, " \t\r\n")
+	for strings.HasPrefix(text, "#") { // text-format comments
+		_, text, _ = strings.Cut(text, "\n")
+		text = strings.TrimLeft(text, " \t\r\n")
+	}
+	for _, field := range []string{"node", "versions", "library", "meta_graphs", "saved_model_schema_version"} {
+		if rest, ok := strings.CutPrefix(text, field); ok {
+			rest = strings.TrimLeft(rest, " \t")
+			if strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, ":") {
+				return true
+			}
 		}
 	}
 	return false

@@ -75,7 +75,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown flag", []string{"--no-such-flag", in}, "recom-opt: error: unknown flag: --no-such-flag"},
-		{"single-dash long flag", []string{"-split-input-file", in}, "recom-opt: error:"},
+		{"single-dash unknown flag", []string{"-no-such-flag", in}, "recom-opt: error: unknown flag: --no-such-flag"},
 		{"two inputs", []string{in, in}, "accepts at most 1 arg"},
 		{"missing input", []string{filepath.Join(dir, "missing.mlir")}, "cannot open input file"},
 		{"pipeline and pass flags", []string{"--pass-pipeline=builtin.module(cse)", "--cse", in}, "'--pass-pipeline' can't be used with individual pass flags"},

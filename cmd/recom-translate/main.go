@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -36,7 +37,9 @@ import (
 	"github.com/recom-compiler/recom/backend/llc"
 	"github.com/recom-compiler/recom/backend/nvptx"
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/cmd/internal/toolflag"
 	"github.com/recom-compiler/recom/dialects/all"
+	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
@@ -45,7 +48,14 @@ import (
 	"github.com/recom-compiler/recom/textir/inputfile"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// SIGINT and SIGTERM remove the unfinished output and end the tool
+	// with 130 and 143.
+	ctx, stop := outfile.HandleSignals(context.Background(), "recom-translate", os.Stderr)
+	status := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(status)
+}
 
 type options struct {
 	importGraphDef bool
@@ -64,13 +74,24 @@ type options struct {
 	debugInfo      bool
 	allowUnreg     bool
 	stderr         io.Writer // warnings
+	localScope     bool
+	elideLimit     int64
+	elide          bool
+	noThreads      bool
+	sources        textir.SourceMgr // the input, for diagnostics' source lines
 }
 
 type exitError int
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+// run is the whole tool, callable in-process by tests; it returns the exit
+// status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "recom-translate: error: internal error: %v\n%s", r, debug.Stack())
@@ -84,19 +105,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		Args:          cobra.MaximumNArgs(1),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       toolflag.Version("recom-translate"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input := "-"
 			if len(args) == 1 {
 				input = args[0]
 			}
-			if err := o.run(input, stdin, stdout); err != nil {
-				fmt.Fprintln(stderr, err)
+			o.elide = cmd.Flags().Changed("mlir-elide-elementsattrs-if-larger")
+			if o.elide && o.elideLimit < 0 {
+				fmt.Fprintf(stderr, "recom-translate: error: --mlir-elide-elementsattrs-if-larger=%d: want a count of elements, 0 or more\n", o.elideLimit)
+				return exitError(1)
+			}
+			if o.noThreads {
+				runtime.GOMAXPROCS(1)
+			}
+			if err := o.run(cmd.Context(), input, stdin, stdout); err != nil {
+				fmt.Fprintln(stderr, o.sources.FormatError(err))
 				return exitError(1)
 			}
 			return nil
 		},
 	}
-	cmd.SetArgs(args)
+	cmd.SetVersionTemplate("{{.Version}}")
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	f := cmd.Flags()
@@ -116,7 +146,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	f.BoolVar(&o.generic, "mlir-print-op-generic", false, "print every op in the generic form")
 	f.BoolVar(&o.debugInfo, "mlir-print-debuginfo", false, "print locations")
 	f.BoolVar(&o.allowUnreg, "allow-unregistered-dialect", false, "accept ops of dialects that are not registered")
-	err := cmd.Execute()
+	f.BoolVar(&o.localScope, "mlir-print-local-scope", false, "accepted for mlir-translate's command lines: the output is the same (recom prints no aliases and locations inline)")
+	f.Int64Var(&o.elideLimit, "mlir-elide-elementsattrs-if-larger", 0, "print dense elements attributes with more than `N` elements (not splats) as dense_resource<__elided__>")
+	f.BoolVar(&o.noThreads, "mlir-disable-threading", false, "run on one OS thread at a time (GOMAXPROCS=1): --import-graphdef then decodes a large text GraphDef on one core")
+	f.Bool("version", false, "print the version (with the VCS revision it was built from) and exit")
+	// -import-graphdef as mlir-translate's RUN lines write it is --import-graphdef.
+	cmd.SetArgs(toolflag.DoubleDash(f, args))
+	err := cmd.ExecuteContext(ctx)
 	var code exitError
 	switch {
 	case err == nil:
@@ -128,7 +164,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	return 1
 }
 
-func (o *options) run(input string, stdin io.Reader, stdout io.Writer) error {
+// printOptions are the printing flags as the printer takes them.
+func (o *options) printOptions() textir.PrintOptions {
+	return textir.PrintOptions{Generic: o.generic, DebugInfo: o.debugInfo, LocalScope: o.localScope,
+		ElideLargeElements: o.elide, ElideElementsLimit: o.elideLimit}
+}
+
+func (o *options) run(ctx context.Context, input string, stdin io.Reader, stdout io.Writer) error {
 	modes := 0
 	for _, on := range []bool{o.importGraphDef, o.exportGraphDef, o.emitLLVM, o.emitPTX} {
 		if on {
@@ -142,25 +184,32 @@ func (o *options) run(input string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
-	ctx := all.NewContext()
-	ctx.AllowUnregistered = o.allowUnreg
+	if !o.importGraphDef {
+		name := input
+		if name == "-" {
+			name = "<stdin>"
+		}
+		o.sources.Add(name, string(data))
+	}
+	tctx := all.NewContext()
+	tctx.AllowUnregistered = o.allowUnreg
 	switch {
 	case o.importGraphDef:
-		return o.importGraph(ctx, input, data, stdout)
+		return o.importGraph(tctx, input, data, stdout)
 	case o.emitLLVM, o.emitPTX:
-		return o.emitDevice(ctx, input, data, stdout)
+		return o.emitDevice(ctx, tctx, input, data, stdout)
 	}
-	return o.exportGraph(ctx, input, data, stdout)
+	return o.exportGraph(tctx, input, data, stdout)
 }
 
 // emitDevice writes the gpu.module ops of the input as NVPTX LLVM IR, or
 // as PTX through llc-19.
-func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, stdout io.Writer) error {
-	module, err := textir.Parse(ctx, input, data)
+func (o *options) emitDevice(ctx context.Context, tctx *textir.Context, input string, data []byte, stdout io.Writer) error {
+	module, err := textir.Parse(tctx, input, data)
 	if err != nil {
 		return err
 	}
-	if err := textir.Verify(ctx, module); err != nil {
+	if err := textir.Verify(tctx, module); err != nil {
 		return err
 	}
 	// llc turns an empty module into an empty PTX file without a word; say
@@ -173,7 +222,7 @@ func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, std
 		return !hasKernel
 	})
 	if !hasKernel {
-		return textir.Errorf(module.DiagLoc(), "no gpu kernel to emit (run --fuse first, or write a gpu.module with a gpu.func ... kernel)")
+		return noKernel(module)
 	}
 	ll, err := nvptx.EmitText(module)
 	if err != nil {
@@ -181,7 +230,7 @@ func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, std
 	}
 	out := []byte(ll)
 	if o.emitPTX {
-		out, err = llc.CompilePTX(context.Background(), out, llc.Options{CPU: o.mcpu, OptLevel: llc.DefaultOptLevel})
+		out, err = llc.CompilePTX(ctx, out, llc.Options{CPU: o.mcpu, OptLevel: llc.DefaultOptLevel})
 		if err != nil {
 			return fmt.Errorf("recom-translate: error: %v", err)
 		}
@@ -191,10 +240,11 @@ func (o *options) emitDevice(ctx *textir.Context, input string, data []byte, std
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
 	defer f.Abort()
-	if _, err := f.Write(out); err != nil {
+	f.Write(out)
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
-	return f.Commit()
+	return nil
 }
 
 // readInput reads FILE or stdin ("-"), with inputfile's bound on its size.
@@ -255,10 +305,11 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
 	defer out.Abort()
-	if err := textir.Print(out, module, textir.PrintOptions{Generic: o.generic, DebugInfo: o.debugInfo}); err != nil {
+	textir.Print(out, module, o.printOptions())
+	if err := out.Commit(); err != nil {
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
-	return out.Commit()
+	return nil
 }
 
 // warnTraining warns on stderr when graph g, the graph of file or a cut of
@@ -302,10 +353,11 @@ func (o *options) exportGraph(ctx *textir.Context, input string, data []byte, st
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
 	defer out.Abort()
-	if _, err := out.Write(raw); err != nil {
+	out.Write(raw)
+	if err := out.Commit(); err != nil {
 		return fmt.Errorf("recom-translate: error: %v", err)
 	}
-	return out.Commit()
+	return nil
 }
 
 // indentErr puts each of a joined error's lines on its own indented line.
@@ -335,4 +387,41 @@ func locatedErr(input string, err error) error {
 		rest = rest[i+1:]
 	}
 	return fmt.Errorf("%s: error: %s", loc, strings.TrimSpace(rest))
+}
+
+// noKernel says why a module has no gpu kernel to emit: what it holds
+// instead, and which pass would make a kernel of it.
+func noKernel(module *textir.Operation) error {
+	lookups, tfgOps, layers := 0, 0, 0
+	module.Walk(func(op *textir.Operation) bool {
+		switch op.Name() {
+		case emb.LookupOp, emb.GatherOp, emb.GatherScatterOp:
+			lookups++
+		case "fused.embedding_layer", "fused.dense":
+			layers++
+		}
+		if op.Dialect() == "tfg" {
+			tfgOps++
+		}
+		return true
+	})
+	why := "it has no gpu.module with a gpu.func ... kernel"
+	switch {
+	case layers > 0:
+		why = fmt.Sprintf("its %d fused layer%s name kernels that are not in it", layers, plural(layers))
+	case lookups == 1:
+		why = "1 embedding lookup is not fused into a kernel: run --fuse (its remarks say why a lookup is left)"
+	case lookups > 1:
+		why = fmt.Sprintf("%d embedding lookups are not fused into a kernel: run --fuse (its remarks say why a lookup is left)", lookups)
+	case tfgOps > 0:
+		why = "it has no embedding lookups for --fuse to make a kernel of (tfg ops only: --lower-emb finds the embedding columns)"
+	}
+	return textir.Errorf(module.DiagLoc(), "no gpu kernel to emit: %s", why)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

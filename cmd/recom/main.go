@@ -7,14 +7,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/recom-compiler/recom/cmd/internal/outfile"
+	"github.com/recom-compiler/recom/cmd/internal/toolflag"
 	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -28,10 +32,23 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 // builds its command for one run with the run's streams.
 var subcommands []func(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// SIGINT and SIGTERM remove the unfinished outputs and end the tool
+	// with 130 and 143.
+	ctx, stop := outfile.HandleSignals(context.Background(), "recom", os.Stderr)
+	status := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(status)
+}
 
 // run is the whole tool, callable in-process by tests; it returns the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runContext is run with a context that the subcommands get as their
+// command's context.
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "recom: error: internal error: %v\n%s", r, debug.Stack())
@@ -44,7 +61,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		Short:         "recom compiles the embedding layers of recommendation models into one GPU kernel",
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       toolflag.Version("recom"),
 	}
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -52,7 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	for _, mk := range subcommands {
 		root.AddCommand(mk(stdin, stdout, stderr))
 	}
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	var code exitError
 	var diag *textir.Diagnostic
 	switch {
@@ -61,10 +80,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &diag):
-		// A diagnostic carries its own location and severity.
-		fmt.Fprintln(stderr, err)
+		// A diagnostic carries its own location and severity; the source
+		// line of a .mlir input is shown under it.
+		fmt.Fprintln(stderr, mlirSources().FormatError(err))
 		return 1
 	}
 	fmt.Fprintf(stderr, "recom: error: %v\n", err)
 	return 1
+}
+
+// mlirSources shows the source lines of diagnostics in the .mlir files they
+// name (read when first needed; a file over 64 MiB is not shown).
+func mlirSources() *textir.SourceMgr {
+	return &textir.SourceMgr{Load: loadMLIR}
+}
+
+func loadMLIR(name string) (string, bool) {
+	if !strings.HasSuffix(name, ".mlir") {
+		return "", false
+	}
+	st, err := os.Stat(name)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 64<<20 {
+		return "", false
+	}
+	b, err := os.ReadFile(name)
+	return string(b), err == nil
 }

@@ -1,0 +1,56 @@
+package toolflag
+
+import (
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestDoubleDash(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.StringP("output", "o", "-", "")
+	fs.Bool("split-input-file", false, "")
+	fs.String("pass-pipeline", "", "")
+	fs.String("canonicalize", "", "")
+	fs.Lookup("canonicalize").NoOptDefVal = "''"
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"-split-input-file", "-o", "x.mlir", "in.mlir"}, []string{"--split-input-file", "-o", "x.mlir", "in.mlir"}},
+		{[]string{"-pass-pipeline=builtin.module(cse)"}, []string{"--pass-pipeline=builtin.module(cse)"}},
+		{[]string{"-pass-pipeline", "-split-input-file"}, []string{"--pass-pipeline", "-split-input-file"}},
+		{[]string{"-o", "-split-input-file"}, []string{"-o", "-split-input-file"}},
+		{[]string{"--output", "-split-input-file", "-split-input-file"}, []string{"--output", "-split-input-file", "--split-input-file"}},
+		{[]string{"-ofile.mlir", "-"}, []string{"-ofile.mlir", "-"}},
+		{[]string{"-canonicalize", "-split-input-file"}, []string{"--canonicalize", "--split-input-file"}},
+		{[]string{"-help"}, []string{"--help"}},
+		{[]string{"-version"}, []string{"--version"}},
+		{[]string{"-no-such-flag"}, []string{"--no-such-flag"}},
+		{[]string{"--", "-split-input-file"}, []string{"--", "-split-input-file"}},
+	} {
+		if got := DoubleDash(fs, c.in); !slices.Equal(got, c.want) {
+			t.Errorf("DoubleDash(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/recom-compiler/recom", Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+			{Key: "vcs.time", Value: "2026-12-03T08:00:00Z"}, {Key: "vcs.modified", Value: "true"},
+			{Key: "GOOS", Value: "linux"}, {Key: "GOARCH", Value: "amd64"}}}
+	want := "recom-opt (github.com/recom-compiler/recom) version (devel)\n" +
+		"  revision 0123456789abcdef0123456789abcdef01234567 (2026-12-03T08:00:00Z), with uncommitted changes\n" +
+		"  built with go1.26.0 for linux/amd64\n"
+	if got := versionText("recom-opt", bi); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	bi.Settings = nil
+	if got := versionText("recom", bi); !strings.Contains(got, "revision unknown") {
+		t.Errorf("without VCS stamping:\n%s", got)
+	}
+	if got := versionText("recom", nil); !strings.HasPrefix(got, "recom (github.com/recom-compiler/recom) version (unknown)\n") {
+		t.Errorf("without build info:\n%s", got)
+	}
+}
