@@ -148,6 +148,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	if f.emitPTX != "" {
+		return emitPTX(m, &f.runFlags, stdout)
+	}
 	ptx, err := m.ptx(f.ptx)
 	if err != nil {
 		return err

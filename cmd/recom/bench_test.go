@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recom-compiler/recom/backend/llc/llctest"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/npz"
 	"github.com/recom-compiler/recom/runtime/cuda"
@@ -136,5 +137,25 @@ func TestE2EOutputs(t *testing.T) {
 		if got := e2eOutputs(tc.outputs, tc.given); !slices.Equal(got, tc.want) {
 			t.Errorf("e2eOutputs(%v, %v) = %v, want %v", tc.outputs, tc.given, got, tc.want)
 		}
+	}
+}
+
+// bench --emit-ptx, as run's, compiles and writes the PTX without a GPU or
+// a CUDA driver (it used to open the driver first and fail).
+func TestBenchEmitPTXWithoutGPU(t *testing.T) {
+	llctest.Need(t)
+	dir := t.TempDir()
+	ptx := filepath.Join(dir, "m.ptx")
+	model := filepath.Join("..", "..", "examples", "small.pbtxt")
+	status, stdout, stderr := runTool("bench", model, "--emit-ptx", ptx, "--dense=cpu")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	b, err := os.ReadFile(ptx)
+	if err != nil || !bytes.Contains(b, []byte(".entry")) {
+		t.Fatalf("PTX: %.80q, %v", b, err)
+	}
+	if !strings.Contains(stdout, "wrote "+ptx) {
+		t.Errorf("stdout %q", stdout)
 	}
 }

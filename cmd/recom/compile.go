@@ -1,13 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -67,10 +67,14 @@ command of the standalone tool that runs the same step (recom-translate,
 recom-opt, llc-19, ptxas), with the options given here. Input and output
 are file names in DIR; MODEL stands for the model.
 
-DIR is written atomically: the files are made in a temporary directory
-beside it, renamed to DIR at the end; a failed run leaves the previous DIR,
-or none. An existing DIR is replaced only when it holds nothing but the
-files recom compile writes.`)
+DIR is written atomically: the files are made in a staging folder beside
+it (.DIR.tmpNNN), renamed to DIR at the end; a failed or interrupted run
+(SIGINT, SIGTERM) leaves the previous DIR, or none, and no staging folder,
+and the next run into the same folder removes what a killed one left. An
+existing DIR is replaced only when it holds nothing but the files recom
+compile writes (and the --dot file, when --dot names a file in DIR: it is
+then written with the folder); a file someone else writes into DIR while
+the compile runs is kept. A link to a folder is written through.`)
 	return b.String()
 }
 
@@ -210,11 +214,21 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	default:
 		return fmt.Errorf("--progress=%s: want auto, always or never", f.progress)
 	}
-	dir, err := newOutDir(f.out)
+	// --dot into the output folder writes the file as part of the folder
+	// (a file written there beside it would go at the commit).
+	dotName := ""
+	if name, ok := outfile.Within(f.out, f.dot); ok {
+		if slices.Contains(compileFiles, name) {
+			return fmt.Errorf("--dot %s: %s is a file recom compile writes into %s", f.dot, name, f.out)
+		}
+		dotName = name
+	}
+	owned := func(name string) bool { return slices.Contains(compileFiles, name) || name == dotName }
+	dir, err := outfile.CreateDir(f.out, owned)
 	if err != nil {
 		return err
 	}
-	defer dir.abort()
+	defer dir.Abort()
 
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
@@ -229,30 +243,39 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	}
 
 	res, err := compiler.Compile(ctx, model, opts)
+	sources := mlirSources()
 	for _, d := range res.Diagnostics {
-		fmt.Fprintln(stderr, d.Error())
+		fmt.Fprintln(stderr, sources.Format(d))
 	}
 	if err != nil {
 		return err
 	}
 	for _, s := range res.Stages {
 		if len(s.Output) > 0 {
-			if err := dir.write(compiler.FileName(s.Name), s.Output); err != nil {
+			if err := dir.WriteFile(compiler.FileName(s.Name), s.Output); err != nil {
 				return err
 			}
 		}
 	}
 	if res.Cubin != nil {
-		if err := dir.write("ptxas.txt", []byte(res.Cubin.Log)); err != nil {
+		if err := dir.WriteFile("ptxas.txt", []byte(res.Cubin.Log)); err != nil {
 			return err
 		}
 	}
 	var sum strings.Builder
 	res.WriteSummary(&sum)
-	if err := dir.write("summary.txt", []byte(sum.String())); err != nil {
+	if err := dir.WriteFile("summary.txt", []byte(sum.String())); err != nil {
 		return err
 	}
-	if f.dot != "" {
+	if dotName != "" {
+		var b bytes.Buffer
+		if err := res.WriteDot(&b); err != nil {
+			return err
+		}
+		if err := dir.WriteFile(dotName, b.Bytes()); err != nil {
+			return err
+		}
+	} else if f.dot != "" {
 		df, err := outfile.Create(f.dot, stdout)
 		if err != nil {
 			return err
@@ -265,8 +288,12 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 			return err
 		}
 	}
-	if err := dir.commit(); err != nil {
+	if err := dir.Commit(); err != nil {
 		return err
+	}
+	if len(dir.Kept) > 0 {
+		fmt.Fprintf(stderr, "recom compile: warning: kept %s in %s (written there by someone else during the compile)\n",
+			strings.Join(dir.Kept, ", "), f.out)
 	}
 	if !f.quiet {
 		io.WriteString(stdout, sum.String())
@@ -455,108 +482,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&fs.ModeCharDevice != 0
-}
-
-// outDir is an output directory written atomically. A staging directory
-// beside the target (.DIR.tmpNNN) holds the new files in new/; commit moves
-// an existing target to old/ in it, renames new/ to the target and removes
-// the staging directory. A failed run (abort) removes the staging directory
-// and leaves the target as it was.
-type outDir struct {
-	path, stage string
-	done        bool
-}
-
-// newOutDir starts writing the directory path. An existing path must be a
-// directory holding only files that recom compile writes (or nothing), so
-// that no one's other files are ever replaced.
-func newOutDir(path string) (*outDir, error) {
-	path = filepath.Clean(path)
-	if st, err := os.Lstat(path); err == nil {
-		if !st.IsDir() {
-			return nil, fmt.Errorf("%s exists and is not a directory", path)
-		}
-		ents, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ents {
-			if !e.Type().IsRegular() || !slices.Contains(compileFiles, e.Name()) {
-				return nil, fmt.Errorf("%s holds %s, which recom compile does not write: not replacing it (remove it or choose another directory)",
-					path, e.Name())
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	parent, base := filepath.Split(path)
-	if parent == "" {
-		parent = "."
-	}
-	stage, err := os.MkdirTemp(parent, "."+base+".tmp*")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(filepath.Join(stage, "new"), 0o755); err != nil {
-		os.RemoveAll(stage)
-		return nil, err
-	}
-	return &outDir{path: path, stage: stage}, nil
-}
-
-func (d *outDir) write(name string, data []byte) error {
-	f, err := os.OpenFile(filepath.Join(d.stage, "new", name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// commit puts the new directory in place of the target. An existing
-// target is first moved into the staging directory and removed with it
-// once the new one is in place; if that rename fails, the old one is put
-// back.
-func (d *outDir) commit() error {
-	if d.done {
-		return errors.New("output directory already committed")
-	}
-	old := ""
-	if _, err := os.Lstat(d.path); err == nil {
-		old = filepath.Join(d.stage, "old")
-		if err := os.Rename(d.path, old); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(filepath.Join(d.stage, "new"), d.path); err != nil {
-		if old != "" {
-			os.Rename(old, d.path)
-		}
-		return err
-	}
-	d.done = true
-	os.RemoveAll(d.stage)
-	syncDir(filepath.Dir(d.path))
-	return nil
-}
-
-// abort removes the staging directory unless committed.
-func (d *outDir) abort() {
-	if !d.done {
-		d.done = true
-		os.RemoveAll(d.stage)
-	}
-}
-
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"time"
 
@@ -69,7 +68,7 @@ func newGPUSmokeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := os.WriteFile(f.emitPTX, ptx, 0o644); err != nil {
+				if err := writeOutput(f.emitPTX, ptx); err != nil {
 					return err
 				}
 				fmt.Fprintf(stdout, "wrote %s (%d bytes of PTX, sha256 %x)\n", f.emitPTX, len(ptx), sha256.Sum256(ptx))

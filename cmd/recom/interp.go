@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/interp/npz"
@@ -39,9 +41,9 @@ np.savez(**{"a:1": x}) works too). The feeds' array names are tensor names;
 the output file's array names are the --outputs as given.
 
 --outputs may be left out only when the program has exactly one sink: one
-op that has data results, none of them used by any op (NoOp, Assign and
-table initializers are not counted; control results are not data). Its
-first data result is then the output.
+op that has data results, none of them used by any op (NoOp, Assign, table
+initializers and the spec recom gen records, "recom/spec", are not counted;
+control results are not data). Its first data result is then the output.
 
 Variables come from --tables (an .npz whose arrays are named by variable
 node; hash tables as "<table node>:keys" and "<table node>:values"; a
@@ -82,6 +84,12 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	if f.out == "" {
 		return errors.New("interp: -o is required")
 	}
+	// The output is staged first: a bad -o fails before the run.
+	out, err := outfile.Create(f.out, nil)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
 	opts := &exec.Options{RandomTables: true, Seed: f.seed, Tables: map[string]exec.TableData{}, Variables: map[string]*interp.Tensor{}}
 	copts := compiler.Options{StopAfter: compiler.StageImport}
 	if len(f.inputs) > 0 {
@@ -156,7 +164,15 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 			arrays = append(arrays, npz.Array{Name: o, Tensor: t})
 		}
 	}
-	return npz.WriteFile(f.out, arrays)
+	return commitNPZ(out, arrays)
+}
+
+// commitNPZ writes arrays into the staged output f and commits it.
+func commitNPZ(f *outfile.File, arrays []npz.Array) error {
+	if err := npz.WriteNPZ(f, arrays); err != nil {
+		return fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return f.Commit()
 }
 
 // tensorName turns an .npz array name "node__idx" into "node:idx".
@@ -226,8 +242,10 @@ func soleSink(root *textir.Operation) (string, error) {
 			data++
 			used = used || r.HasUses()
 		}
-		if data > 0 && !used {
-			sinks = append(sinks, exec.OpName(op))
+		if name := exec.OpName(op); data > 0 && !used && !(op.Name() == "tfg.Const" && name == gen.SpecNode) {
+			// recom gen's record of the spec (a string Const used by
+			// nothing) is not an output.
+			sinks = append(sinks, name)
 		}
 		return false
 	})

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -436,6 +435,17 @@ func (g *gpuSession) close() {
 	g.c.Close()
 }
 
+// emitPTX writes the compiled model's PTX to --emit-ptx: no GPU and no
+// CUDA driver are needed (run and bench both take the flag).
+func emitPTX(m *model, f *runFlags, stdout io.Writer) error {
+	ptx := m.stampedPTX()
+	if err := writeOutput(f.emitPTX, ptx); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes of PTX, schedule=%s, LLVM IR sha256 %.12s…)\n", f.emitPTX, len(ptx), f.schedule, m.llHash)
+	return nil
+}
+
 func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -451,12 +461,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 		return err
 	}
 	if f.emitPTX != "" {
-		ptx := m.stampedPTX()
-		if err := os.WriteFile(f.emitPTX, ptx, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s (%d bytes of PTX, schedule=%s, LLVM IR sha256 %.12s…)\n", f.emitPTX, len(ptx), f.schedule, m.llHash)
-		return nil
+		return emitPTX(m, f, stdout)
 	}
 	ptx, err := m.ptx(f.ptx)
 	if err != nil {
@@ -509,7 +514,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 			arrays = append(arrays, npz.Array{Name: o, Tensor: t})
 		}
 	}
-	if err := npz.WriteFile(f.out, arrays); err != nil {
+	if err := writeNPZFile(f.out, arrays); err != nil {
 		return err
 	}
 	launches := 0
@@ -575,5 +580,5 @@ func writeOutputs(path string, names []string, got map[string]*interp.Tensor) er
 			arrays = append(arrays, npz.Array{Name: o, Tensor: t})
 		}
 	}
-	return npz.WriteFile(path, arrays)
+	return writeNPZFile(path, arrays)
 }
