@@ -207,14 +207,24 @@ func (r *Result) writeFusedColumns(b *strings.Builder, total int64) {
 	fuseRan := r.Stage(StageFuse) != nil
 	if fuseRan {
 		n := 0
+		kernels := map[string]bool{}
 		for _, c := range r.Columns {
 			if c.Kernel != "" {
 				n++
+				kernels[c.Kernel] = true
 			}
 		}
 		fmt.Fprintf(b, "  fused            %6d of %d", n, total)
-		if k := len(r.Kernels); k > 0 {
-			fmt.Fprintf(b, " (into %d kernel%s)", k, plural(k))
+		// The columns' kernels only: the dense layers' kernels are
+		// counted apart, so that the count does not read as the layer's.
+		if k := len(kernels); k > 0 {
+			fmt.Fprintf(b, " (into %d embedding kernel%s", k, plural(k))
+			if r.Module != nil {
+				if d := denseKernels(r.Module); d > 0 {
+					fmt.Fprintf(b, "; %d dense-layer kernel%s besides", d, plural(d))
+				}
+			}
+			b.WriteString(")")
 		}
 		b.WriteString("\n")
 		for _, c := range r.Columns {

@@ -301,7 +301,7 @@ func TestCompileDot(t *testing.T) {
 	if n := strings.Count(string(data), "subgraph cluster_"); !strings.HasPrefix(string(data), "digraph recom {") || n != 24 {
 		t.Errorf("%d clusters:\n%s", n, data)
 	}
-	if !strings.Contains(stdout, "  fused                24 of 24 (into 1 kernel)\n") {
+	if !strings.Contains(stdout, "  fused                24 of 24 (into 1 embedding kernel)\n") {
 		t.Errorf("summary:\n%s", stdout)
 	}
 	// A failed compile writes no dot file.

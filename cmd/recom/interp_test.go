@@ -126,7 +126,7 @@ func TestInterpSmallGraph(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"interp", model, "--tables", tables, "--outputs", "out", "-o", out}, `placeholder "x" is not fed`},
+		{[]string{"interp", model, "--tables", tables, "--outputs", "out", "-o", out}, `(node "x") is not fed`},
 		{[]string{"interp", model, "--feeds", feeds, "--tables", tables, "--outputs", "nope", "-o", out}, `no op named "nope"`},
 		{[]string{"interp", model, "--feeds", feeds, "--outputs", "out"}, "-o is required"},
 	} {
@@ -213,5 +213,25 @@ func TestCompare(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A model from recom gen runs without --outputs: the spec gen records in
+// the graph (recom/spec, a Const used by nothing) is not a second sink.
+func TestInterpGeneratedModelSink(t *testing.T) {
+	dir := t.TempDir()
+	model, feeds, out := filepath.Join(dir, "m.pbtxt"), filepath.Join(dir, "f.npz"), filepath.Join(dir, "o.npz")
+	if code, msg := runGen(t, "--preset", "micro", "--columns", "2", "-o", model); code != 0 {
+		t.Fatalf("gen: %s", msg)
+	}
+	if code, msg := runGen(t, "--feeds", "--batch", "2", model, "-o", feeds); code != 0 {
+		t.Fatalf("gen --feeds: %s", msg)
+	}
+	if status, _, stderr := runTool("interp", model, "--feeds", feeds, "--tables", filepath.Join(dir, "m.tables.npz"), "-o", out); status != 0 {
+		t.Fatalf("interp: %s", stderr)
+	}
+	arrays, err := npz.ReadFile(out)
+	if err != nil || len(arrays) != 1 || arrays[0].Name != "input_layer/concat" {
+		t.Fatalf("outputs %v, %v: want the model's one output", arrays, err)
 	}
 }

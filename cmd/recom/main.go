@@ -19,6 +19,7 @@ import (
 
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/cmd/internal/toolflag"
+	"github.com/recom-compiler/recom/dialects/tfg"
 	allpasses "github.com/recom-compiler/recom/lowering/all"
 	"github.com/recom-compiler/recom/textir"
 )
@@ -82,6 +83,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case errors.As(err, &diag):
 		// A diagnostic carries its own location and severity; the source
 		// line of a .mlir input is shown under it.
+		if tfg.NotFed(err) {
+			diag.AttachNote(nil, "--feeds gives the program's inputs: an .npz with an array per placeholder, named by its node (recom gen --feeds draws them for a model recom gen made)")
+		}
 		fmt.Fprintln(stderr, mlirSources().FormatError(err))
 		return 1
 	}

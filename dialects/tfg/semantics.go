@@ -13,7 +13,9 @@ package tfg
 // the node name.
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
@@ -279,7 +281,7 @@ func registerCore() {
 		return []*interp.Tensor{v.(*interp.Tensor)}, nil
 	})
 	reg("Placeholder", func(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-		return nil, op.Errorf("placeholder %q is not fed", NodeName(op))
+		return nil, op.Errorf(notFed)
 	})
 	reg("PlaceholderWithDefault", identity)
 	reg("Identity", identity)
@@ -307,4 +309,15 @@ func identity(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*int
 		st.MarkLazy() // forwards a lazy variable
 	}
 	return d, nil
+}
+
+// notFed is the message of a placeholder run without a value; the op's
+// diagnostic prefix names the node.
+const notFed = "is not fed: no value was given for it"
+
+// NotFed reports whether err is the interpreter's error for a placeholder
+// that was given no value, so that a tool can say how to give one.
+func NotFed(err error) bool {
+	var d *textir.Diagnostic
+	return errors.As(err, &d) && strings.HasPrefix(d.Message, "'tfg.Placeholder' op") && strings.HasSuffix(d.Message, notFed)
 }
