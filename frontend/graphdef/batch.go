@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 )
 
@@ -160,13 +162,27 @@ func (b *batchCuts) relaxKept(nodes []*tfpb.NodeDef) {
 		if !slices.Contains(b.kept, n.GetName()) {
 			continue
 		}
-		if s := n.GetAttr()["shape"].GetShape(); s != nil {
+		if s := ownAttr(n, "shape").GetShape(); s != nil {
 			b.relax(n.GetName(), s)
 		}
-		for _, s := range n.GetAttr()["_output_shapes"].GetList().GetShape() {
+		for _, s := range ownAttr(n, "_output_shapes").GetList().GetShape() {
 			b.relax(n.GetName(), s)
 		}
 	}
+}
+
+// ownAttr gives n its own copy of attribute key (and of its attribute map)
+// and returns it, for changing: the nodes Extract keeps share their
+// attribute values with the graph it cut, which it does not modify.
+func ownAttr(n *tfpb.NodeDef, key string) *tfpb.AttrValue {
+	v := n.GetAttr()[key]
+	if v == nil {
+		return nil
+	}
+	c := proto.CloneOf(v)
+	n.Attr = maps.Clone(n.Attr)
+	n.Attr[key] = c
+	return c
 }
 
 // relaxDownstream gives the nodes that depend on a dynamic placeholder
@@ -188,10 +204,10 @@ func (b *batchCuts) relaxDownstream(ops *Ops, nodes []*tfpb.NodeDef) {
 	// on the placeholders now.
 	down := reach(from, dataConsumers(nodes))
 	for _, n := range nodes {
-		if !down[n.GetName()] || b.placeholders[n.GetName()] || rebuilt[n.GetName()] {
+		if !down[n.GetName()] || b.placeholders[n.GetName()] || rebuilt[n.GetName()] || !b.batchSized(n) {
 			continue
 		}
-		for _, s := range n.GetAttr()["_output_shapes"].GetList().GetShape() {
+		for _, s := range ownAttr(n, "_output_shapes").GetList().GetShape() {
 			for _, d := range s.GetDim() {
 				if b.sizes[d.GetSize()] {
 					d.Size = -1
@@ -199,6 +215,19 @@ func (b *batchCuts) relaxDownstream(ops *Ops, nodes []*tfpb.NodeDef) {
 			}
 		}
 	}
+}
+
+// batchSized reports whether a dimension of n's _output_shapes hints is a
+// training batch size.
+func (b *batchCuts) batchSized(n *tfpb.NodeDef) bool {
+	for _, s := range n.GetAttr()["_output_shapes"].GetList().GetShape() {
+		for _, d := range s.GetDim() {
+			if b.sizes[d.GetSize()] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dataConsumers maps each node to the nodes that read it through data

@@ -74,6 +74,11 @@ type ExtractOptions struct {
 // apply, gradient, Assign, a table initialiser of no kept table), a saver,
 // summary or queue op — Extract fails with a *NodeError per such node
 // (joined, wrapping ErrNotInference) that says why and which node needed it.
+//
+// The nodes of the result are new (their inputs rewired), but they share
+// their attribute values (AttrValue messages, tensors) with g's nodes:
+// copying them all made Extract several times slower on large graphs.
+// Neither graph's attribute values may be changed while the other is used.
 func Extract(g *tfpb.GraphDef, inputs []string, outputs []string) (*tfpb.GraphDef, error) {
 	return ExtractWith(g, inputs, outputs, ExtractOptions{})
 }
@@ -195,39 +200,54 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		return out
 	}
 
-	phByName := map[string]*tfpb.NodeDef{}
+	// The nodes of the new graph by id: g's nodes by index, then the
+	// placeholders. A placeholder takes the name of a producer it replaces
+	// whole, so ids are looked up by name through the placeholders first.
+	orig := g.GetNode()
+	var phs []*tfpb.NodeDef
+	phID := map[string]int32{}
 	for _, cs := range cutsOf {
 		for _, c := range cs {
 			if c.ph != nil {
-				phByName[c.ph.GetName()] = c.ph
+				phID[c.ph.GetName()] = int32(len(orig) + len(phs))
+				phs = append(phs, c.ph)
 			}
 		}
 	}
-
-	// The nodes of the new graph, by name: placeholders and rewired originals.
-	nodes := map[string]*tfpb.NodeDef{}
-	lookup := func(name string) *tfpb.NodeDef {
-		if n, ok := nodes[name]; ok {
-			return n
+	index := make(map[string]int32, len(orig))
+	for i, n := range orig {
+		index[n.GetName()] = int32(i)
+	}
+	// id returns the node called name in the new graph, or -1.
+	id := func(name string) int32 {
+		if i, ok := phID[name]; ok {
+			return i
 		}
-		n := phByName[name]
-		if n == nil && !replaced[name] {
-			if orig, ok := byName[name]; ok {
-				n = proto.CloneOf(orig)
-				n.Input = rewire(orig)
-			}
+		if i, ok := index[name]; ok && !replaced[name] {
+			return i
 		}
-		if n != nil {
-			nodes[name] = n
+		return -1
+	}
+	nodes := make([]*tfpb.NodeDef, len(orig)+len(phs))
+	copy(nodes[len(orig):], phs)
+	// node returns node i of the new graph: an original is copied on first
+	// use with its inputs rewired. The copy shares its attribute values
+	// with g (see ExtractWith's doc): the proto.Clone of every kept node
+	// was most of the time Extract took on large graphs.
+	node := func(i int32) *tfpb.NodeDef {
+		if nodes[i] == nil {
+			o := orig[i]
+			nodes[i] = &tfpb.NodeDef{Name: o.GetName(), Op: o.GetOp(), Input: rewire(o), Device: o.GetDevice(),
+				Attr: o.GetAttr(), ExperimentalDebugInfo: o.GetExperimentalDebugInfo(), ExperimentalType: o.GetExperimentalType()}
 		}
-		return n
+		return nodes[i]
 	}
 
 	// initsOf lists, per table node, the initializers that fill it: nodes of
 	// a table-initialisation op whose table_handle input is that node's
 	// output 0, uncut.
 	initsOf := map[string][]string{}
-	for _, n := range g.GetNode() {
+	for _, n := range orig {
 		if !tableInitOps[n.GetOp()] || len(n.GetInput()) == 0 {
 			continue
 		}
@@ -241,9 +261,10 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		initsOf[r.Node] = append(initsOf[r.Node], n.GetName())
 	}
 
-	// Mark what the outputs need.
-	neededBy := map[string]string{}
-	var queue []string
+	// Mark what the outputs need: neededBy[i] says why node i is kept (its
+	// text is made only for an error).
+	neededBy := make([]need, len(nodes))
+	var queue []int32
 	var errs []error
 	for _, out := range outputs {
 		r, err := ParseInput(out)
@@ -256,30 +277,34 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 				name = t
 			}
 		}
-		n := lookup(name)
-		if n == nil {
+		i := id(name)
+		if i < 0 {
 			return nil, fmt.Errorf("extract: output %q: %w: no node %q", out, ErrMissingInput, r.Node)
 		}
+		n := node(i)
 		if !r.Control && n.GetOp() != "Placeholder" {
 			if k, err := ops.NumOutputs(n); err == nil && r.Index >= k {
 				return nil, &NodeError{Node: r.Node, Err: fmt.Errorf("%w: output %q: op %s has %d outputs", ErrBadOutputIndex, out, n.GetOp(), k)}
 			}
 		}
-		if _, seen := neededBy[name]; !seen {
-			neededBy[name] = "output " + strconv.Quote(out)
-			queue = append(queue, name)
+		if neededBy[i].kind == 0 {
+			neededBy[i] = need{kind: byOutput, from: out}
+			queue = append(queue, i)
 		}
 	}
 	for len(queue) > 0 {
-		name := queue[0]
+		i := queue[0]
 		queue = queue[1:]
-		n := nodes[name]
+		n := nodes[i]
+		name := n.GetName()
 		for _, init := range initsOf[name] {
-			if _, seen := neededBy[init]; seen || lookup(init) == nil {
+			j := id(init)
+			if j < 0 || neededBy[j].kind != 0 {
 				continue
 			}
-			neededBy[init] = "table " + strconv.Quote(name) + ", which it initialises"
-			queue = append(queue, init)
+			node(j)
+			neededBy[j] = need{kind: byTable, from: name}
+			queue = append(queue, j)
 		}
 		for _, in := range n.GetInput() {
 			r, err := ParseInput(in)
@@ -290,33 +315,38 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 			if r.Control && !opts.FollowControl {
 				continue
 			}
-			if _, seen := neededBy[r.Node]; seen {
+			j := id(r.Node)
+			if j >= 0 && neededBy[j].kind != 0 {
 				continue
 			}
-			if lookup(r.Node) == nil {
+			if j < 0 {
 				errs = append(errs, &NodeError{Node: name, Err: fmt.Errorf("%w: input %q: no node %q", ErrMissingInput, in, r.Node)})
 				continue
 			}
-			neededBy[r.Node] = "node " + strconv.Quote(name)
-			queue = append(queue, r.Node)
+			node(j)
+			neededBy[j] = need{kind: byNode, from: name}
+			queue = append(queue, j)
 		}
 	}
 
 	// Emit in g's order, placeholders where their producer was.
 	//lint:ignore SA1019 field 3 (version) is part of TensorFlow's wire format; the cut graph keeps it
 	res := &tfpb.GraphDef{Versions: proto.CloneOf(g.GetVersions()), Version: g.GetVersion()}
-	for _, orig := range g.GetNode() {
-		cs := cutsOf[orig.GetName()]
+	var keptIDs []int32 // the ids of res.Node
+	for _, o := range orig {
+		cs := cutsOf[o.GetName()]
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].idx < cs[j].idx })
 		for _, c := range cs {
-			if c.ph != nil && c.ph.GetName() != orig.GetName() {
-				if _, ok := neededBy[c.ph.GetName()]; ok {
-					res.Node = append(res.Node, nodes[c.ph.GetName()])
+			if c.ph != nil && c.ph.GetName() != o.GetName() {
+				if j := phID[c.ph.GetName()]; neededBy[j].kind != 0 {
+					res.Node = append(res.Node, nodes[j])
+					keptIDs = append(keptIDs, j)
 				}
 			}
 		}
-		if _, ok := neededBy[orig.GetName()]; ok {
-			res.Node = append(res.Node, nodes[orig.GetName()])
+		if j := id(o.GetName()); j >= 0 && neededBy[j].kind != 0 {
+			res.Node = append(res.Node, nodes[j])
+			keptIDs = append(keptIDs, j)
 		}
 	}
 
@@ -325,7 +355,7 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 		kept := n.Input[:0]
 		for _, in := range n.Input {
 			if r, err := ParseInput(in); err == nil && r.Control {
-				if _, ok := neededBy[r.Node]; !ok {
+				if j := id(r.Node); j < 0 || neededBy[j].kind == 0 {
 					continue
 				}
 			}
@@ -338,13 +368,13 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	batch.relaxDownstream(ops, res.Node)
 
 	// Refuse what cannot run at inference.
-	for _, n := range res.Node {
+	for k, n := range res.Node {
 		if len(errs) >= maxErrors {
 			break
 		}
 		if why := notInference(ops, n); why != "" {
 			errs = append(errs, &NodeError{Node: n.GetName(),
-				Err: fmt.Errorf("%w: %s (needed by %s)", ErrNotInference, why, neededBy[n.GetName()])})
+				Err: fmt.Errorf("%w: %s (needed by %s)", ErrNotInference, why, neededBy[keptIDs[k]])})
 		}
 	}
 	if len(errs) > 0 {
@@ -352,6 +382,34 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	}
 	res.Library = pruneLibrary(g.GetLibrary(), res.Node)
 	return res, nil
+}
+
+// need says why Extract keeps a node: an output names it, it initialises a
+// kept table, or a kept node takes its output.
+type need struct {
+	kind needKind
+	from string // the output, the table or the node
+}
+
+type needKind uint8
+
+const (
+	notNeeded needKind = iota
+	byOutput
+	byTable
+	byNode
+)
+
+func (n need) String() string {
+	switch n.kind {
+	case byOutput:
+		return "output " + strconv.Quote(n.from)
+	case byTable:
+		return "table " + strconv.Quote(n.from) + ", which it initialises"
+	case byNode:
+		return "node " + strconv.Quote(n.from)
+	}
+	return "nothing"
 }
 
 // tableInitOps are the ops that fill a lookup table (input 0 is the table).
