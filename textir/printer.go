@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -115,7 +116,8 @@ type printer struct {
 	used   map[string]struct{} // names in scope (hints and argN)
 	scoped []string            // names added to used, in order, for scope pops
 
-	op OpPrinter
+	op    OpPrinter
+	child bool // a printer of printOpsParallel: prints sequentially
 }
 
 func newPrinter(w io.Writer, opts PrintOptions) *printer {
@@ -579,21 +581,94 @@ func (p *printer) printBlock(b *Block, header bool) {
 		p.buf = append(p.buf, ':', '\n')
 	}
 	p.indent += 2
-	for o := b.first; o != nil; o = o.next {
-		// Flushing before each op as well as after it keeps the buffer
-		// small however deeply the ops nest (each op's first line is
-		// written before its regions are printed).
-		if len(p.buf) >= flushSize {
-			p.flush()
+	if !p.child && b.numOps >= parallelMinOps && runtime.GOMAXPROCS(0) > 1 {
+		p.printOpsParallel(b)
+	} else {
+		for o := b.first; o != nil; o = o.next {
+			// Flushing before each op as well as after it keeps the
+			// buffer small however deeply the ops nest (each op's first
+			// line is written before its regions are printed).
+			if len(p.buf) >= flushSize {
+				p.flush()
+			}
+			p.appendIndent()
+			p.printOp(o)
+			p.buf = append(p.buf, '\n')
+			if len(p.buf) >= flushSize {
+				p.flush()
+			}
 		}
-		p.appendIndent()
-		p.printOp(o)
-		p.buf = append(p.buf, '\n')
+	}
+	p.indent -= 2
+}
+
+// A block of at least parallelMinOps ops (a TensorFlow graph of a large
+// model: a million ops in one tfg.graph) is printed by several goroutines,
+// each printing a run of parallelChunkOps consecutive ops into a buffer of
+// its own, written out in order: the names were all assigned before
+// printing starts, so the text is the same as printed by one goroutine.
+// At most 2×GOMAXPROCS runs are printed or waiting at a time, which bounds
+// the memory held.
+const (
+	parallelMinOps   = 16384
+	parallelChunkOps = 4096
+)
+
+// printOpsParallel prints the ops of b, one a line, as printBlock does.
+func (p *printer) printOpsParallel(b *Block) {
+	workers := runtime.GOMAXPROCS(0)
+	type run struct {
+		first *Operation
+		n     int
+		out   chan []byte
+	}
+	runs := make(chan *run, 2*workers) // in order, to the writer below
+	todo := make(chan *run, 2*workers) // to the workers
+	for range workers {
+		go func() {
+			c := p.childPrinter()
+			for r := range todo {
+				c.buf = c.buf[:0]
+				o := r.first
+				for range r.n {
+					c.appendIndent()
+					c.printOp(o)
+					c.buf = append(c.buf, '\n')
+					o = o.next
+				}
+				r.out <- append([]byte(nil), c.buf...)
+			}
+		}()
+	}
+	go func() {
+		o := b.first
+		for o != nil {
+			r := &run{first: o, out: make(chan []byte, 1)}
+			for ; o != nil && r.n < parallelChunkOps; o = o.next {
+				r.n++
+			}
+			runs <- r // blocks while 2×workers runs are pending
+			todo <- r
+		}
+		close(runs)
+		close(todo)
+	}()
+	for r := range runs {
+		p.buf = append(p.buf, <-r.out...)
 		if len(p.buf) >= flushSize {
 			p.flush()
 		}
 	}
-	p.indent -= 2
+}
+
+// childPrinter returns a printer that prints with p's names and options
+// into a buffer of its own (its valTable has its own cache of recent
+// lookups: the cache is written by lookups).
+func (p *printer) childPrinter() *printer {
+	c := &printer{opts: p.opts, indent: p.indent, vals: p.vals, names: p.names, groups: p.groups, blocks: p.blocks, child: true}
+	c.vals.near = make([]vtEntry, len(p.vals.near))
+	c.op.impl = c
+	return c
 }
 
 // appendArgument writes %name: type {attrs} loc(...).
