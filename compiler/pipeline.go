@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -103,6 +104,11 @@ type Options struct {
 	Progress func(stage string, i, n int)
 	// StageDone, when set, is called with each stage's result as it ends.
 	StageDone func(s *StageResult)
+	// Step, when set, is called inside a long stage as each of its steps
+	// ends, with the step's time and what it made. The import stage's
+	// steps: read, parse, extract (with inputs or outputs), check and
+	// import, verify.
+	Step func(stage, step string, d time.Duration, what string)
 }
 
 // StageResult is what one stage did.
@@ -295,6 +301,17 @@ func Compile(ctx context.Context, path string, opts Options) (*Result, error) {
 	if err := opts.CheckOptions(); err != nil {
 		return &Result{Model: path}, err
 	}
+	if !strings.HasSuffix(path, ".mlir") {
+		// A graph file is read by the import stage, whose time and
+		// progress then count the reading; a missing one fails before any
+		// stage.
+		if _, err := os.Stat(path); err != nil {
+			return &Result{Model: path}, err
+		}
+		d := newDriver(ctx, path, &opts, 0)
+		d.path = path
+		return d.res, d.run(0)
+	}
 	data, err := inputfile.Read(path)
 	if err != nil {
 		return &Result{Model: path}, err
@@ -365,10 +382,12 @@ type driver struct {
 	opts      *Options
 	res       *Result
 	data      []byte // the graph file (import)
+	path      string // the graph file, read by the import stage (Compile)
 	lastIR    []byte // the last IR printed, to size the next buffer
 	inputSize int    // the input file's size
 	ptxas     string // ptxas's path, once found
-	step      int    // the stages started so far
+	started   int    // the stages started so far
+	current   string // the stage running
 	steps     int    // the stages the compilation is to run
 }
 
@@ -383,13 +402,15 @@ func (d *driver) stage(st Stage) (bool, error) {
 	if err := d.ctx.Err(); err != nil {
 		return false, err
 	}
-	d.step++
+	d.started++
 	if d.opts.Progress != nil {
-		d.opts.Progress(st.Name, d.step, d.steps)
+		d.opts.Progress(st.Name, d.started, d.steps)
 	}
 	s := &StageResult{Name: st.Name}
 	start := time.Now()
+	d.current = st.Name
 	err := d.runStage(st, s)
+	d.current = ""
 	s.Wall = time.Since(start) - s.PrintWall
 	d.res.Stages = append(d.res.Stages, s)
 	if d.opts.StageDone != nil {
@@ -406,6 +427,15 @@ func (d *driver) runStage(st Stage, s *StageResult) error {
 	r := d.res
 	switch st.Kind {
 	case KindImport:
+		if d.path != "" && d.data == nil {
+			start := time.Now()
+			data, err := inputfile.Read(d.path)
+			if err != nil {
+				return err
+			}
+			d.data, d.inputSize = data, len(data)
+			d.step("read", start, fmt.Sprintf("%.1f MB", float64(len(data))/(1<<20)))
+		}
 		if err := d.importGraph(r.Model, d.data); err != nil {
 			return err
 		}
@@ -577,6 +607,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 	if o.Signature != "" {
 		gopts = append(gopts, graphdef.WithSignature(o.Signature))
 	}
+	start := time.Now()
 	file, err := graphdef.Parse(data, name, gopts...)
 	if err != nil {
 		return err
@@ -584,6 +615,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 	r.Format = file.Format.String()
 	g := file.Graph
 	r.FileNodes = len(g.GetNode())
+	d.step("parse", start, fmt.Sprintf("%d nodes", r.FileNodes))
 	inputs, outputs := o.Inputs, o.Outputs
 	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
 		inputs, outputs = sig.InputNames(), sig.OutputNames()
@@ -592,6 +624,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 		return fmt.Errorf("%s: inputs given without outputs (what to compute from them)", name)
 	}
 	if len(outputs) > 0 {
+		start := time.Now()
 		tensors, err := graphdef.ExpandInputs(g, inputs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -608,6 +641,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 		}
 		g = x
 		r.Inputs, r.Outputs = slices.Clone(inputs), slices.Clone(outputs)
+		d.step("extract", start, fmt.Sprintf("%d nodes", len(g.GetNode())))
 	}
 	d.warnTraining(name, g, file.Graph)
 	r.Nodes = len(g.GetNode())
@@ -620,6 +654,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 		defer close(checked)
 		verr = graphdef.Validate(g)
 	}()
+	start = time.Now()
 	r.Context = all.NewContext()
 	mod, err := importGraphDef(r.Context, g)
 	<-checked
@@ -630,8 +665,13 @@ func (d *driver) importGraph(name string, data []byte) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	r.Module = mod
+	d.step("check and import", start, "")
 	if !o.NoVerify {
-		return textir.Verify(r.Context, mod)
+		start := time.Now()
+		if err := textir.Verify(r.Context, mod); err != nil {
+			return err
+		}
+		d.step("verify", start, "")
 	}
 	return nil
 }
@@ -653,6 +693,13 @@ func (d *driver) warnTraining(name string, g, file *tfpb.GraphDef) {
 	d.res.Diagnostics = append(d.res.Diagnostics, diag)
 	d.res.Notes = append(d.res.Notes, msg)
 	d.res.Notes = append(d.res.Notes, notes...)
+}
+
+// step reports a step of the running stage to Options.Step.
+func (d *driver) step(step string, start time.Time, what string) {
+	if d.opts.Step != nil && d.current != "" {
+		d.opts.Step(d.current, step, time.Since(start), what)
+	}
 }
 
 // placeholderNames maps each input tensor ("node:idx") of g to the name of

@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -205,10 +206,10 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	}
 	switch f.progress {
 	case "always":
-		opts.Progress, opts.StageDone = progressPrinter(stderr)
+		opts.Progress, opts.StageDone, opts.Step = progressPrinter(stderr)
 	case "auto":
 		if isTerminal(stderr) {
-			opts.Progress, opts.StageDone = progressPrinter(stderr)
+			opts.Progress, opts.StageDone, opts.Step = progressPrinter(stderr)
 		}
 	case "never":
 	default:
@@ -242,7 +243,31 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 		defer pprof.StopCPUProfile()
 	}
 
+	// Each stage's file is written (and synced) into the staging folder
+	// while the next stage runs.
+	files := make(chan *compiler.StageResult, len(compiler.Stages))
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for s := range files {
+			if err == nil {
+				err = dir.WriteFile(compiler.FileName(s.Name), s.Output)
+			}
+		}
+		written <- err
+	}()
+	stageDone := opts.StageDone
+	opts.StageDone = func(s *compiler.StageResult) {
+		if stageDone != nil {
+			stageDone(s)
+		}
+		if len(s.Output) > 0 {
+			files <- s
+		}
+	}
 	res, err := compiler.Compile(ctx, model, opts)
+	close(files)
+	werr := <-written
 	sources := mlirSources()
 	for _, d := range res.Diagnostics {
 		fmt.Fprintln(stderr, sources.Format(d))
@@ -250,12 +275,8 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	if err != nil {
 		return err
 	}
-	for _, s := range res.Stages {
-		if len(s.Output) > 0 {
-			if err := dir.WriteFile(compiler.FileName(s.Name), s.Output); err != nil {
-				return err
-			}
-		}
+	if werr != nil {
+		return werr
 	}
 	if res.Cubin != nil {
 		if err := dir.WriteFile("ptxas.txt", []byte(res.Cubin.Log)); err != nil {
@@ -267,9 +288,10 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 	if err := dir.WriteFile("summary.txt", []byte(sum.String())); err != nil {
 		return err
 	}
+	writeDot := res.WriteDot
 	if dotName != "" {
 		var b bytes.Buffer
-		if err := res.WriteDot(&b); err != nil {
+		if err := writeDot(&b); err != nil {
 			return err
 		}
 		if err := dir.WriteFile(dotName, b.Bytes()); err != nil {
@@ -281,7 +303,7 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 			return err
 		}
 		defer df.Abort()
-		if err := res.WriteDot(df); err != nil {
+		if err := writeDot(df); err != nil {
 			return err
 		}
 		if err := df.Commit(); err != nil {
@@ -449,15 +471,28 @@ func (o *passOptions) Set(s string) error {
 }
 
 // progressPrinter returns the pipeline's stage callbacks that print one
-// line as each stage starts and one as it ends, with its time and size:
+// line as each stage starts, one as each step of a long stage ends, and
+// one as the stage ends, with its time (the summary's) and size, and the
+// time its IR took to print (the summary's "printing IR" holds it):
 //
+//	recom compile: [1/7] import ...
+//	recom compile: [1/7] import: read 0.012 s, 1.2 MB
+//	recom compile: [1/7] import: parse 0.020 s, 2068 nodes
+//	...
+//	recom compile: [1/7] import 0.051 s, 2070 ops; its IR printed in 0.004 s
 //	recom compile: [2/7] lower-emb ...
-//	recom compile: [2/7] lower-emb 0.012 s, 1155 -> 694 ops
-func progressPrinter(w io.Writer) (start func(string, int, int), done func(*compiler.StageResult)) {
+//	recom compile: [2/7] lower-emb 0.012 s, 2070 -> 694 ops; its IR printed in 0.002 s
+func progressPrinter(w io.Writer) (start func(string, int, int), done func(*compiler.StageResult), step func(string, string, time.Duration, string)) {
 	i, n := 0, 0
 	start = func(stage string, si, sn int) {
 		i, n = si, sn
 		fmt.Fprintf(w, "recom compile: [%d/%d] %s ...\n", i, n, stage)
+	}
+	step = func(stage, name string, d time.Duration, what string) {
+		if what != "" {
+			what = ", " + what
+		}
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s: %s %.3f s%s\n", i, n, stage, name, d.Seconds(), what)
 	}
 	done = func(s *compiler.StageResult) {
 		what := ""
@@ -469,9 +504,12 @@ func progressPrinter(w io.Writer) (start func(string, int, int), done func(*comp
 		case s.Size > 0:
 			what = fmt.Sprintf(", %d bytes", s.Size)
 		}
-		fmt.Fprintf(w, "recom compile: [%d/%d] %s %.3f s%s\n", i, n, s.Name, (s.Wall + s.PrintWall).Seconds(), what)
+		if s.PrintWall > 0 {
+			what += fmt.Sprintf("; its IR printed in %.3f s", s.PrintWall.Seconds())
+		}
+		fmt.Fprintf(w, "recom compile: [%d/%d] %s %.3f s%s\n", i, n, s.Name, s.Wall.Seconds(), what)
 	}
-	return start, done
+	return start, done, step
 }
 
 // isTerminal reports whether w is a terminal (a character device).

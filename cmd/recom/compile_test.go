@@ -255,26 +255,51 @@ func TestCompileUsage(t *testing.T) {
 }
 
 // --progress (or --progress=always) shows each stage on stderr as it starts
-// and as it ends, with its time and size; --progress=never and a stderr that
-// is not a terminal show nothing.
+// and as it ends, with its time and size, and the steps of the import
+// inside it; the times are the summary's (the IR's printing apart, as
+// there); --progress=never and a stderr that is not a terminal show nothing.
 func TestCompileProgress(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	line := regexp.MustCompile(`^recom compile: \[(\d)/\d+\] ([a-z-]+)( \.\.\.| \d+\.\d{3} s, \d+( -> \d+)? ops)$`)
+	startLine := regexp.MustCompile(`^recom compile: \[(\d)/\d+\] ([a-z-]+) \.\.\.$`)
+	stepLine := regexp.MustCompile(`^recom compile: \[1/\d+\] import: ([a-z ]+) \d+\.\d{3} s(, .*)?$`)
+	endLine := regexp.MustCompile(`^recom compile: \[(\d)/\d+\] ([a-z-]+) (\d+\.\d{3}) s, \d+( -> \d+)? ops; its IR printed in \d+\.\d{3} s$`)
+	summaryLine := regexp.MustCompile(`(?m)^  ([a-z-]+) +(?:\d+ nodes|\d+) +\d+ +(\d+\.\d{3}) s  `)
 	for _, flag := range []string{"--progress", "--progress=always"} {
-		status, _, stderr := runTool("compile", compileSmallModel, "-o", out, "-q", flag, "--stop-after=fuse")
+		status, stdout, stderr := runTool("compile", compileSmallModel, "-o", out, flag, "--stop-after=fuse")
 		if status != 0 {
 			t.Fatal(stderr)
 		}
-		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 		stages := []string{"import", "lower-emb", "simplify-shapes", "fuse"}
-		if len(lines) != 2*len(stages) {
-			t.Fatalf("%s: %d lines, want %d:\n%s", flag, len(lines), 2*len(stages), stderr)
-		}
-		for i, l := range lines {
-			m := line.FindStringSubmatch(l)
-			if m == nil || m[1] != strconv.Itoa(i/2+1) || m[2] != stages[i/2] || (i%2 == 0) != (m[3] == " ...") {
-				t.Errorf("%s: line %d: %q", flag, i+1, l)
+		var steps []string
+		times := map[string]string{}
+		k := 0
+		for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+			if m := stepLine.FindStringSubmatch(l); m != nil {
+				steps = append(steps, m[1])
+				continue
 			}
+			m := startLine.FindStringSubmatch(l)
+			if k%2 == 1 {
+				m = endLine.FindStringSubmatch(l)
+			}
+			if m == nil || k/2 >= len(stages) || m[1] != strconv.Itoa(k/2+1) || m[2] != stages[k/2] {
+				t.Errorf("%s: line %q", flag, l)
+			} else if k%2 == 1 {
+				times[m[2]] = m[3]
+			}
+			k++
+		}
+		if k != 2*len(stages) || strings.Join(steps, ",") != "read,parse,check and import,verify" {
+			t.Errorf("%s: %d stage lines, import steps %q:\n%s", flag, k, steps, stderr)
+		}
+		for _, m := range summaryLine.FindAllStringSubmatch(stdout, -1) {
+			if times[m[1]] != m[2] {
+				t.Errorf("%s: %s took %s s by the summary, %s s by --progress", flag, m[1], m[2], times[m[1]])
+			}
+			delete(times, m[1])
+		}
+		if len(times) != 0 {
+			t.Errorf("%s: stages not in the summary: %v\n%s", flag, times, stdout)
 		}
 	}
 	for _, args := range [][]string{{"--progress=never"}, nil} {
