@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -349,6 +350,137 @@ func (r *Result) WriteDot(w io.Writer) error {
 	b.WriteString("}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteDotSummary writes the column structure as a Graphviz graph small
+// enough to read for any number of columns: one node per schedule class of
+// each fused kernel (the columns --fuse gave one code path: their count,
+// transform chain, lookups, combiners, widths and table rows), one per
+// transform chain of the columns not fused, one per kernel and the dense
+// part. WriteDot draws every column instead (thousands of clusters for a
+// large model). The output depends only on the IR.
+func (r *Result) WriteDotSummary(w io.Writer) error {
+	type group struct {
+		kernel  string
+		class   int64
+		chain   string
+		cols    int
+		lookups []string
+		widths  []int64
+		rows    int64
+	}
+	var groups []*group
+	find := func(c *Column, chain string) *group {
+		for _, g := range groups {
+			if g.kernel == c.Kernel && (c.Kernel != "" && g.class == c.Class || c.Kernel == "" && g.chain == chain) {
+				return g
+			}
+		}
+		g := &group{kernel: c.Kernel, class: c.Class, chain: chain}
+		groups = append(groups, g)
+		return g
+	}
+	var kernels []string
+	for _, c := range r.Columns {
+		if c.Kernel != "" && !slices.Contains(kernels, c.Kernel) {
+			kernels = append(kernels, c.Kernel)
+		}
+		chain := chainOf(c)
+		g := find(c, chain)
+		if g.chain != chain && !strings.Contains(g.chain, chain) {
+			g.chain += "\n" + chain // a class holding columns of several chains
+		}
+		g.cols++
+		lk := c.Lookup + " " + c.Combiner
+		if c.Weighted {
+			lk += ", weighted"
+		}
+		if !slices.Contains(g.lookups, lk) {
+			g.lookups = append(g.lookups, lk)
+		}
+		if !slices.Contains(g.widths, c.Width) {
+			g.widths = append(g.widths, c.Width)
+		}
+		g.rows += c.Rows
+	}
+	// By kernel, the columns not fused last, then by class.
+	rank := func(g *group) int {
+		if g.kernel == "" {
+			return len(kernels)
+		}
+		return slices.Index(kernels, g.kernel)
+	}
+	slices.SortStableFunc(groups, func(a, b *group) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return cmp.Compare(a.class, b.class)
+	})
+
+	var b strings.Builder
+	b.WriteString("digraph recom {\n")
+	b.WriteString("  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=10, label=")
+	b.WriteString(dotQuote(fmt.Sprintf("%s: %d embedding columns in %d groups (summary)", baseName(r.Model), len(r.Columns), len(groups))))
+	b.WriteString(", labelloc=t];\n")
+	b.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];\n")
+	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=9];\n\n")
+	for i, g := range groups {
+		title := "not fused"
+		if g.kernel != "" {
+			title = fmt.Sprintf("class %d", g.class)
+		}
+		slices.Sort(g.widths)
+		widths := make([]string, len(g.widths))
+		for j, wd := range g.widths {
+			widths[j] = fmt.Sprint(wd)
+		}
+		label := fmt.Sprintf("%s: %d column%s\n%s\n%s\nwidth %s, %d table rows", title, g.cols, plural(g.cols),
+			g.chain, strings.Join(g.lookups, ", "), strings.Join(widths, ", "), g.rows)
+		fmt.Fprintf(&b, "  g%d [label=%s];\n", i, dotQuote(label))
+	}
+	for i, k := range kernels {
+		var desc string
+		for _, l := range r.Layers() {
+			if strings.HasPrefix(l, k+":") {
+				desc = strings.TrimPrefix(l, k+": ")
+			}
+		}
+		fmt.Fprintf(&b, "  k%d [label=%s, shape=box3d];\n", i, dotQuote(fmt.Sprintf("kernel %s\n%s", k, desc)))
+	}
+	dense := "dense part"
+	if r.Module != nil {
+		dense = fmt.Sprintf("dense part\n%d ops", denseOps(r.Module))
+	}
+	fmt.Fprintf(&b, "  dense [label=%s, shape=box, style=filled, fillcolor=gray90];\n", dotQuote(dense))
+	for i, g := range groups {
+		if g.kernel == "" {
+			fmt.Fprintf(&b, "  g%d -> dense [label=\"not fused\", style=dashed];\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "  g%d -> k%d [label=%s];\n", i, slices.Index(kernels, g.kernel), dotQuote(fmt.Sprint(g.cols)))
+	}
+	for i := range kernels {
+		fmt.Fprintf(&b, "  k%d -> dense;\n", i)
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// chainOf is a column's transform chain by op name: what makes its kind
+// (from_dense -> as_string -> hash for a hashed integer column).
+func chainOf(c *Column) string {
+	names := make([]string, 0, len(c.Transforms))
+	for _, t := range c.Transforms {
+		name, _, _ := strings.Cut(t, " ")
+		if len(names) == 0 || names[len(names)-1] != name {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return "(ids as fed)"
+	}
+	return strings.Join(names, " -> ")
 }
 
 // denseOps counts the tfg ops of m: what the embedding layer feeds.

@@ -110,6 +110,7 @@ type compileFlags struct {
 	cpuProfile string
 	progress   string
 	dot        string
+	dotSummary bool
 	dense      string
 	print      bool
 }
@@ -159,6 +160,7 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Lookup("progress").NoOptDefVal = "always"
 	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer) or cpu (left to the interpreter: an ablation)")
 	fl.StringVar(&f.dot, "dot", "", "write the column structure as a Graphviz `FILE` (one cluster per column; dot -Tsvg FILE)")
+	fl.BoolVar(&f.dotSummary, "dot-summary", false, "with --dot: one node per schedule class (and per transform chain of the columns not fused) instead of a cluster per column, readable for any number of columns")
 	fl.BoolVar(&f.print, "print-stages", false, "list the stages this command line runs, with their files and the standalone tool's command for each, and exit")
 	return cmd
 }
@@ -199,6 +201,9 @@ func (f *compileFlags) options(cmd *cobra.Command) (compiler.Options, error) {
 func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compileFlags, stdout, stderr io.Writer) error {
 	if f.out == "" {
 		return errors.New("no output directory (-o DIR)")
+	}
+	if f.dotSummary && f.dot == "" {
+		return errors.New("--dot-summary draws the --dot FILE: give --dot too")
 	}
 	opts, err := f.options(cmd)
 	if err != nil {
@@ -289,6 +294,9 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 		return err
 	}
 	writeDot := res.WriteDot
+	if f.dotSummary {
+		writeDot = res.WriteDotSummary
+	}
 	if dotName != "" {
 		var b bytes.Buffer
 		if err := writeDot(&b); err != nil {
