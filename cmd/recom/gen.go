@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,7 @@ func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		feeds, noTables               bool
 		maxTable, maxConst            string
 		ff                            feedsFlags
+		progress                      string
 	)
 	cmd := &cobra.Command{
 		Use: "gen (--preset NAME | --spec FILE) [flags] -o MODEL.pbtxt\n" +
@@ -121,20 +123,30 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 			if opt.ConstLimit, err = parseBytes("--max-const-bytes", maxConst); err != nil {
 				return err
 			}
+			show, err := progressOn(progress, stderr)
+			if err != nil {
+				return err
+			}
+			step := genSteps(show, stderr)
+			done := step(fmt.Sprintf("building the graph of %d columns", s.NumColumns()))
 			m, err := gen.Generate(s, opt)
 			if err != nil {
 				return err
 			}
+			done(fmt.Sprintf("%d nodes", len(m.Graph.Node)))
 			// The model and its side file are both written before either
 			// is committed, so a failure leaves neither.
+			done = step("writing " + out)
 			gf, err := genPrepareGraph(out, m, stdout)
 			if err != nil {
 				return err
 			}
 			defer gf.Abort()
+			done("")
 			side := ""
 			if len(m.Tables) > 0 && out != "-" {
 				side = tablesPath(out)
+				done = step(fmt.Sprintf("writing %d tables to %s", len(m.Tables), side))
 				tf, err := genPrepareNPZ(side, m.Tables, stdout)
 				if err != nil {
 					return err
@@ -143,6 +155,7 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 				if err := tf.Commit(); err != nil {
 					return err
 				}
+				done("")
 			}
 			if err := gf.Commit(); err != nil {
 				if side != "" {
@@ -177,7 +190,41 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f.Lookup("dynamic-batch").NoOptDefVal = "true"
 	f.StringVar(&ff.feedSpec, "feed-spec", "", "--feeds: a JSON `FILE` of per-input rows, shapes, bag lengths, value ranges, vocabularies (see frontend/gen.FeedSpec)")
 	f.StringVarP(&out, "output", "o", "", "output file (- for stdout)")
+	f.StringVar(&progress, "progress", "auto", "show each step (building the graph, writing each file) as it starts and ends, with its time, on stderr: auto (when stderr is a terminal), always (a bare --progress), never")
+	f.Lookup("progress").NoOptDefVal = "always"
 	return cmd
+}
+
+// progressOn reads a --progress flag: whether to show progress on stderr.
+func progressOn(flag string, stderr io.Writer) (bool, error) {
+	switch flag {
+	case "always":
+		return true, nil
+	case "auto":
+		return isTerminal(stderr), nil
+	case "never":
+		return false, nil
+	}
+	return false, fmt.Errorf("--progress=%s: want auto, always or never", flag)
+}
+
+// genSteps returns the function that starts a step of recom gen: with
+// show, it prints a line as the step starts and one, with its time, as the
+// returned function ends it (a large model takes tens of seconds).
+func genSteps(show bool, w io.Writer) func(what string) (done func(result string)) {
+	return func(what string) func(string) {
+		if !show {
+			return func(string) {}
+		}
+		fmt.Fprintf(w, "recom gen: %s ...\n", what)
+		start := time.Now()
+		return func(result string) {
+			if result != "" {
+				result = ", " + result
+			}
+			fmt.Fprintf(w, "recom gen: %s: %.3f s%s\n", what, time.Since(start).Seconds(), result)
+		}
+	}
 }
 
 // tablesPath is MODEL.tables.npz for MODEL.pbtxt or MODEL.pb.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -306,5 +307,44 @@ func TestGenFeedsGeneratedModel(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "g.npz")); err == nil {
 			t.Errorf("%v: a failed run left its output", c.args)
 		}
+	}
+}
+
+// --progress shows each step of gen (building the graph, writing each
+// file) as it starts and ends, with its time; without a terminal, and with
+// --progress=never, nothing.
+func TestGenProgress(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.pbtxt")
+	code, msg := runGen(t, "--preset", "micro", "--columns", "3", "--progress", "-o", model)
+	if code != 0 {
+		t.Fatal(msg)
+	}
+	want := []string{
+		"recom gen: building the graph of 3 columns ...",
+		`recom gen: building the graph of 3 columns: \d+\.\d{3} s, \d+ nodes`,
+		"recom gen: writing " + regexp.QuoteMeta(model) + " ...",
+		"recom gen: writing " + regexp.QuoteMeta(model) + `: \d+\.\d{3} s`,
+		"recom gen: writing 3 tables to " + regexp.QuoteMeta(filepath.Join(dir, "m.tables.npz")) + " ...",
+		`recom gen: writing 3 tables to .*: \d+\.\d{3} s`,
+		"recom gen: " + regexp.QuoteMeta(model) + ": 3 columns",
+	}
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), msg)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile("^" + w).MatchString(lines[i]) {
+			t.Errorf("line %d: %q, want %q", i+1, lines[i], w)
+		}
+	}
+	for _, args := range [][]string{{"--progress=never"}, nil} {
+		code, msg := runGen(t, append([]string{"--preset", "micro", "--columns", "3", "-o", model}, args...)...)
+		if code != 0 || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%v: %d, %q", args, code, msg)
+		}
+	}
+	if code, msg := runGen(t, "--preset", "micro", "--progress=sometimes", "-o", model); code == 0 || !strings.Contains(msg, "--progress=sometimes: want auto, always or never") {
+		t.Errorf("a bad --progress: %d, %q", code, msg)
 	}
 }
