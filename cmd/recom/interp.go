@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -156,7 +158,7 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	}
 	got, err := exec.Run(ctx, root, feeds, outputs, opts)
 	if err != nil {
-		return err
+		return nameInputFiles(err, f.feeds, f.tables)
 	}
 	var arrays []npz.Array
 	for _, o := range outputs {
@@ -173,6 +175,35 @@ func commitNPZ(f *outfile.File, arrays []npz.Array) error {
 		return fmt.Errorf("%s: %w", f.Name(), err)
 	}
 	return f.Commit()
+}
+
+// missingVariable finds the variable of the interpreter's error for a
+// variable without a value.
+var missingVariable = regexp.MustCompile(`no value for variable "((?:[^"\\]|\\.)*)"`)
+
+// nameInputFiles names the input file an interpreter error is about: a
+// feed's error comes from the --feeds file, a variable without a value is
+// one the --tables file lacks.
+func nameInputFiles(err error, feeds, tables string) error {
+	var d *textir.Diagnostic
+	isDiag := errors.As(err, &d)
+	switch {
+	case feeds != "" && strings.HasPrefix(err.Error(), "feed "):
+		if isDiag {
+			d.AttachNote(nil, "the feed is an array of --feeds %s", feeds)
+			return err
+		}
+		return fmt.Errorf("--feeds %s: %w", feeds, err)
+	case feeds != "" && tfg.NotFed(err):
+		if node, ok := textir.LocName(d.Loc); ok {
+			d.AttachNote(nil, "--feeds %s has no array named %s", feeds, strconv.Quote(node))
+		}
+	case tables != "" && isDiag:
+		if m := missingVariable.FindStringSubmatch(d.Message); m != nil {
+			d.AttachNote(nil, "--tables %s has no array named %s", tables, strconv.Quote(m[1]))
+		}
+	}
+	return err
 }
 
 // tensorName turns an .npz array name "node__idx" into "node:idx".

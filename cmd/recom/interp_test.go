@@ -122,6 +122,8 @@ func TestInterpSmallGraph(t *testing.T) {
 	}
 
 	// Errors.
+	nope := filepath.Join(dir, "nope.npz")
+	writeNPZ(t, nope, npz.Array{Name: "nope", Tensor: interp.Vector[float32](1, 2)})
 	for _, c := range []struct {
 		args []string
 		want string
@@ -129,6 +131,10 @@ func TestInterpSmallGraph(t *testing.T) {
 		{[]string{"interp", model, "--tables", tables, "--outputs", "out", "-o", out}, `(node "x") is not fed`},
 		{[]string{"interp", model, "--feeds", feeds, "--tables", tables, "--outputs", "nope", "-o", out}, `no op named "nope"`},
 		{[]string{"interp", model, "--feeds", feeds, "--outputs", "out"}, "-o is required"},
+		// Errors about the contents of an input file name it.
+		{[]string{"interp", model, "--feeds", tables, "--tables", tables, "--outputs", "out", "-o", out}, `note: --feeds ` + tables + ` has no array named "x"`},
+		{[]string{"interp", model, "--feeds", nope, "--tables", tables, "--outputs", "out", "-o", out}, "--feeds " + nope + `: feed "nope": no op named "nope"`},
+		{[]string{"interp", model, "--feeds", feeds, "--tables", feeds, "--outputs", "out", "-o", out}, `note: --tables ` + feeds + ` has no array named "w"`},
 	} {
 		st, _, se := runTool(c.args...)
 		if st != 1 || !strings.Contains(se, c.want) {

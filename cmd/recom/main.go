@@ -83,7 +83,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case errors.As(err, &diag):
 		// A diagnostic carries its own location and severity; the source
 		// line of a .mlir input is shown under it.
-		if tfg.NotFed(err) {
+		if tfg.NotFed(err) && len(diag.Notes) == 0 {
 			diag.AttachNote(nil, "--feeds gives the program's inputs: an .npz with an array per placeholder, named by its node (recom gen --feeds draws them for a model recom gen made)")
 		}
 		fmt.Fprintln(stderr, mlirSources().FormatError(err))

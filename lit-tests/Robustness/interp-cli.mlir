@@ -20,7 +20,9 @@
 // NOFEED-NEXT: loc("num_0000"): note: --feeds gives the program's inputs: an .npz with an array per placeholder, named by its node (recom gen --feeds draws them for a model recom gen made)
 // RUN: not recom interp %t/m.pbtxt --feeds %t/f2.npz --tables %t/f3.npz --outputs input_layer/concat -o %t/notable.npz 2>&1 | FileCheck %s --check-prefix=NOTABLE --implicit-check-not="internal error"
 // NOTABLE: error: 'tfg.VariableV2' op (node "input_layer/{{.*}}/embedding_weights") no value for variable
-// RUN: not recom interp %t/m.pbtxt --feeds %t/m.tables.npz --tables %t/m.tables.npz --outputs input_layer/concat -o %t/wrongfeed.npz 2>&1 | FileCheck %s --check-prefix=NOFEED --implicit-check-not="internal error"
+// RUN: not recom interp %t/m.pbtxt --feeds %t/m.tables.npz --tables %t/m.tables.npz --outputs input_layer/concat -o %t/wrongfeed.npz 2>&1 | FileCheck %s --check-prefix=WRONGFEED --implicit-check-not="internal error"
+// WRONGFEED:      loc("num_0000"): error: 'tfg.Placeholder' op (node "num_0000") is not fed: no value was given for it
+// WRONGFEED-NEXT: loc("num_0000"): note: --feeds {{.*}}m.tables.npz has no array named "num_0000"
 // The spec recom gen records (recom/spec) is not a second sink: the one
 // output is found without --outputs.
 // RUN: recom interp %t/m.pbtxt --feeds %t/f2.npz --tables %t/m.tables.npz -o %t/sinks.npz
