@@ -365,6 +365,9 @@ func (o *options) processChunk(ctx *textir.Context, file string, c splitinput.Ch
 		if o.statistics {
 			pm.WriteStatistics(stderr, o.statisticsDisplay)
 		}
+		if err == nil {
+			diags = append(diags, fusedNothing(op, pm, diags)...)
+		}
 	}
 	// The IR streams to the output (the printer holds a bounded buffer):
 	// with --verify-diagnostics whenever the passes succeeded, else only
@@ -455,4 +458,22 @@ func looksLikeGraphDef(file, src string) bool {
 		}
 	}
 	return false
+}
+
+// fusedNothing warns when --fuse ran and fused no embedding layer: that is
+// no error (a module may have no layer), but never what the pass was run
+// for. The remarks of --fuse say why each lookup it saw was left.
+func fusedNothing(op *textir.Operation, pm *pass.PassManager, diags []*textir.Diagnostic) []*textir.Diagnostic {
+	layers, ran := pm.Statistics()["fuse"]["layers"]
+	if !ran || layers > 0 {
+		return nil
+	}
+	why := "the module has no embedding lookups (emb.lookup, emb.gather, emb.gather_scatter): --lower-emb makes them from a model's embedding columns"
+	for _, d := range diags {
+		if d.Severity == textir.SevRemark && strings.Contains(d.Message, "not fused: ") {
+			why = "the remarks above say why each lookup was left"
+			break
+		}
+	}
+	return []*textir.Diagnostic{{Severity: textir.SevWarning, Loc: op.DiagLoc(), Message: "--fuse fused no embedding layer: " + why}}
 }

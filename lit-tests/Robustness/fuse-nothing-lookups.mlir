@@ -6,7 +6,7 @@
 // RUN: not recom-translate --emit-llvm %t.mlir 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 
 // WARN:     remark: 'emb.lookup' op (node "c/lookup") not fused:
-// WARN:     warning: 'builtin.module' op --fuse fused no embedding layer: the remarks above say why each lookup was left
+// WARN:     warning: --fuse fused no embedding layer: the remarks above say why each lookup was left
 // NOKERNEL: error: no gpu kernel to emit: 1 embedding lookup is not fused into a kernel: run --fuse (its remarks say why a lookup is left)
 func.func @f(%a: tensor<?x4xi64>) -> tensor<?x8xf32> {
   %t = emb.table {name = "t8"} : tensor<100x8xf32>

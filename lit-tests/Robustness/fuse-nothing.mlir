@@ -7,7 +7,7 @@
 // RUN: not recom-translate --emit-llvm %t.mlir 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 // RUN: not recom-translate --emit-llvm %s 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 
-// WARN:         warning: 'builtin.module' op --fuse fused no embedding layer: the module has no embedding lookups (emb.lookup, emb.gather, emb.gather_scatter): --lower-emb makes them from a model's embedding columns
+// WARN:         warning: --fuse fused no embedding layer: the module has no embedding lookups (emb.lookup, emb.gather, emb.gather_scatter): --lower-emb makes them from a model's embedding columns
 // NOKERNEL:     error: no gpu kernel to emit: it has no embedding lookups for --fuse to make a kernel of (tfg ops only: --lower-emb finds the embedding columns)
 // NOKERNEL-NOT: run --fuse first
 "tfg.graph"() ({

@@ -136,8 +136,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	columns := st.Stat("columns", "Columns fused")
 	classes := st.Stat("classes", "Schedule classes (code paths) in the kernels")
 	a := newLayers()
-	remarks := 0
-	remarkUnfused(root, a, func(d *textir.Diagnostic) { remarks++; st.Emit(d) })
+	remarkUnfused(root, a, st.Emit)
 	var patterns conversion.PatternList
 	var n Counts
 	PopulateFusePatterns(&patterns, opts, &n)
@@ -153,13 +152,6 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	}
 	if n.Layers == 0 {
 		st.MarkUnchanged()
-		// Fusing nothing is no error (a module may have no embedding
-		// layer), but it is never what the pass was run for: say so.
-		why := "the module has no embedding lookups (emb.lookup, emb.gather, emb.gather_scatter): --lower-emb makes them from a model's embedding columns"
-		if remarks > 0 {
-			why = "the remarks above say why each lookup was left"
-		}
-		st.Emit(root.Warningf("--fuse fused no embedding layer: %s", why))
 	}
 	return nil
 }

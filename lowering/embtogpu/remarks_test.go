@@ -24,11 +24,7 @@ func fuseWithRemarks(t *testing.T, src string) (string, []string, map[string]int
 		t.Fatal(err)
 	}
 	var remarks []string
-	pm.Config.Diag = func(d *textir.Diagnostic) {
-		if d.Severity == textir.SevRemark { // the warning of no layer fused: TestFuseNothingWarns
-			remarks = append(remarks, d.Error())
-		}
-	}
+	pm.Config.Diag = func(d *textir.Diagnostic) { remarks = append(remarks, d.Error()) }
 	if err := pm.Run(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -150,50 +146,6 @@ func TestUnfusedRemarks(t *testing.T) {
 			}
 			if _, ok := stats["id-chains"]; ok != (c.layers > 0) {
 				t.Errorf("id-chains reported: %v, want %v (only when a layer is fused)", ok, c.layers > 0)
-			}
-		})
-	}
-}
-
-// --fuse that fuses no layer says so in a warning: why, when nothing was
-// there to fuse; a pointer to the remarks, when lookups were left.
-func TestFuseNothingWarns(t *testing.T) {
-	for _, c := range []struct{ name, src, want string }{
-		{"no lookups", `func.func @f(%a: i64) -> i64 {
-  func.return %a : i64
-}`, "t.mlir:1:1: warning: 'builtin.module' op --fuse fused no embedding layer: the module has no embedding lookups (emb.lookup, emb.gather, emb.gather_scatter): --lower-emb makes them"},
-		{"lookups left", `func.func @f(%a: tensor<?x4xi64>) -> tensor<?x8xf32> {` + lookupIR + `
-  func.return %l : tensor<?x8xf32>
-}`, "warning: 'builtin.module' op --fuse fused no embedding layer: the remarks above say why each lookup was left"},
-		{"fused", `func.func @f(%a: tensor<?x4xi64>) -> tensor<?x8xf32> {` + lookupIR + `
-  %r = emb.concat %l : (tensor<?x8xf32>) -> tensor<?x8xf32>
-  func.return %r : tensor<?x8xf32>
-}`, ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			ctx := all.NewContext()
-			m, err := textir.Parse(ctx, "t.mlir", []byte(c.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			pm, err := pass.ParsePipeline("fuse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var warnings []string
-			pm.Config.Diag = func(d *textir.Diagnostic) {
-				if d.Severity == textir.SevWarning {
-					warnings = append(warnings, d.Error())
-				}
-			}
-			if err := pm.Run(ctx, m); err != nil {
-				t.Fatal(err)
-			}
-			switch {
-			case c.want == "" && len(warnings) > 0:
-				t.Errorf("warnings: %q", warnings)
-			case c.want != "" && (len(warnings) != 1 || !strings.Contains(warnings[0], c.want)):
-				t.Errorf("warnings: %q, want one with %q", warnings, c.want)
 			}
 		})
 	}
