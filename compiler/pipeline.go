@@ -705,11 +705,14 @@ func (d *driver) step(step string, start time.Time, what string) {
 // placeholderNames maps each input tensor ("node:idx") of g to the name of
 // the Placeholder graphdef.Extract puts in its place.
 func placeholderNames(g *tfpb.GraphDef, inputs []string) (map[string]string, error) {
-	byName := map[string]*tfpb.NodeDef{}
+	m := map[string]string{}
+	if len(inputs) == 0 {
+		return m, nil // no map of a million names to build
+	}
+	byName := make(map[string]*tfpb.NodeDef, len(g.GetNode()))
 	for _, n := range g.GetNode() {
 		byName[n.GetName()] = n
 	}
-	m := map[string]string{}
 	for _, in := range inputs {
 		ref, err := graphdef.ParseInput(in)
 		if err != nil {
