@@ -68,3 +68,26 @@ func TestSourceMgrLoadAndErrors(t *testing.T) {
 		t.Errorf("wrapped: %q", got)
 	}
 }
+
+// FuzzSourceMgr checks that any source text and any position, in range or
+// not, format without a panic: the diagnostic's line first, at most one
+// source line and one caret line after it, and the caret line nothing but
+// spaces and one ^.
+func FuzzSourceMgr(f *testing.F) {
+	f.Add("a\n\tb\r\nc", 2, 3)
+	f.Add(strings.Repeat("é\t", 500), 1, 700)
+	f.Add("x", -5, 1<<30)
+	f.Add("\xff\xfe\x00\n", 1, 2)
+	f.Fuzz(func(t *testing.T, text string, line, col int) {
+		var m SourceMgr
+		m.Add("f.mlir", text)
+		d := Errorf(FileLineColLoc{File: "f.mlir", Line: line, Col: col}, "m")
+		out := strings.Split(m.Format(d), "\n")
+		if out[0] != d.Error() || len(out) != 1 && len(out) != 3 {
+			t.Fatalf("formatted as %q", out)
+		}
+		if len(out) == 3 && strings.Trim(out[2], " ") != "^" {
+			t.Fatalf("caret line %q", out[2])
+		}
+	})
+}

@@ -54,3 +54,31 @@ func TestVersion(t *testing.T) {
 		t.Errorf("without build info:\n%s", got)
 	}
 }
+
+// FuzzDoubleDash checks that the rewriting keeps the arguments' count and
+// order, changes an argument only by adding one leading dash, and gives
+// arguments it no longer changes (it is idempotent).
+func FuzzDoubleDash(f *testing.F) {
+	f.Add("-split-input-file -o -x.mlir in.mlir")
+	f.Add("--pass-pipeline -cse -- -verify-diagnostics")
+	f.Add("-ofile - -= --= -o")
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.StringP("output", "o", "-", "")
+	fs.Bool("split-input-file", false, "")
+	fs.String("pass-pipeline", "", "")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		got := DoubleDash(fs, args)
+		if len(got) != len(args) {
+			t.Fatalf("%q -> %q", args, got)
+		}
+		for i := range args {
+			if got[i] != args[i] && got[i] != "-"+args[i] {
+				t.Fatalf("%q -> %q", args[i], got[i])
+			}
+		}
+		if again := DoubleDash(fs, got); !slices.Equal(again, got) {
+			t.Fatalf("not idempotent: %q -> %q -> %q", args, got, again)
+		}
+	})
+}
