@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -177,6 +179,10 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 
 	// rewire returns n's inputs with cut tensors replaced.
 	rewire := func(n *tfpb.NodeDef) []string {
+		if len(cutsOf) == 0 {
+			// Nothing is cut (outputs alone were given): the inputs stay.
+			return slices.Clone(n.GetInput())
+		}
 		var out []string
 		for _, in := range n.GetInput() {
 			r, err := ParseInput(in)
@@ -220,10 +226,12 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	}
 	// id returns the node called name in the new graph, or -1.
 	id := func(name string) int32 {
-		if i, ok := phID[name]; ok {
-			return i
+		if len(phID) > 0 {
+			if i, ok := phID[name]; ok {
+				return i
+			}
 		}
-		if i, ok := index[name]; ok && !replaced[name] {
+		if i, ok := index[name]; ok && (len(replaced) == 0 || !replaced[name]) {
 			return i
 		}
 		return -1
@@ -354,6 +362,10 @@ func ExtractWith(g *tfpb.GraphDef, inputs []string, outputs []string, opts Extra
 	for _, n := range res.Node {
 		kept := n.Input[:0]
 		for _, in := range n.Input {
+			if !strings.HasPrefix(in, "^") {
+				kept = append(kept, in) // a data input: its producer is kept
+				continue
+			}
 			if r, err := ParseInput(in); err == nil && r.Control {
 				if j := id(r.Node); j < 0 || neededBy[j].kind == 0 {
 					continue
