@@ -38,9 +38,9 @@ func.func @width_max(%t: tensor<10x4xf32>, %v: tensor<?xi64>, %s: tensor<?xi64>)
 
 // -----
 
-func.func @table_floats_2_31(%t: tensor<10x4xf32>, %v: tensor<?xi64>, %s: tensor<?xi64>) -> tensor<?x4xf32> {
-  // expected-error@+1 {{attribute 'table_floats' must be in [0, 2147483647], got 2147483648}}
-  %r = "fused.embedding_layer"(%t, %v, %s) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "lookup", lanes = 1 : i64, name = "c", out_offset = 0 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, store_width = 4 : i64, table_offset = 0 : i64, vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 2147483648 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
+func.func @table_floats_over_descriptor_reach(%t: tensor<10x4xf32>, %v: tensor<?xi64>, %s: tensor<?xi64>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{attribute 'table_floats' must be in [0, 137438953408], got 137438953409}}
+  %r = "fused.embedding_layer"(%t, %v, %s) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "lookup", lanes = 1 : i64, name = "c", out_offset = 0 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, store_width = 4 : i64, table_offset = 0 : i64, vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 137438953409 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
   func.return %r : tensor<?x4xf32>
 }
 

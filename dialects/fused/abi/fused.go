@@ -361,9 +361,17 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 	return l, nil
 }
 
-// MaxArenaFloats bounds the tables arena and an output row: the kernel
-// addresses both with 32-bit offsets.
+// MaxArenaFloats bounds an output row: the kernel addresses it with
+// 32-bit offsets.
 const MaxArenaFloats = math.MaxInt32
+
+// MaxTableArenaFloats bounds the tables arena: a descriptor holds a table's
+// (and a parameter block's) offset divided by TableAlign in an int32 word,
+// and the kernel computes the address in 64 bits (word x TableAlign + row x
+// width), so the arena may exceed 2^31 floats (preset E at 10,000 columns
+// has 13.5 G floats, 50 GiB); what is allocated for it is bounded by the
+// model's tables themselves (TableArena).
+const MaxTableArenaFloats = math.MaxInt32 * TableAlign
 
 // MaxRowsInFlight bounds a column's rows_in_flight: the unroll of the
 // kernel's id loop (embtogpu's rows-in-flight option goes up to 16).
@@ -377,8 +385,8 @@ func (l *Layer) check() error {
 		return fmt.Errorf("attribute 'block' must be a multiple of %d in [%d, %d], got %d", gpu.WarpSize, gpu.WarpSize, gpu.MaxThreadsPerBlock, l.Block)
 	case l.Width < 1 || l.Width > MaxArenaFloats:
 		return fmt.Errorf("attribute 'width' must be in [1, %d], got %d", MaxArenaFloats, l.Width)
-	case l.TableFloats < 0 || l.TableFloats > MaxArenaFloats:
-		return fmt.Errorf("attribute 'table_floats' must be in [0, %d], got %d", MaxArenaFloats, l.TableFloats)
+	case l.TableFloats < 0 || l.TableFloats > MaxTableArenaFloats:
+		return fmt.Errorf("attribute 'table_floats' must be in [0, %d], got %d", int64(MaxTableArenaFloats), l.TableFloats)
 	}
 	return nil
 }
@@ -504,7 +512,7 @@ func (l *Layer) TableArena(in []ColumnInput) ([]float32, error) {
 	// (in, each checked against its column's declared shape), and the
 	// columns' parameter blocks: it is bounded by what the columns place
 	// in it (the verifier keeps every table and block inside
-	// table_floats, and table_floats under MaxArenaFloats), not by the
+	// table_floats, and table_floats under MaxTableArenaFloats), not by the
 	// interpreter's limits on the tensors a program computes. A model of
 	// 5.4 GB of tables (preset E) gets a 5.4 GB arena. An arena that
 	// declares more than its columns use is refused before allocating.
