@@ -289,6 +289,11 @@ func (o *Options) CheckOptions() error {
 	if o.OptLevel < 0 || o.OptLevel > 3 {
 		return fmt.Errorf("llc optimisation level %d: want 1, 2 or 3", o.OptLevel)
 	}
+	if o.MCPU != "" {
+		if err := llc.CheckCPU(o.MCPU); err != nil {
+			return fmt.Errorf("--mcpu: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -31,6 +31,22 @@ const (
 	DefaultOptLevel = 3
 )
 
+// cpuPattern is the form of a target GPU: sm_ and its compute capability
+// (two or three digits), optionally with the a (architecture-specific) or
+// f (family) suffix: sm_80, sm_90a, sm_100a.
+var cpuPattern = regexp.MustCompile(`^sm_[1-9][0-9]{1,2}[af]?$`)
+
+// CheckCPU reports a target GPU (llc's -mcpu, ptxas's -arch) that is not of
+// the form sm_NN, sm_NNN, optionally followed by a or f. The name goes to
+// llc and ptxas as one argument, so anything else (spaces, options, an
+// empty name) is refused here, before a command line is built.
+func CheckCPU(cpu string) error {
+	if !cpuPattern.MatchString(cpu) {
+		return fmt.Errorf("target GPU %q: want sm_ and a compute capability, e.g. sm_80, sm_90 or sm_90a", cpu)
+	}
+	return nil
+}
+
 // Where the tools are looked for after PATH.
 var (
 	llcDirs   = []string{"/usr/lib/llvm-19/bin"}
@@ -118,9 +134,15 @@ func (o Options) Args() []string {
 // DefaultOptions is llc -march=nvptx64 -mcpu=sm_90 -O3.
 func DefaultOptions() Options { return Options{OptLevel: DefaultOptLevel} }
 
-// CompilePTX runs llc on the LLVM IR text ll and returns the PTX. An llc
+// CompilePTX runs llc on the LLVM IR text ll and returns the PTX. A CPU
+// that CheckCPU refuses is an error before llc is looked for; an llc
 // failure is a *ToolError carrying llc's stderr.
 func CompilePTX(ctx context.Context, ll []byte, o Options) ([]byte, error) {
+	if o.CPU != "" {
+		if err := CheckCPU(o.CPU); err != nil {
+			return nil, err
+		}
+	}
 	path := o.Path
 	if path == "" {
 		var err error
@@ -168,6 +190,11 @@ type Resources struct {
 // parsed resource report. path "" finds ptxas (FindPtxas); when it is
 // missing the error wraps ErrNotFound.
 func Assemble(ctx context.Context, path string, ptx []byte, arch string) (*Cubin, error) {
+	if arch != "" {
+		if err := CheckCPU(arch); err != nil {
+			return nil, err
+		}
+	}
 	if path == "" {
 		var err error
 		if path, err = FindPtxas(); err != nil {

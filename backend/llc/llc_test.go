@@ -166,3 +166,33 @@ func TestAssemble(t *testing.T) {
 		t.Errorf("cubin of %d bytes, resources %+v\n%s", len(cubin.Data), cubin.Resources, cubin.Log)
 	}
 }
+
+// CheckCPU accepts sm_NN, sm_NNN and their a/f variants only; CompilePTX and
+// Assemble refuse anything else before a tool is looked for or run (the
+// nonexistent paths would fail otherwise with a different error).
+func TestCheckCPU(t *testing.T) {
+	for _, cpu := range []string{"sm_50", "sm_80", "sm_90", "sm_90a", "sm_100a", "sm_120f"} {
+		if err := CheckCPU(cpu); err != nil {
+			t.Errorf("CheckCPU(%q) = %v, want nil", cpu, err)
+		}
+	}
+	for _, cpu := range []string{"", "sm_90 -o x", "-o", "sm90", "sm_", "sm_9", "sm_1000", "sm_09", "sm_90b", "compute_90", "sm_90\n", " sm_90", "sm_90;-O0"} {
+		err := CheckCPU(cpu)
+		if err == nil {
+			t.Errorf("CheckCPU(%q) = nil, want an error", cpu)
+			continue
+		}
+		if !strings.Contains(err.Error(), "want sm_") {
+			t.Errorf("CheckCPU(%q) = %v: does not say what is wanted", cpu, err)
+		}
+		if cpu == "" {
+			continue // "" is the default in Options and Assemble
+		}
+		if _, err := CompilePTX(context.Background(), []byte(kernelLL), Options{Path: "/nonexistent/llc-19", CPU: cpu}); err == nil || !strings.Contains(err.Error(), "target GPU") {
+			t.Errorf("CompilePTX with CPU %q: %v, want the CPU refused", cpu, err)
+		}
+		if _, err := Assemble(context.Background(), "/nonexistent/ptxas", []byte(".version 8.0\n"), cpu); err == nil || !strings.Contains(err.Error(), "target GPU") {
+			t.Errorf("Assemble with arch %q: %v, want the arch refused", cpu, err)
+		}
+	}
+}

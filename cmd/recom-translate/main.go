@@ -180,6 +180,11 @@ func (o *options) run(ctx context.Context, input string, stdin io.Reader, stdout
 	if modes != 1 {
 		return errors.New("recom-translate: error: give exactly one of --import-graphdef and --export-graphdef, or one of --emit-llvm and --emit-ptx")
 	}
+	if o.emitPTX {
+		if err := llc.CheckCPU(o.mcpu); err != nil {
+			return fmt.Errorf("recom-translate: error: --mcpu: %v", err)
+		}
+	}
 	data, err := readInput(input, stdin)
 	if err != nil {
 		return fmt.Errorf("recom-translate: error: %v", err)

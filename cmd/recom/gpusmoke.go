@@ -63,6 +63,11 @@ func newGPUSmokeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Long:  gpuSmokeHelp,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.ptx == "" {
+				if err := llc.CheckCPU(f.mcpu); err != nil {
+					return fmt.Errorf("--mcpu: %w", err)
+				}
+			}
 			if f.emitPTX != "" {
 				ptx, err := gpuSmokePTX(cmd.Context(), f.mcpu)
 				if err != nil {
