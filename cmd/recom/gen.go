@@ -83,6 +83,11 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 				if preset != "" || columns != 0 || tables != "" || noTables || maxTable != "" || maxConst != "" {
 					return errors.New("--feeds takes no --preset, --columns, --tables, --no-tables, --max-table-bytes or --max-const-bytes")
 				}
+				// The batch is checked before the model is read: the feeds
+				// take memory in proportion to it.
+				if err := gen.CheckRows(int64(batch)); err != nil {
+					return fmt.Errorf("--batch %d: %w", batch, err)
+				}
 				ff.spec, ff.batch, ff.seed, ff.out = specFile, batch, seed, out
 				ff.batchSet = cmd.Flags().Changed("batch")
 				return runFeeds(cmd.Context(), args[0], &ff, stdout, stderr)
@@ -111,10 +116,21 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 			if err != nil {
 				return err
 			}
-			if columns != 0 {
+			if cmd.Flags().Changed("columns") {
+				// Scale says what is wrong with a count that is not
+				// positive; one above the limit is named as the flag.
+				if err := gen.CheckColumns(int64(columns)); err != nil && columns > 0 {
+					return fmt.Errorf("--columns %d: %w", columns, err)
+				}
 				if s, err = s.Scale(columns); err != nil {
 					return err
 				}
+			} else if err := s.CheckSize(); err != nil {
+				source := specFile
+				if preset != "" {
+					source = "preset " + preset
+				}
+				return fmt.Errorf("%s: %w (or scale it down with --columns)", source, err)
 			}
 			opt := gen.Options{Seed: seed, Tables: gen.TableStyle(tables), NoTableValues: noTables}
 			if opt.TableLimit, err = parseBytes("--max-table-bytes", maxTable); err != nil {
@@ -401,9 +417,6 @@ func runFeeds(ctx context.Context, model string, f *feedsFlags, stdout, stderr i
 	opts := gen.GraphFeedOptions{Seed: f.seed, Spec: spec, Aliases: aliases, Assets: assets}
 	if f.batchSet {
 		opts.Batch = f.batch
-		if f.batch <= 0 {
-			return fmt.Errorf("--batch %d: must be positive", f.batch)
-		}
 	}
 	arrays, fed, err := gen.GraphFeeds(ctx, res.Module, opts)
 	if err != nil {

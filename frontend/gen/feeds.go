@@ -23,10 +23,13 @@ import (
 // str.split) turns into one empty token: as in TensorFlow, such a row pools
 // the embedding of hash(""), it is not an empty row.
 func Feeds(s *Spec, batch int, seed uint64) ([]npz.Array, error) {
-	if batch <= 0 {
-		return nil, &FieldError{Field: "batch", Msg: fmt.Sprintf("must be positive (got %d)", batch)}
+	if err := CheckRows(int64(batch)); err != nil {
+		return nil, &FieldError{Field: "batch", Msg: err.Error()}
 	}
 	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.CheckSize(); err != nil {
 		return nil, err
 	}
 	var out []npz.Array

@@ -115,6 +115,10 @@ func (p *InputSpec) validate(field string) error {
 	}
 	if p.Rows < 0 {
 		return bad("rows", "must be positive (got %d)", p.Rows)
+	} else if p.Rows > 0 {
+		if err := CheckRows(int64(p.Rows)); err != nil {
+			return bad("rows", "%v", err)
+		}
 	}
 	for i, d := range p.Shape {
 		if d < -1 {

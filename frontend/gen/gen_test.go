@@ -2,9 +2,11 @@ package gen
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -373,5 +375,66 @@ func BenchmarkGenerate10k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(len(m.Graph.Node)), "nodes")
+	}
+}
+
+// TestSizeLimits: the sizes that a flag or spec gives (--columns, --batch,
+// the groups' counts) are refused beyond MaxColumns and MaxRows before
+// anything is allocated (--columns 2000000000 and --batch 2000000000 ran
+// out of memory), and a lowered limit applies.
+func TestSizeLimits(t *testing.T) {
+	s, err := Preset("micro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"scale", func() error { _, err := s.Scale(2_000_000_000); return err }, "columns: too many columns: more than 65536 columns (set RECOM_MAX_GEN_COLUMNS"},
+		{"scale-zero", func() error { _, err := s.Scale(0); return err }, "columns: must be positive (got 0)"},
+		{"feeds", func() error { _, err := Feeds(s, 2_000_000_000, 1); return err }, "batch: too many rows: more than 1048576 rows (set RECOM_MAX_GEN_ROWS"},
+		{"feeds-zero", func() error { _, err := Feeds(s, 0, 1); return err }, "batch: must be positive (got 0)"},
+		{"graph-feeds", func() error {
+			_, _, err := GraphFeeds(context.Background(), nil, GraphFeedOptions{Batch: 2_000_000_000})
+			return err
+		}, "batch: too many rows"},
+		{"counts", func() error {
+			c := s.Clone()
+			c.Groups[0].Count = math.MaxInt
+			c.Groups = append(c.Groups, c.Groups[0])
+			_, err := Generate(c, Options{})
+			return err
+		}, "groups: the groups' counts add up to too many columns: more than 65536 columns"},
+	} {
+		if err := c.err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+	defer func(c, r int64) { MaxColumns, MaxRows = c, r }(MaxColumns, MaxRows)
+	MaxColumns, MaxRows = 50, 10
+	if _, err := s.Scale(51); err == nil || !strings.Contains(err.Error(), "more than 50 columns") {
+		t.Errorf("Scale(51) under a limit of 50: %v", err)
+	}
+	// A spec over the limit loads and scales down; it is refused when it
+	// is built or fed.
+	small, err := s.Scale(50)
+	if err != nil {
+		t.Errorf("Scale(50) under a limit of 50: %v", err)
+	} else if _, err := Generate(small, Options{NoTableValues: true}); err != nil {
+		t.Errorf("Generate of 50 columns under a limit of 50: %v", err)
+	}
+	if _, err := Generate(s, Options{NoTableValues: true}); err == nil || !strings.Contains(err.Error(), "more than 50 columns") {
+		t.Errorf("Generate of %d columns under a limit of 50: %v", s.NumColumns(), err)
+	}
+	if _, err := Feeds(s, 4, 1); err == nil || !strings.Contains(err.Error(), "more than 50 columns") {
+		t.Errorf("Feeds of %d columns under a limit of 50: %v", s.NumColumns(), err)
+	}
+	if _, err := Feeds(oneGroup(HashedString, Variable), 11, 1); err == nil || !strings.Contains(err.Error(), "more than 10 rows") {
+		t.Errorf("Feeds of 11 rows under a limit of 10: %v", err)
+	}
+	if _, err := Feeds(oneGroup(HashedString, Variable), 10, 1); err != nil {
+		t.Errorf("Feeds of 10 rows under a limit of 10: %v", err)
 	}
 }

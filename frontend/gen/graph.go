@@ -90,6 +90,9 @@ func Generate(s *Spec, opt Options) (*Model, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if err := s.CheckSize(); err != nil {
+		return nil, err
+	}
 	switch opt.Tables {
 	case "", Variable, Resource, Const:
 	default:

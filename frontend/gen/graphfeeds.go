@@ -74,8 +74,10 @@ type FedInput struct {
 // that the graph accepts (see the file comment of inputs.go for what is
 // looked at). It returns the arrays and, for each, how it was drawn.
 func GraphFeeds(ctx context.Context, m *textir.Operation, o GraphFeedOptions) ([]npz.Array, []FedInput, error) {
-	if o.Batch < 0 {
-		return nil, nil, &FieldError{Field: "batch", Msg: fmt.Sprintf("must be positive (got %d)", o.Batch)}
+	if o.Batch != 0 {
+		if err := CheckRows(int64(o.Batch)); err != nil {
+			return nil, nil, &FieldError{Field: "batch", Msg: err.Error()}
+		}
 	}
 	if err := o.Spec.Validate(); err != nil {
 		return nil, nil, err

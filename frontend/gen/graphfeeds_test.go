@@ -925,6 +925,7 @@ func TestFeedSpecErrors(t *testing.T) {
 	}{
 		{`{"y": {}}`, "y: the feed spec names no input of the graph (its inputs: x)"},
 		{`{"x": {"rows": -1}}`, "x.rows: must be positive"},
+		{`{"x": {"rows": 2000000000}}`, "x.rows: too many rows: more than 1048576 rows (set RECOM_MAX_GEN_ROWS"},
 		{`{"x": {"min_length": 3, "max_length": 2}}`, "x.min_length: 3 is above max_length 2"},
 		{`{"x": {"empty": 1.5}}`, "x.empty: is a fraction"},
 		{`{"x": {"min": 2, "max": 1}}`, "x.min: 2 is above max 1"},

@@ -484,8 +484,8 @@ func validateFeed(fd *Feed, g *Group, f func(string) string, bad func(string, st
 // groups in proportion to their counts (largest remainders first; shared
 // groups keep whole share groups; a group may drop to zero).
 func (s *Spec) Scale(n int) (*Spec, error) {
-	if n <= 0 {
-		return nil, &FieldError{Field: "columns", Msg: fmt.Sprintf("must be positive (got %d)", n)}
+	if err := CheckColumns(int64(n)); err != nil {
+		return nil, &FieldError{Field: "columns", Msg: err.Error()}
 	}
 	total := s.NumColumns()
 	if total == 0 {
