@@ -142,7 +142,7 @@ func e2eOutputs(outputs, given []string) []string {
 	}
 	var out []string
 	for _, o := range outputs {
-		if o != "input_layer/concat" {
+		if o != genLayerOutput {
 			out = append(out, o)
 		}
 	}

@@ -213,6 +213,13 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	return m, nil
 }
 
+// The outputs recom gen's models have: the prediction, and the embedding
+// layer's output (which the default outputs add for checks).
+const (
+	genPrediction  = "prediction"
+	genLayerOutput = "input_layer/concat"
+)
+
 // defaultOutputs are the outputs of a program when none are given: its
 // sole sink, or else those of recom gen's models that it has (the
 // prediction and the layer's output).
@@ -227,7 +234,7 @@ func defaultOutputs(root *textir.Operation) ([]string, error) {
 		return true
 	})
 	var outs []string
-	for _, n := range []string{"prediction", "input_layer/concat"} {
+	for _, n := range []string{genPrediction, genLayerOutput} {
 		if have[n] {
 			outs = append(outs, n)
 		}
@@ -508,13 +515,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 		return err
 	}
 	tRun := time.Since(t0)
-	var arrays []npz.Array
-	for _, o := range m.outputs {
-		if t, ok := got[o]; ok {
-			arrays = append(arrays, npz.Array{Name: o, Tensor: t})
-		}
-	}
-	if err := writeNPZFile(f.out, arrays); err != nil {
+	if err := writeOutputs(f.out, m.outputs, got); err != nil {
 		return err
 	}
 	launches := 0
