@@ -88,6 +88,9 @@ type Input struct {
 	// Op is the op whose result the tensor is (nil for a function
 	// argument, named "@func:i").
 	Op *textir.Operation
+	// Value is the tensor in the program: Op's result, or the function
+	// argument.
+	Value *textir.Value
 }
 
 // UnsupportedError is New's error for a value between the placeholders

@@ -197,7 +197,7 @@ func (b *builder) input(v *textir.Value, user *textir.Operation) (idx int, ok bo
 		if !ok || dt == interp.Bool {
 			return 0, false, errUnsupported(def, "a feed of type %s", v.Type())
 		}
-		in := Input{Name: exec.OpName(def), DType: dt, Computed: !placeholder, Op: def}
+		in := Input{Name: exec.OpName(def), DType: dt, Computed: !placeholder, Op: def, Value: v}
 		if v.Index() > 0 {
 			in.Name += ":" + strconv.Itoa(v.Index())
 		}
@@ -233,7 +233,7 @@ func (b *builder) argument(v *textir.Value, user *textir.Operation) (int, bool, 
 	if !ok || dt == interp.Bool {
 		return 0, false, errUnsupported(user, "a feed of type %s", v.Type())
 	}
-	in := Input{Name: "@" + sym + ":" + strconv.Itoa(v.Index()), DType: dt}
+	in := Input{Name: "@" + sym + ":" + strconv.Itoa(v.Index()), DType: dt, Value: v}
 	if tt, ok := v.Type().(*textir.TensorType); ok {
 		in.Shape = append([]int64{}, tt.Shape...)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
@@ -30,21 +28,8 @@ func HostPacker(l *LayerInfo) (Packer, error) {
 		if !in.Computed {
 			continue
 		}
-		if in.Op == nil {
-			return nil, l.Op.Errorf("hostpack input %q is computed but has no op", in.Name)
-		}
-		idx := 0
-		if _, s, ok := strings.Cut(in.Name, ":"); ok {
-			if idx, err = strconv.Atoi(s); err != nil {
-				return nil, in.Op.Errorf("hostpack input %q: %v", in.Name, err)
-			}
-		}
-		res := dataResults(in.Op)
-		if idx >= len(res) {
-			return nil, in.Op.Errorf("hostpack input %q: the op has %d data results", in.Name, len(res))
-		}
 		hp.computed = append(hp.computed, i)
-		hp.values = append(hp.values, res[idx])
+		hp.values = append(hp.values, in.Value)
 	}
 	if len(hp.computed) > 0 && l.Program == nil {
 		return nil, l.Op.Errorf("%d of the layer's inputs need the interpreter, and no program was given", len(hp.computed))
