@@ -62,8 +62,7 @@ func Dialect() *textir.Dialect {
 		},
 		Traits: textir.Pure,
 		Verify: verify,
-	}}
-	d.Ops = append(d.Ops, DenseOps()...)
+	}, denseOp()}
 	return d
 }
 
@@ -141,10 +140,9 @@ func kernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*inter
 	return []*interp.Tensor{t}, nil
 }
 
-// DenseOps returns the op definitions the dense layers add to the fused
-// dialect (Dialect includes them).
-func DenseOps() []*textir.OpDef {
-	return []*textir.OpDef{{
+// denseOp is the definition of fused.dense, one of Dialect's ops.
+func denseOp() *textir.OpDef {
+	return &textir.OpDef{
 		Name:     DenseOp,
 		Summary:  "a dense layer act(concat(inputs)·W + b) computed by one tiled GPU kernel",
 		Operands: textir.AtLeast(2),
@@ -162,7 +160,7 @@ func DenseOps() []*textir.OpDef {
 		},
 		Traits: textir.Pure,
 		Verify: verifyDense,
-	}}
+	}
 }
 
 // matrixLike reports whether t may hold an r×c float32 matrix (unranked
