@@ -571,18 +571,20 @@ class Peers:
         tw = {k: (torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev)) for k, (a, b) in ws.items()}
         dense_t = [torch.from_numpy(x).to(dev) for x in dense_np]
 
-        def mlp(emb, x):
-            h = x
+        def mlp(emb, x, w=tw, dt=torch.float32):
+            """The MLP on weights w in dtype dt (the inputs cast to it; the
+            prediction in float32)."""
+            h = x.to(dt)
             for sc, _, _, relu in bottom:
-                k, b = tw[sc]
+                k, b = w[sc]
                 h = torch.addmm(b, h, k)
                 h = torch.relu(h) if relu else h
-            h = torch.cat([emb, h], 1)
+            h = torch.cat([emb.to(dt), h], 1)
             for sc, _, _, relu in top:
-                k, b = tw[sc]
+                k, b = w[sc]
                 h = torch.addmm(b, h, k)
                 h = torch.relu(h) if relu else h
-            return torch.sigmoid(h)
+            return torch.sigmoid(h.float())
 
         ns = len(dsets)
         it = args.iters
@@ -600,7 +602,7 @@ class Peers:
             ok, worst = self.check("e2e_tbe", [mlp(tbe(gl), x) for gl, x in zip(tbe_sets, dense_t)], refs, **tol)
             rec.add("e2e", B, "e2e_tbe", self.time_fn(lambda k: mlp(tbe(tbe_sets[k]), dense_t[k]), it * 2, ns), ok, worst)
 
-        self.e2e_host(meta, sets, dsets, tbe_sets, bottom, top, ws, dense_np, refs)
+        self.e2e_host(meta, tbe, tbe_sets, mlp, ws, dense_np, refs)
 
         if not self.want(args.jax_e2e_batches, B):
             return
@@ -641,7 +643,7 @@ class Peers:
 
     # ------------------------------------------------------------ end to end from host memory
 
-    def e2e_host(self, meta, sets, dsets, tbe_sets, bottom, top, ws, dense_np, refs):
+    def e2e_host(self, meta, tbe, tbe_sets, mlp, ws, dense_np, refs):
         """The whole model from features in host memory to predictions in host
         memory, as a serving system sees it: per batch, the TBE-like layer's
         inputs (ids, offsets, weights per width group) and the dense features
@@ -658,16 +660,13 @@ class Peers:
             return
         args, dev, rec = self.args, self.dev, self.rec
         B = meta["batch"]
-        ns = len(sets)
+        ns = len(tbe_sets)
         # Host arrays per set and group, and device buffers sized for the largest set.
         host = []
         for gl, x in zip(tbe_sets, dense_np):
             host.append(([(i.cpu().numpy(), off.cpu().numpy(), w.cpu().numpy()) for (_, _, i, off, w, _, _) in gl], x))
         shapes = [(max(h[0][g][0].size for h in host), max(h[0][g][1].size for h in host)) for g in range(len(tbe_sets[0]))]
         static = [(D, n, mode, idx) for (D, n, _, _, _, mode, idx) in tbe_sets[0]]
-        contiguous = len(static) == 1
-        arena_views = {D: self.tables.view(-1, D) for (D, _, _, _) in static}
-        W = meta["width"]
 
         def weights_for(prec):
             dt = torch.bfloat16 if prec == "bf16" else torch.float32
@@ -704,29 +703,10 @@ class Peers:
                     do[:O].copy_(po[:O], non_blocking=True)
                     dw[:L].copy_(pw[:L], non_blocking=True)
                 sl.xdev.copy_(sl.xpin, non_blocking=True)
-                if contiguous:
-                    D, n, mode, _ = static[0]
-                    (di, do, dw), (L, O) = sl.dev[0], sizes[0]
-                    o = F.embedding_bag(di[:L], arena_views[D], do[:O], mode=mode or "sum",
-                                        per_sample_weights=None if mode else dw[:L], include_last_offset=True)
-                    emb = o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D)
-                else:
-                    emb = torch.empty(B, W, device=dev)
-                    for (D, n, mode, idx), (di, do, dw), (L, O) in zip(static, sl.dev, sizes):
-                        o = F.embedding_bag(di[:L], arena_views[D], do[:O], mode=mode or "sum",
-                                            per_sample_weights=None if mode else dw[:L], include_last_offset=True)
-                        emb.index_copy_(1, idx, o.view(n, B, D).permute(1, 0, 2).reshape(B, n * D))
-                h = sl.xdev.to(dt)
-                for sc, _, _, relu in bottom:
-                    kk, bb = tw[sc]
-                    h = torch.addmm(bb, h, kk)
-                    h = torch.relu(h) if relu else h
-                h = torch.cat([emb.to(dt), h], 1)
-                for sc, _, _, relu in top:
-                    kk, bb = tw[sc]
-                    h = torch.addmm(bb, h, kk)
-                    h = torch.relu(h) if relu else h
-                sl.ypin.copy_(torch.sigmoid(h.float()), non_blocking=True)
+                # The layer as run_dump's tbe computes it, on this slot's device buffers.
+                gl = [(D, n, di[:L], do[:O], dw[:L], mode, idx)
+                      for (D, n, mode, idx), (di, do, dw), (L, O) in zip(static, sl.dev, sizes)]
+                sl.ypin.copy_(mlp(tbe(gl), sl.xdev, tw, dt), non_blocking=True)
                 sl.done.record(sl.stream)
 
         it = max(args.iters * 4, 200)
