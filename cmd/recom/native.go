@@ -42,12 +42,11 @@ func (f *runFlags) sessionOptions(m *model, opts *exec.Options, c *cuda.Context,
 
 // cliDense is the session's dense backend for the flags: --dense-backend
 // when given; else cuBLASLt for --precision tf32 or bf16 (only cuBLASLt
-// computes them) and the generated kernels for fp32. cuBLASLt's products
-// were checked and timed on the H200 one by one (bench/RESULTS.md,
-// 2026-12-03 08:32), but the session's cuBLASLt backend (split-K over the
-// concatenated inputs, the bf16 conversion and sigmoid kernels) has not
-// yet run on a GPU, so the tools take it only when asked until
-// bench/experiments/session-e2e.sh check has passed there.
+// computes them; an error when it cannot be loaded) and, for fp32, ""
+// (the session's choice: cuBLASLt when the library loads, the generated
+// kernels otherwise, with a note saying why). The session's cuBLASLt
+// backend passed its GPU check in fp32, tf32 and bf16 on the H200
+// (bench/RESULTS.md, 2026-12-03 17:25).
 func (f *runFlags) cliDense() string {
 	if f.denseBackend != "" {
 		return f.denseBackend
@@ -55,7 +54,7 @@ func (f *runFlags) cliDense() string {
 	if f.precision == "tf32" || f.precision == "bf16" {
 		return session.DenseCublasLt
 	}
-	return session.DenseGenerated
+	return ""
 }
 
 // newSession plans the compiled model m in the native runtime on the

@@ -92,7 +92,7 @@ func (f *runFlags) common(fl *pflag.FlagSet) {
 	fl.StringVar(&f.ptx, "ptx", "", "the kernel's PTX, made by --emit-ptx (default: compile with llc-19 now)")
 	fl.StringVar(&f.emitPTX, "emit-ptx", "", "compile, write the kernel's PTX to `FILE` and exit (needs llc-19, no GPU)")
 	fl.StringVar(&f.schedule, "schedule", "tuned", "kernel design: tuned or recom (--fuse's schedule option; more of its options may follow)")
-	fl.StringVar(&f.denseBackend, "dense-backend", "", "the native runtime's dense layers: generated (--fuse-dense's kernels, float64 accumulation; the default at fp32) or cublaslt (cuBLASLt's products; the default for --precision tf32 and bf16; not yet checked inside the session on a GPU)")
+	fl.StringVar(&f.denseBackend, "dense-backend", "", "the native runtime's dense layers: cublaslt (cuBLASLt's products, loaded from the CUDA toolkit; the default, and the only backend for --precision tf32 and bf16) or generated (--fuse-dense's kernels, float64 accumulation; the fp32 fallback when cuBLASLt cannot be loaded)")
 	fl.StringVar(&f.precision, "precision", "", "the dense layers' arithmetic with cuBLASLt: fp32 (TensorFlow's; the default), tf32, or bf16 (weights and activations in bfloat16, fp32 accumulation)")
 	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer, activations kept on the device) or cpu (the interpreter: an ablation)")
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU of the PTX (llc's -mcpu)")
