@@ -17,6 +17,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 
 import matplotlib
@@ -37,8 +38,48 @@ SYSTEMS = {
     "e2e_graph": ("PyTorch eager model as CUDA graph", "tab:green", "v"),
     "e2e_eager": ("PyTorch eager model", "tab:gray", "D"),
     "e2e_jax": ("JAX jit (XLA), whole model", "tab:purple", "P"),
+    "e2e_host_recom_fp32": ("recom native runtime, fp32", "tab:red", "o"),
+    "e2e_host_recom_tf32": ("recom native runtime, tf32", "tab:pink", "o"),
+    "e2e_host_recom_bf16": ("recom native runtime, bf16", "tab:brown", "o"),
+    "e2e_host_tbe_fp32": ("PyTorch TBE-like + cuBLAS MLP graph, fp32", "tab:blue", "^"),
+    "e2e_host_tbe_tf32": ("PyTorch TBE-like + cuBLAS MLP graph, tf32", "tab:cyan", "^"),
+    "e2e_host_tbe_bf16": ("PyTorch TBE-like + cuBLAS MLP graph, bf16", "tab:olive", "^"),
 }
-KIND_TITLE = {"layer": "embedding layer", "e2e": "end to end (whole model)"}
+KIND_TITLE = {
+    "layer": "embedding layer",
+    "e2e": "end to end (whole model)",
+    "e2e_host": "host features to host predictions, latency",
+    "e2e_host_tput": "host features to host predictions, throughput",
+}
+# kind -> (the record's value, the axis label, the baseline system of summary.md);
+# kinds not here plot median_us as latency.
+METRIC = {
+    "e2e_host_tput": ("samples_per_s", "samples per second (best of 1, 2, 4 batches in flight)", "e2e_host_recom_fp32"),
+    "e2e_host": ("median_us", "latency, median (µs)", "e2e_host_recom_fp32"),
+}
+
+
+def metric(kind):
+    return METRIC.get(kind, ("median_us", "latency, median (µs)", "e2e_recom" if kind == "e2e" else "recom"))
+
+
+def tput_records(records):
+    """The throughput records with each system's in-flight variants (…_xK, and
+    one batch at a time from its latency records) folded into their best."""
+    best = {}
+    for r in records:
+        if r.get("ok", True) is False or not r.get("batch"):
+            continue
+        if r["kind"] == "e2e_host_tput" and r.get("samples_per_s"):
+            v, sys_ = float(r["samples_per_s"]), re.sub(r"_x\d+$", "", r["system"])
+        elif r["kind"] == "e2e_host" and r.get("median_us"):
+            v, sys_ = int(r["batch"]) * 1e6 / float(r["median_us"]), r["system"]
+        else:
+            continue
+        key = (r["model"], sys_, int(r["batch"]))
+        best[key] = max(best.get(key, 0.0), v)
+    return [{"kind": "e2e_host_tput", "model": m, "system": s, "batch": b, "samples_per_s": v}
+            for (m, s, b), v in sorted(best.items())]
 
 
 def load(path):
@@ -53,19 +94,21 @@ def load(path):
 
 
 def usable(r):
-    return r.get("median_us") is not None and r.get("batch") and r.get("ok", True) is not False
+    return r.get(metric(r["kind"])[0]) is not None and r.get("batch") and r.get("ok", True) is not False
 
 
 def plot(records, out, suffix=""):
     os.makedirs(out, exist_ok=True)
     written = []
+    records = [r for r in records if r["kind"] != "e2e_host_tput"] + tput_records(records)
     keys = sorted({(r["kind"], r["model"]) for r in records if usable(r)})
     md = []
     for kind, model in keys:
         rs = [r for r in records if r["kind"] == kind and r["model"] == model and usable(r)]
+        value, ylabel, _ = metric(kind)
         by = {}
         for r in rs:
-            by.setdefault(r["system"], {})[int(r["batch"])] = float(r["median_us"])
+            by.setdefault(r["system"], {})[int(r["batch"])] = float(r[value])
         fig, ax = plt.subplots(figsize=(7.5, 5))
         order = [s for s in SYSTEMS if s in by] + sorted(s for s in by if s not in SYSTEMS)
         for s in order:
@@ -82,7 +125,7 @@ def plot(records, out, suffix=""):
         ax.set_xticks(allb)
         ax.set_xticklabels([str(b) for b in allb])
         ax.set_xlabel("batch")
-        ax.set_ylabel("latency, median (µs)")
+        ax.set_ylabel(ylabel)
         ax.set_title(f"model {model}: {KIND_TITLE.get(kind, kind)}{suffix}")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8, loc="best")
@@ -98,8 +141,9 @@ def plot(records, out, suffix=""):
 
 
 def summary(kind, model, by, order, floor, allb):
-    base = "e2e_recom" if kind == "e2e" else "recom"
-    lines = [f"### {model}: {KIND_TITLE.get(kind, kind)} (median µs; × = system / {base})", ""]
+    value, _, base = metric(kind)
+    unit = "samples/s" if value == "samples_per_s" else "median µs"
+    lines = [f"### {model}: {KIND_TITLE.get(kind, kind)} ({unit}; × = system / {base})", ""]
     head = ["B"] + [SYSTEMS.get(s, (s,))[0] for s in order] + (["floor"] if floor else [])
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
@@ -125,6 +169,7 @@ def fmt(v):
     return f"{v:,.1f}" if v < 1e4 else f"{v:,.0f}"
 
 
+
 def synthetic():
     recs = []
     for model in ("E", "probe"):
@@ -141,6 +186,10 @@ def synthetic():
             if model == "E" and b <= 2048:
                 recs.append({"kind": "e2e", "model": model, "batch": b, "system": "e2e_recom", "median_us": 40 + 0.3 * b})
                 recs.append({"kind": "e2e", "model": model, "batch": b, "system": "e2e_eager", "median_us": 12100 + b})
+                recs.append({"kind": "e2e_host", "model": model, "batch": b, "system": "e2e_host_recom_fp32", "median_us": 300 + 1.2 * b})
+                recs.append({"kind": "e2e_host", "model": model, "batch": b, "system": "e2e_host_tbe_fp32", "median_us": 500 + 4.5 * b})
+                recs.append({"kind": "e2e_host_tput", "model": model, "batch": b, "system": "e2e_host_recom_fp32_x4", "samples_per_s": b * 1e6 / (100 + 0.4 * b)})
+                recs.append({"kind": "e2e_host_tput", "model": model, "batch": b, "system": "e2e_host_tbe_fp32_x2", "samples_per_s": b * 1e6 / (400 + 4 * b)})
     return recs
 
 
@@ -161,8 +210,8 @@ def main(argv=None):
     for p in written:
         print(f"plot: wrote {p}")
     print(f"plot: wrote {os.path.join(args.out, 'summary.md')}")
-    if args.self_test and len(written) != 3:
-        print(f"plot: self-test: {len(written)} plots, want 3", file=sys.stderr)
+    if args.self_test and len(written) != 5:
+        print(f"plot: self-test: {len(written)} plots, want 5", file=sys.stderr)
         return 1
     return 0
 
