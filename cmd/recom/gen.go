@@ -32,6 +32,7 @@ func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		columns, batch                int
 		seed                          uint64
 		feeds, noTables               bool
+		tfExample                     string
 		maxTable, maxConst            string
 		ff                            feedsFlags
 		progress                      string
@@ -80,8 +81,8 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 				if len(args) != 1 {
 					return errors.New("--feeds takes one model file")
 				}
-				if preset != "" || columns != 0 || tables != "" || noTables || maxTable != "" || maxConst != "" {
-					return errors.New("--feeds takes no --preset, --columns, --tables, --no-tables, --max-table-bytes or --max-const-bytes")
+				if preset != "" || columns != 0 || tables != "" || noTables || maxTable != "" || maxConst != "" || tfExample != "" {
+					return errors.New("--feeds takes no --preset, --columns, --tables, --no-tables, --max-table-bytes, --max-const-bytes or --tf-example")
 				}
 				// The batch is checked before the model is read: the feeds
 				// take memory in proportion to it.
@@ -115,6 +116,11 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 			}
 			if err != nil {
 				return err
+			}
+			if tfExample != "" {
+				if s.Serving = servingOf(tfExample); s.Serving == "" {
+					return fmt.Errorf("--tf-example=%s: want v2 (ParseExampleV2, a bare --tf-example) or v1 (ParseExample)", tfExample)
+				}
 			}
 			if cmd.Flags().Changed("columns") {
 				// Scale says what is wrong with a count that is not
@@ -196,6 +202,8 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f.BoolVar(&noTables, "no-tables", false, "write the graph only, without the variables' side file")
 	f.StringVar(&maxTable, "max-table-bytes", "", "largest total size of the side file's tables, e.g. 512MiB, 8GiB (default "+humanBytes(gen.DefaultTableLimit)+")")
 	f.StringVar(&maxConst, "max-const-bytes", "", "largest total size of const tables stored in the graph (default "+humanBytes(gen.DefaultConstLimit)+")")
+	f.StringVar(&tfExample, "tf-example", "", "serve the model from serialized tf.Example records: one string placeholder \""+gen.ExampleInput+"\" parsed by ParseExampleV2 (v2, a bare --tf-example) or TF1's ParseExample (v1), as an Estimator export's parsing serving input does; --feeds then draws the records")
+	f.Lookup("tf-example").NoOptDefVal = "v2"
 	f.BoolVar(&feeds, "feeds", false, "write random feeds for MODEL instead of a model")
 	f.IntVar(&batch, "batch", 256, "batch size of the feeds (of a graph that recom gen did not make: its inputs' unknown first dimension, when set; else the batch its other inputs have, or 256)")
 	f.StringSliceVar(&ff.inputs, "inputs", nil, "--feeds: cut the graph at these tensors (`node:idx,...`), fed as placeholders, as recom compile does")
@@ -209,6 +217,18 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f.StringVar(&progress, "progress", "auto", "show each step (building the graph, writing each file) as it starts and ends, with its time, on stderr: auto (when stderr is a terminal), always (a bare --progress), never")
 	f.Lookup("progress").NoOptDefVal = "always"
 	return cmd
+}
+
+// servingOf returns the spec's serving input of a --tf-example value, or
+// "" for a value it does not know.
+func servingOf(flag string) string {
+	switch flag {
+	case "v2":
+		return gen.ServingTFExample
+	case "v1":
+		return gen.ServingTFExampleV1
+	}
+	return ""
 }
 
 // progressOn reads a --progress flag: whether to show progress on stderr.

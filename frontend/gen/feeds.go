@@ -21,7 +21,9 @@ import (
 // negative, out of vocabulary or outside the boundaries. An absent
 // split_string feature is "", which StringSplitV2 (like Python's
 // str.split) turns into one empty token: as in TensorFlow, such a row pools
-// the embedding of hash(""), it is not an empty row.
+// the embedding of hash(""), it is not an empty row. A spec with serving
+// inputs gets the one array of serialized tf.Example records that holds
+// those values (exampleFeeds).
 func Feeds(s *Spec, batch int, seed uint64) ([]npz.Array, error) {
 	if err := CheckRows(int64(batch)); err != nil {
 		return nil, &FieldError{Field: "batch", Msg: err.Error()}
@@ -128,6 +130,9 @@ func Feeds(s *Spec, batch int, seed uint64) ([]npz.Array, error) {
 		if err := add(DenseInput, t, err); err != nil {
 			return nil, err
 		}
+	}
+	if s.Serving != "" {
+		return exampleFeeds(s, out, batch, seed)
 	}
 	return out, nil
 }

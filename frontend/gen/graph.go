@@ -80,9 +80,11 @@ type gen struct {
 	spec     *Spec
 	opt      Options
 	tables   []npz.Array
-	features map[string]tensor // feature key → raw tensor (or split op)
-	splits   map[string]tensor // split_string key → StringSplitV2 node
-	inits    []string          // table initializers
+	features map[string]tensor  // feature key → raw tensor (or split op)
+	ranks    map[string]int     // feature key → rank, for parsed dense features
+	sparse   map[string]sparseT // feature key → parsed VarLenFeature
+	splits   map[string]tensor  // split_string key → StringSplitV2 node
+	inits    []string           // table initializers
 }
 
 // Generate builds the model of a validated spec.
@@ -118,7 +120,8 @@ func Generate(s *Spec, opt Options) (*Model, error) {
 	if err := checkSizes(eff, cols, opt); err != nil {
 		return nil, err
 	}
-	g := &gen{b: newBuilder(nodeEstimate(eff)), spec: eff, opt: opt, features: map[string]tensor{}, splits: map[string]tensor{}}
+	g := &gen{b: newBuilder(nodeEstimate(eff)), spec: eff, opt: opt, features: map[string]tensor{},
+		ranks: map[string]int{}, sparse: map[string]sparseT{}, splits: map[string]tensor{}}
 	out := g.build(cols)
 	gd := &tfpb.GraphDef{Node: g.b.nodes, Versions: &tfpb.VersionDef{Producer: producer}}
 	return &Model{Graph: gd, Tables: g.tables, Output: out}, nil
@@ -190,8 +193,16 @@ func denseStyle(s *Spec) TableStyle {
 // build writes the whole graph and returns the output node's name.
 func (g *gen) build(cols []*column) string {
 	b := g.b
-	// The features dict: one Placeholder per feature, in column order.
+	var dense tensor
+	if g.spec.Serving != "" {
+		// The features dict: the parse of serialized tf.Example records.
+		dense = g.parseExamples(cols)
+	}
+	// Or one Placeholder per feature, in column order.
 	for _, c := range cols {
+		if g.spec.Serving != "" {
+			break
+		}
 		switch c.g.Kind {
 		case HashedString, SplitString, Vocabulary, Shared:
 			g.features[c.key] = b.placeholder(c.key, dtString, c.placeholderShape()...)
@@ -204,8 +215,7 @@ func (g *gen) build(cols []*column) string {
 			g.features[c.key] = b.placeholder(c.key, dtFloat, c.placeholderShape()...)
 		}
 	}
-	var dense tensor
-	if g.spec.Dense != nil {
+	if g.spec.Dense != nil && g.spec.Serving == "" {
 		dense = b.placeholder(DenseInput, dtFloat, -1, int64(g.spec.Dense.Features))
 	}
 	// Multi-valued strings are split before input_layer:
@@ -257,7 +267,11 @@ type sparseT struct{ indices, values, shape tensor }
 // raw is _LazyBuilder.get(key): a rank-1 feature gets ExpandDims(x, -1).
 func (g *gen) raw(c *column, key string) tensor {
 	x := g.features[key]
-	if len(c.placeholderShape()) == 1 {
+	rank, ok := g.ranks[key]
+	if !ok {
+		rank = len(c.placeholderShape())
+	}
+	if rank == 1 {
 		return g.b.expandDims(x, -1)
 	}
 	return x
@@ -333,11 +347,11 @@ func (g *gen) sparseIDs(c *column) (sparseT, *sparseT) {
 	b := g.b
 	switch c.g.Kind {
 	case HashedString, Shared:
-		sp := g.toSparse(g.raw(c, c.key))
+		sp := g.sparseInput(c, c.key)
 		sp.values = g.hash(sp.values, c.g.Buckets)
 		return sp, nil
 	case HashedInt:
-		sp := g.toSparse(g.raw(c, c.key))
+		sp := g.sparseInput(c, c.key)
 		str := b.op("AsString", "AsString", []tensor{sp.values}, attrs("T", aType(sp.values.dt), "fill", aStr(""),
 			"precision", aInt(-1), "scientific", aBool(false), "shortest", aBool(false), "width", aInt(-1)))
 		str.dt = dtString
@@ -349,12 +363,12 @@ func (g *gen) sparseIDs(c *column) (sparseT, *sparseT) {
 		sp.values = g.hash(sp.values, c.g.Buckets)
 		return sp, nil
 	case Weighted:
-		w := g.toSparse(g.raw(c, c.weightKey))
-		sp := g.toSparse(g.raw(c, c.key))
+		w := g.sparseInput(c, c.weightKey)
+		sp := g.sparseInput(c, c.key)
 		sp.values = g.hash(sp.values, c.g.Buckets)
 		return sp, &w
 	case Identity:
-		sp := g.toSparse(g.raw(c, c.key))
+		sp := g.sparseInput(c, c.key)
 		if c.g.DefaultValue != nil {
 			v := sp.values
 			nb := b.castConst("num_buckets", c.g.Buckets, dtInt64)
@@ -373,7 +387,7 @@ func (g *gen) sparseIDs(c *column) (sparseT, *sparseT) {
 		}
 		return sp, nil
 	case Vocabulary:
-		sp := g.toSparse(g.raw(c, c.key))
+		sp := g.sparseInput(c, c.key)
 		sp.values = g.vocabLookup(c, sp.values)
 		return sp, nil
 	case Bucketized:

@@ -100,6 +100,13 @@ type Spec struct {
 	// Dense is the DLRM dense part; nil means the model's output is the
 	// embedding layer itself (input_layer/concat).
 	Dense *Dense `json:"dense,omitempty"`
+	// Serving is how the features arrive (serving.go): "" (the default)
+	// as one Placeholder each; "tf_example" as serialized tf.Example
+	// records in the one [batch] string Placeholder
+	// "input_example_tensor", parsed by ParseExampleV2 as a TensorFlow 2
+	// Estimator's parsing serving input receiver writes it;
+	// "tf_example_v1" the same with TensorFlow 1's ParseExample.
+	Serving string `json:"serving,omitempty"`
 }
 
 // Group is Count columns of one kind with the same parameters.
@@ -314,6 +321,11 @@ func (s *Spec) Validate() error {
 		}
 	}
 	checkStyle("tables", s.Tables)
+	switch s.Serving {
+	case "", ServingTFExample, ServingTFExampleV1:
+	default:
+		bad("serving", "unknown serving input %q (want tf_example or tf_example_v1, or none for placeholders)", s.Serving)
+	}
 	if s.MaxTableBytes < 0 {
 		bad("max_table_bytes", "negative (%d)", s.MaxTableBytes)
 	}

@@ -523,7 +523,7 @@ func kindOf(p *plan) emb.ColumnKind {
 		return emb.KindHashedInt
 	case has(emb.HashOp):
 		return emb.KindHashedString
-	case p.src.kind == srcSparse:
+	case p.src.kind == srcSparse && !parsedSparse(p.src.ind, p.src.vals, p.src.shape):
 		return emb.KindSparse
 	}
 	return emb.KindIdentity
@@ -537,7 +537,7 @@ func checkTypes(p *plan) error {
 		if rank(v) == r {
 			return true
 		}
-		if tensorType(v) == nil && rankOf(v) == r && isOp(def(v), "Placeholder") {
+		if tensorType(v) == nil && rankOf(v) == r && refinable(def(v)) {
 			dims, _ := dimsOf(v)
 			p.refine = append(p.refine, refinement{v, textir.TensorOf(dims, textir.ElementType(v.Type()))})
 			return true
@@ -568,7 +568,7 @@ func checkTypes(p *plan) error {
 		if !ranked(p.src.ind, 2) || !ranked(p.src.shape, 1) || !ranked(p.src.vals, 1) {
 			return fail("the sparse ids have no known 2-D types (indices %s, values %s, dense shape %s)", p.src.ind.Type(), p.src.vals.Type(), p.src.shape.Type())
 		}
-		it, st := tensorType(p.src.ind), tensorType(p.src.shape)
+		it, st := refinedType(p, p.src.ind), refinedType(p, p.src.shape)
 		if it.Elem != textir.I64() || (it.Shape[1] >= 0 && it.Shape[1] != 2) {
 			return fail("the sparse ids are not 2-D (indices %s)", p.src.ind.Type())
 		}

@@ -85,20 +85,21 @@ type idForm struct {
 	ids     func(*plan) (source, []xform, bool)
 }
 
-// idForms are tried at each pooling op by decreasing benefit: the three
+// idForms are tried at each pooling op by decreasing benefit: the four
 // forms told apart by structure, then sparse, which takes every column
 // they did not recognise.
 var idForms = []idForm{
 	{"categorical", 2, categoricalIDs},
 	{"bucketized", 2, bucketizedIDs},
 	{"split-string", 2, splitIDs},
+	{"parsed", 2, parsedIDs},
 	{"sparse", 1, sparseIDs},
 }
 
 // PopulateLowerEmbPatterns adds the patterns that lower the columns of l
 // to patterns: for each form of a column's ids (a categorical column over a dense
-// feature, a bucketized column, split strings, sparse ids of any other
-// origin), one pattern rooted at each of PoolingOps. A pattern matches the
+// feature, a bucketized column, split strings, a VarLenFeature parsed from
+// tf.Example records (parsed.go), sparse ids of any other origin), one pattern rooted at each of PoolingOps. A pattern matches the
 // columns rooted at its op whose ids have its form, weighted or not, and
 // replaces each with emb ops of the same meaning (tables, the ids' source,
 // the id transforms and pruning, the pooled lookup); the tfg ops that die

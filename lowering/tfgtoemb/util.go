@@ -257,6 +257,8 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 		case isOp(d, "Identity", "Snapshot", "Bucketize", "Cast", "StringToHashBucketFast", "AsString"):
 			v = optab.SoleOperand(d)
 			continue
+		case tfg.IsExampleParse(d):
+			return parsedDims(v)
 		case isOp(d, "StringSplitV2"):
 			switch {
 			case isOutput(v, "indices"):
