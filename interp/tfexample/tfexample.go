@@ -270,42 +270,9 @@ func length(b []byte) (l, n int, ok bool) {
 // fails with ErrMalformed.
 func Parse(b []byte) ([]RawEntry, error) {
 	var out []RawEntry
-	for len(b) > 0 {
-		if b[0] != tagLen1 {
-			n := skipField(b)
-			if n < 0 {
-				return nil, ErrMalformed
-			}
-			b = b[n:]
-			continue
-		}
-		l, n, ok := length(b[1:])
-		if !ok {
-			return nil, ErrMalformed
-		}
-		features := b[1+n : 1+n+l]
-		b = b[1+n+l:]
-		for len(features) > 0 {
-			if features[0] != tagLen1 {
-				return nil, ErrMalformed
-			}
-			// The entry's length is a limit nested in the Features
-			// message's: one beyond it is cut there.
-			v, n := varint(features[1:])
-			if n == 0 {
-				return nil, ErrMalformed
-			}
-			body := features[1+n:]
-			if l := uint64(uint32(v)); l < uint64(len(body)) {
-				body = body[:l]
-			}
-			e, ok := parseEntry(body)
-			if !ok {
-				return nil, ErrMalformed
-			}
-			out = append(out, e)
-			features = features[1+n+len(body):]
-		}
+	err := Entries(b, func(key, value []byte) { out = append(out, RawEntry{Key: string(key), Value: value}) })
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -349,29 +316,6 @@ func skipField(b []byte) int {
 		return n + 4
 	}
 	return -1
-}
-
-// parseEntry reads one map entry (its body).
-func parseEntry(b []byte) (RawEntry, bool) {
-	var e RawEntry
-	for range 2 {
-		tag, n := varint(b)
-		if n == 0 || tag != tagLen1 && tag != tagLen2 {
-			return e, false
-		}
-		l, m, ok := length(b[n:])
-		if !ok {
-			return e, false
-		}
-		v := b[n+m : n+m+l]
-		if tag == tagLen1 {
-			e.Key = string(v)
-		} else {
-			e.Value = v
-		}
-		b = b[n+m+l:]
-	}
-	return e, len(b) == 0
 }
 
 // KindOf returns the kind of a serialized Feature as the fast parser reads
