@@ -236,38 +236,71 @@ func (l List) Floats(dst []float32) []float32 {
 
 // FloatBits appends the bits of the values of a float_list to dst.
 func (l List) FloatBits(dst []uint32) []uint32 {
-	if l.Kind != FloatList {
-		return dst
-	}
-	b := l.body
-	step, at := 5, 1
-	if l.packed {
-		step, at = 4, 0
-	}
-	for i := 0; i < len(b); i += step {
-		dst = append(dst, binary.LittleEndian.Uint32(b[i+at:]))
+	for v := range l.FloatBitValues() {
+		dst = append(dst, v)
 	}
 	return dst
 }
 
 // Int64s appends the values of an int64_list to dst.
 func (l List) Int64s(dst []int64) []int64 {
-	if l.Kind != Int64List {
-		return dst
-	}
-	b := l.body
-	if l.packed {
-		for len(b) > 0 {
-			x, m := varint(b)
-			dst = append(dst, int64(x))
-			b = b[m:]
-		}
-		return dst
-	}
-	for len(b) > 0 {
-		x, m := varint(b[1:])
-		dst = append(dst, int64(x))
-		b = b[1+m:]
+	for v := range l.Int64Values() {
+		dst = append(dst, v)
 	}
 	return dst
+}
+
+// Int64Values yields the values of an int64_list, in order.
+func (l List) Int64Values() iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		if l.Kind != Int64List {
+			return
+		}
+		b := l.body
+		skip := 1
+		if l.packed {
+			skip = 0
+		}
+		for len(b) > 0 {
+			x, m := varint(b[skip:])
+			if !yield(int64(x)) {
+				return
+			}
+			b = b[skip+m:]
+		}
+	}
+}
+
+// FloatBitValues yields the bits of the values of a float_list, in order.
+func (l List) FloatBitValues() iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		if l.Kind != FloatList {
+			return
+		}
+		b := l.body
+		step, at := 5, 1
+		if l.packed {
+			step, at = 4, 0
+		}
+		for i := 0; i < len(b); i += step {
+			if !yield(binary.LittleEndian.Uint32(b[i+at:])) {
+				return
+			}
+		}
+	}
+}
+
+// Raw returns where l's values lie: the bytes ListOf found them in (a
+// slice of the Feature: a bytes_list's fields, a float_list's packed run
+// or unpacked fields, an int64_list's packed run or unpacked fields) and
+// whether they are one packed run. With RawList, a reader that keeps many
+// lists as offsets into their records makes them again without reading
+// them twice.
+func (l List) Raw() (body []byte, packed bool) { return l.body, l.packed }
+
+// RawList returns the List of kind k with n values (and, for a
+// bytes_list, bytes bytes) in body, as Raw gave them; it checks nothing,
+// so its arguments must come from Raw of a List that ListOf made.
+func RawList(k Kind, n, bytes int, body []byte, packed bool) List {
+	return List{Kind: k, N: n, Bytes: bytes, body: body, packed: packed}
 }

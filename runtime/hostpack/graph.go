@@ -64,6 +64,9 @@ type nodeState struct {
 	res [3]vec
 	own [3]vec // owned buffers (res may alias a feed instead)
 	tmp []int64
+	// gExample: the parse and the batch's index of its records.
+	x  *exPlan
+	xb *exBatch
 }
 
 func (ns *nodeState) ints(r, n int) []int64 {
@@ -193,6 +196,8 @@ func checkSplits(n *gnode, s *vec, values int) error {
 func eval(n *gnode, ns *nodeState, args []*vec, in []*interp.Tensor) error {
 	out := &ns.res
 	switch n.kind {
+	case gExample:
+		return evalExample(n, ns, ns.x, ns.xb)
 	case gInput:
 		if err := ns.setFeed(&out[0], in[n.input]); err != nil {
 			return n.op.Errorf("%v", err)
@@ -586,7 +591,7 @@ type graphState struct {
 
 // measureGraph computes column cp's operands and measures them, with
 // the checks of abi.Layer.Inputs and Pack.
-func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor) error {
+func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor, ex []exBatch) error {
 	g, c := cp.graph, cp.c
 	gs := st.graph
 	if gs == nil {
@@ -597,6 +602,9 @@ func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor) error {
 		gs.args = gs.args[:0]
 		for _, a := range n.args {
 			gs.args = append(gs.args, &gs.nodes[a.n].res[a.res])
+		}
+		if n.kind == gExample {
+			gs.nodes[k].x, gs.nodes[k].xb = n.exPlan, &ex[n.input]
 		}
 		if err := eval(n, &gs.nodes[k], gs.args, in); err != nil {
 			return err

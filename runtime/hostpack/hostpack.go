@@ -115,7 +115,10 @@ type Plan struct {
 	inputs  []Input
 	cols    []colPlan
 	workers int
-	pool    sync.Pool // Packers of Plan.Pack
+	// examples are the parses of tf.Example records the plan reads
+	// (example.go).
+	examples []*exPlan
+	pool     sync.Pool // Packers of Plan.Pack
 }
 
 // Layer returns the layer's static description (abi.LayerOf of its op).
@@ -231,7 +234,7 @@ func New(op *textir.Operation, opts *Options) (*Plan, error) {
 	if op.NumOperands() != n {
 		return nil, op.Errorf("columns take %d operands, got %d", n, op.NumOperands())
 	}
-	b := &builder{opts: opts, p: &Plan{op: op, layer: l}, inputOf: map[*textir.Value]int{}}
+	b := &builder{opts: opts, p: &Plan{op: op, layer: l}, inputOf: map[*textir.Value]int{}, exOf: map[*textir.Operation]int{}}
 	b.p.workers = opts.Workers
 	if b.p.workers <= 0 {
 		b.p.workers = runtime.GOMAXPROCS(0)

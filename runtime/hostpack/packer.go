@@ -31,6 +31,8 @@ type Packer struct {
 	words  []int32 // the words, when the caller's bytes cannot hold them as words
 	// gathered is Plan.Pack's feeds in input order.
 	gathered []*interp.Tensor
+	// ex is the batch's index of each parse's records (example.go).
+	ex []exBatch
 }
 
 // colState is a column's measure.
@@ -68,6 +70,9 @@ func (k *Packer) Measure(in []*interp.Tensor) (*abi.Layout, error) {
 			return nil, err
 		}
 	}
+	if err := k.indexExamples(in); err != nil {
+		return nil, err
+	}
 	for i := range p.cols {
 		k.work[i] = measureWork(&p.cols[i], in)
 	}
@@ -75,10 +80,13 @@ func (k *Packer) Measure(in []*interp.Tensor) (*abi.Layout, error) {
 		for i := lo; i < hi; i++ {
 			cp, st := &p.cols[i], &k.cols[i]
 			var err error
-			if cp.direct != nil {
+			switch {
+			case cp.example != nil:
+				err = measureExample(cp, st, k)
+			case cp.direct != nil:
 				err = measureDirect(cp, st, in[cp.direct.input])
-			} else {
-				err = measureGraph(cp, st, in)
+			default:
+				err = measureGraph(cp, st, in, k.ex)
 			}
 			if err != nil {
 				return err
@@ -145,9 +153,12 @@ func (k *Packer) Pack(dst []byte) (*abi.Packed, error) {
 		}
 		for i := lo; i < hi; i++ {
 			cp, d := &p.cols[i], lay.Desc[abi.DescWords*i:]
-			if cp.direct != nil {
+			switch {
+			case cp.example != nil:
+				writeExample(cp, &k.cols[i], k, words, d)
+			case cp.direct != nil:
 				writeDirect(cp, &k.cols[i], k.in[cp.direct.input], words, d)
-			} else {
+			default:
 				writeGraph(cp, &k.cols[i], words, d)
 			}
 		}
@@ -258,6 +269,9 @@ func checkFeed(in *Input, t *interp.Tensor) error {
 // measureWork estimates the work of measuring a column: the elements it
 // scans (none for a numeric feed written whole).
 func measureWork(cp *colPlan, in []*interp.Tensor) int64 {
+	if cp.example != nil {
+		return exampleWork(cp, in)
+	}
 	if d := cp.direct; d != nil {
 		t := in[d.input]
 		switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/textir"
@@ -16,9 +17,10 @@ import (
 // colPlan is how one column's regions are made: straight from a feed
 // (direct), or by computing the operands in the Packer's buffers (graph).
 type colPlan struct {
-	c      *abi.Column
-	direct *directPlan
-	graph  *graphPlan
+	c       *abi.Column
+	direct  *directPlan
+	graph   *graphPlan
+	example *exColumn // read straight from tf.Example records (example.go)
 }
 
 // directPlan is a column whose values are a feed (its elements in
@@ -85,6 +87,7 @@ const (
 	gCheckRange              // emb.check_range
 	gCast                    // emb.cast
 	gAddOffset               // emb.add_offset
+	gExample                 // a result of a parse of tf.Example records (example.go)
 )
 
 // gnode is one op of a column's computation (its results are computed
@@ -108,6 +111,10 @@ type gnode struct {
 	dt                     []interp.DType // each result's dtype
 	nres                   int
 	weighted, strIn        bool // gFilter: a weights operand; gVocab: string keys
+	// gExample: the feature (of the exPlan input) and the parse's result.
+	exFeat int
+	exArg  string
+	exPlan *exPlan
 }
 
 // gref is result res of node n of a graphPlan.
@@ -153,6 +160,7 @@ type builder struct {
 	opts    *Options
 	p       *Plan
 	inputOf map[*textir.Value]int
+	exOf    map[*textir.Operation]int // parse op → Plan.examples index, or -1
 }
 
 // dtypeOf returns the dtype of v's elements.
@@ -182,6 +190,11 @@ func (b *builder) input(v *textir.Value, user *textir.Operation) (idx int, ok bo
 			return i, true, nil
 		}
 		placeholder := def.Name() == "tfg.Placeholder" && v.Index() == 0
+		if tfg.IsExampleParse(def) {
+			if x, err := b.example(def); err != nil || x >= 0 {
+				return 0, false, err // the plan parses the records itself
+			}
+		}
 		if !placeholder {
 			if _, ours := computed[def.Name()]; ours {
 				return 0, false, nil
@@ -268,6 +281,10 @@ func sourceTakes(src string, dt interp.DType) bool {
 func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Value) (colPlan, error) {
 	cp := colPlan{c: c}
 	layer := b.p.op
+	if ec, ok, err := b.exampleColumn(c, vals, splits, weights); err != nil || ok {
+		cp.example = ec
+		return cp, err
+	}
 	dt, err := dtypeOf(layer, vals)
 	if err != nil {
 		return cp, err
@@ -352,6 +369,9 @@ func (b *builder) node(g *graphPlan, v *textir.Value, user *textir.Operation, me
 	for op.Name() == "tfg.Identity" { // input() saw through it
 		v = op.Operand(0)
 		op = v.DefiningOp()
+	}
+	if tfg.IsExampleParse(op) {
+		return b.exampleNode(g, v, op, memo)
 	}
 	n := &gnode{op: op, nres: computed[op.Name()]}
 	if op.Name() == emb.FilterOp {

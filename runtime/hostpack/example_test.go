@@ -1,0 +1,301 @@
+package hostpack
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/recom-compiler/recom/dialects/tfg"
+	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/frontend/graphdef"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/interp/tfexample"
+	"github.com/recom-compiler/recom/textir"
+)
+
+// servedModel compiles a preset served from tf.Example records (scaled
+// to columns; 0: as is), with the fuse options given.
+func servedModel(tb testing.TB, preset string, columns int, serving, fuse string) (*model, *gen.Spec) {
+	tb.Helper()
+	s, err := gen.Preset(preset)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if columns > 0 {
+		if s, err = s.Scale(columns); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for i := range s.Groups {
+		s.Groups[i].Buckets = min(s.Groups[i].Buckets, 1000)
+		if s.Groups[i].Kind != gen.Bucketized {
+			cov := 0.8
+			s.Groups[i].Feed.Coverage = &cov
+		}
+	}
+	s.Serving = serving
+	g, err := gen.Generate(s, gen.Options{Seed: 1, NoTableValues: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := compile(tb, preset, graphdef.MarshalText(g.Graph), nil, nil, fuse)
+	return &model{name: preset + "/" + serving, m: m, opts: &exec.Options{}, feeds: specFeeds(s)}, s
+}
+
+// The plan reads the records of a model served from tf.Example records
+// itself (no input is left to the interpreter), writes gen's columns
+// straight from the records, and packs what Pack packs from the
+// interpreter's inputs (ParseExample's semantics), byte for byte, for
+// either parse op, with the id transforms in the kernel or before it.
+func TestPackExamples(t *testing.T) {
+	for _, c := range []struct {
+		preset  string
+		columns int
+	}{{"small", 0}, {"E", 60}} {
+		for _, serving := range []string{gen.ServingTFExample, gen.ServingTFExampleV1} {
+			for _, fuse := range []string{"", "ids-in-kernel=false", "host-ids=hash,bucketize,split_strings", "schedule=recom"} {
+				t.Run(fmt.Sprintf("%s/%s/%s", c.preset, serving, fuse), func(t *testing.T) {
+					md, _ := servedModel(t, c.preset, c.columns, serving, fuse)
+					plan, err := NewForModule(md.m, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(plan.Inputs()) != 1 || plan.Inputs()[0].Name != gen.ExampleInput {
+						t.Fatalf("inputs %v, want the records alone", plan.Inputs())
+					}
+					direct, computed, _ := plan.Columns()
+					if (fuse == "" || fuse == "schedule=recom") && c.preset == "E" && computed > 0 {
+						t.Errorf("%d columns from the records, %d computed", direct, computed)
+					}
+					pk := plan.NewPacker()
+					for i, batch := range []int{1, 7, 33, 256} {
+						mustCheck(t, md, plan, pk, md.feeds(t, batch, uint64(i+1)))
+					}
+				})
+			}
+		}
+	}
+}
+
+// randomRecords draws n records for the small served model's features,
+// most of them valid (with repeated keys, unpacked lists, empty Features,
+// unknown keys and fields, missing features) and some with a fault (a
+// wrong list kind, a wrong count for a dense feature, a required feature
+// missing, bytes that do not parse, an id out of range); faults sets how
+// often.
+func randomRecords(r *rand.Rand, n int, faults float64) []string {
+	type feat struct {
+		key  string
+		kind tfexample.Kind
+		fix  int // dense: values (0: a sparse feature)
+		req  bool
+	}
+	feats := []feat{
+		{"str_0000", tfexample.BytesList, 0, false}, {"str_0001", tfexample.BytesList, 0, false},
+		{"str_0002", tfexample.BytesList, 0, false}, {"int_0004", tfexample.Int64List, 0, false},
+		{"tok_0007", tfexample.BytesList, 1, false}, {"id_0010", tfexample.Int64List, 0, false},
+		{"id_0012", tfexample.Int64List, 0, false}, {"voc_0014", tfexample.BytesList, 0, false},
+		{"num_0017", tfexample.FloatList, 1, true}, {"num_0018", tfexample.FloatList, 1, true},
+		{"num_0019", tfexample.FloatList, 1, true}, {"wstr_0020", tfexample.BytesList, 0, false},
+		{"sh_0022", tfexample.BytesList, 0, false}, {gen.DenseInput, tfexample.FloatList, 8, false},
+	}
+	words := []string{"", "a", "w1", "w7", "oov", "v3", "a much longer word than a slot", "x;y;z", "w19"}
+	value := func(k tfexample.Kind, m int) tfexample.Feature {
+		switch k {
+		case tfexample.BytesList:
+			v := make([]string, m)
+			for i := range v {
+				v[i] = words[r.IntN(len(words))]
+			}
+			return tfexample.Bytes(v...)
+		case tfexample.FloatList:
+			v := make([]float32, m)
+			for i := range v {
+				v[i] = float32(r.NormFloat64() * 5)
+			}
+			return tfexample.Floats(v...)
+		}
+		v := make([]int64, m)
+		for i := range v {
+			v[i] = r.Int64N(40) - 2
+		}
+		return tfexample.Int64s(v...)
+	}
+	out := make([]string, n)
+	for i := range out {
+		var e tfexample.Example
+		fault := r.Float64() < faults
+		for _, f := range feats {
+			if !f.req && r.IntN(5) == 0 {
+				continue
+			}
+			m := f.fix
+			if m == 0 {
+				m = r.IntN(4)
+			}
+			if m == 1 && f.key == "tok_0007" {
+				e = append(e, tfexample.Pair(f.key, tfexample.Bytes(words[r.IntN(len(words))])))
+				continue
+			}
+			if f.key == "wstr_0020" {
+				e = append(e, tfexample.Pair(f.key, value(f.kind, m)), tfexample.Pair("wstr_0020_weight", value(tfexample.FloatList, m)))
+				continue
+			}
+			if r.IntN(10) == 0 {
+				e = append(e, tfexample.Pair(f.key, value(f.kind, r.IntN(3)))) // a repeat: the last wins
+			}
+			e = append(e, tfexample.Pair(f.key, value(f.kind, m)))
+			if r.IntN(10) == 0 && f.fix > 0 {
+				e = append(e, tfexample.Pair(f.key, tfexample.Feature{})) // an empty Feature after it
+			}
+		}
+		if r.IntN(8) == 0 {
+			e = append(e, tfexample.Pair("unknown", value(tfexample.Int64List, 2)))
+		}
+		if fault {
+			f := feats[r.IntN(len(feats))]
+			switch r.IntN(3) {
+			case 0:
+				k := tfexample.Int64List
+				if f.kind == tfexample.Int64List {
+					k = tfexample.FloatList
+				}
+				e = append(e, tfexample.Pair(f.key, value(k, 1)))
+			case 1:
+				if f.fix > 0 {
+					e = append(e, tfexample.Pair(f.key, value(f.kind, f.fix+1)))
+				} else {
+					e = append(e, tfexample.Pair(f.key, value(tfexample.FloatList, 2)))
+				}
+			case 2:
+				kept := e[:0]
+				for _, x := range e {
+					if x.Key != "num_0018" {
+						kept = append(kept, x)
+					}
+				}
+				e = kept
+			}
+		}
+		opts := tfexample.MarshalOptions{Unpacked: r.IntN(3) == 0}
+		b := opts.Marshal(e)
+		if fault && r.IntN(4) == 0 {
+			b = b[:r.IntN(len(b)+1)]
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+// On random records, valid and faulty, the plan packs exactly what the
+// interpreter's ParseExampleV2 and the layer's Pack make, and fails where
+// the interpreter fails, with an error naming the record and the
+// feature.
+func TestPackRandomRecords(t *testing.T) {
+	for _, fuse := range []string{"", "ids-in-kernel=false"} {
+		md, _ := servedModel(t, "small", 0, gen.ServingTFExample, fuse)
+		plan, err := NewForModule(md.m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk := plan.NewPacker()
+		r := rand.New(rand.NewPCG(3, 4))
+		fails := 0
+		for i := range 60 {
+			batch := 1 + r.IntN(40)
+			faults := 0.0
+			if i%2 == 1 {
+				faults = 0.05
+			}
+			feeds := map[string]*interp.Tensor{gen.ExampleInput: interp.Vector(randomRecords(r, batch, faults)...)}
+			werr := check(t, md, plan, pk, feeds)
+			if werr == nil {
+				continue
+			}
+			fails++
+			in, _ := plan.Gather(feeds)
+			_, err := pk.Measure(in)
+			if err == nil {
+				t.Fatalf("the interpreter fails (%v), the plan measures", werr)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "record ") || !strings.Contains(msg, `(node "`) {
+				t.Errorf("error %q names no record or node (the interpreter: %v)", msg, werr)
+			}
+		}
+		if fails == 0 || fails > 30 {
+			t.Errorf("%d of 60 batches failed", fails)
+		}
+	}
+}
+
+// FuzzRecords: any bytes as records of the small served model: the plan
+// packs exactly what the interpreter's parse and the layer's Pack make, or
+// fails where the interpreter fails, never panicking.
+func FuzzRecords(f *testing.F) {
+	md, _ := servedModel(f, "small", 0, gen.ServingTFExample, "")
+	plan, err := NewForModule(md.m, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, rec := range randomRecords(r, 12, 0.3) {
+		f.Add([]byte(rec), []byte{})
+	}
+	valid := randomRecords(r, 2, 0)
+	f.Add([]byte(valid[0]), []byte(valid[1]))
+	f.Add([]byte{}, []byte("\x0a\x00"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		pk := plan.NewPacker()
+		feeds := map[string]*interp.Tensor{gen.ExampleInput: interp.Vector(string(a), string(b))}
+		check(t, md, plan, pk, feeds)
+	})
+}
+
+// The parser computes every result of the parse as the interpreter's
+// ParseExample and ParseExampleV2 do, on random records (valid and
+// faulty: both fail then), every dtype and kind of feature among them.
+func TestExampleParser(t *testing.T) {
+	for _, serving := range []string{gen.ServingTFExample, gen.ServingTFExampleV1} {
+		md, _ := servedModel(t, "small", 0, serving, "")
+		var op *textir.Operation
+		md.m.Walk(func(o *textir.Operation) bool {
+			if tfg.IsExampleParse(o) {
+				op = o
+			}
+			return true
+		})
+		var results []*textir.Value
+		var names []string
+		for i := range op.NumResults() {
+			if r := op.Result(i); !exec.IsUnitType(r.Type()) {
+				results = append(results, r)
+				names = append(names, fmt.Sprintf("%s:%d", tfg.NodeName(op), i))
+			}
+		}
+		ps, err := NewExampleParser(op, results, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(5, 6))
+		for i := range 30 {
+			recs := interp.Vector(randomRecords(r, 1+r.IntN(30), float64(i%3)*0.03)...)
+			want, werr := exec.Run(context.Background(), md.m, map[string]*interp.Tensor{gen.ExampleInput: recs}, names, &exec.Options{RandomTables: true})
+			got, err := ps.Parse(recs)
+			if (werr == nil) != (err == nil) {
+				t.Fatalf("%s batch %d: the interpreter: %v, the parser: %v", serving, i, werr, err)
+			}
+			if err != nil {
+				continue
+			}
+			for j, n := range names {
+				if e := got[j].Equal(want[n]); e != nil {
+					t.Fatalf("%s batch %d: result %s: %v", serving, i, n, e)
+				}
+			}
+		}
+	}
+}
