@@ -7,6 +7,7 @@ import (
 
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/textir"
@@ -334,6 +335,10 @@ func planProgram(root *textir.Operation, outputs []string) (*plan, error) {
 				return nil, op.Errorf("a placeholder needs a name to be fed by")
 			}
 			p.feeds = append(p.feeds, v)
+		case tfg.IsExampleParse(op):
+			if err := p.planParse(op, ops, packed, outVals); err != nil {
+				return nil, err
+			}
 		case packed[op] != nil:
 			for _, r := range dataResults(op) {
 				p.values[r] = &value{v: r, kind: kindPacked}
@@ -469,7 +474,7 @@ func (p *plan) planLayer(op *textir.Operation) error {
 			case j == 0 && v.kind != kindConst:
 				return op.Errorf("column %q: the table must be constant (a variable or a constant), not computed per batch", c.Name)
 			case j == 0:
-			case v.kind == kindPacked || v.kind == kindFeed:
+			case v.kind == kindPacked || v.kind == kindFeed || isParseHost(v):
 				ls.operand = append(ls.operand, v)
 			case v.kind == kindConst:
 				return op.Errorf("column %q: operand #%d is a constant; the session packs only inputs that come from the feeds", c.Name, k+j)
