@@ -217,8 +217,8 @@ func (s *ExampleSpec) Serialized() *textir.Value { return optab.Operand(s.Op, "s
 // a batch; a scalar, ParseExampleV2 only: one example), without the
 // configuration's constants; ok is false when they do not say.
 func ExampleDims(v *textir.Value, serializedRank int) ([]int64, bool) {
-	op, arg, k, ok := ExampleResult(v)
-	if !ok || serializedRank < 0 || serializedRank > 1 {
+	op, arg, k, found := ExampleResult(v)
+	if !found || serializedRank < 0 || serializedRank > 1 {
 		return nil, false
 	}
 	batch := serializedRank == 1
@@ -241,13 +241,19 @@ func ExampleDims(v *textir.Value, serializedRank int) ([]int64, bool) {
 		}
 		return []int64{0}, true
 	}
-	shapes, err := attrShapes(op, "dense_shapes")
-	if err != nil || k >= len(shapes) || shapes[k].UnknownRank {
+	// Only shape k is read: a lowering asks for every result's dims, and
+	// a serving parse has a feature per column.
+	arr, ok := op.Attr("dense_shapes").(textir.ArrayAttr)
+	if !ok || k >= len(arr.Elems) {
+		return nil, false
+	}
+	sh, ok := ShapeOf(arr.Elems[k])
+	if !ok || sh.UnknownRank {
 		return nil, false
 	}
 	var dims []int64
 	if batch {
 		dims = append(dims, -1)
 	}
-	return append(dims, shapes[k].Dims...), true
+	return append(dims, sh.Dims...), true
 }

@@ -59,6 +59,9 @@ type exPlan struct {
 	byKey map[string]int
 	// first is the index in feats of the first feature of each kind.
 	first [3]int
+	// long marks the bytes features a column keeps in string slots: the
+	// index sums the bytes of their strings of 8 bytes and more.
+	long []bool
 }
 
 // exLoc is where one feature of one record is: its list's values (a
@@ -77,18 +80,37 @@ type exBatch struct {
 	recs []string
 	B, F int
 	loc  []exLoc // record-major: loc[r*F+f]
+	// R ranges of records (bound), indexed in parallel, and the sums of
+	// each range's features: sums[i*F+f].
+	R       int
+	sums    []exSum
+	cursors []exCursor // packExamples' cursors, per range and column
 	// most is, per dense variable-length feature, the most values of a
 	// record (a multiple of its stride).
 	most []int64
 	// scratch, per range of records.
 	scratch []exScratch
-	errs    []error
 }
 
 type exScratch struct {
 	ents []exEnt
 	done []bool
+	// next[f+1] is the feature that followed feature f (-1: the first)
+	// in the last record: records written by one program list their
+	// keys in one order, so the next key is guessed and compared before
+	// it is looked up.
+	next []int32
 }
+
+// exSum sums a feature over a range of records.
+type exSum struct {
+	n, present, bytes int64
+	long              int64 // the bytes of its strings of 8 bytes and more (exPlan.long)
+	maxLen            int32 // its longest string (exPlan.long)
+}
+
+// bound returns the first record of range i (B for i = R).
+func (xb *exBatch) bound(i int) int { return xb.B * i / xb.R }
 
 // exEnt is a wanted entry of a record: its feature and its value's bytes.
 type exEnt struct{ f, off, ln int32 }
@@ -115,6 +137,7 @@ func newExPlan(op *textir.Operation, spec *tfg.ExampleSpec, in int) *exPlan {
 			x.feats = append(x.feats, exFeat{ExampleFeature: f, kind: uint8(kind), index: i, list: listKind(f.DType)})
 		}
 	}
+	x.long = make([]bool, len(x.feats))
 	return x
 }
 
@@ -235,46 +258,40 @@ func (xb *exBatch) index(x *exPlan, t *interp.Tensor, workers int) error {
 		total += int64(len(r))
 	}
 	// Ranges of about 64 KiB of records, at most one per worker.
-	R := int(min(int64(max(workers, 1)), total/(64<<10)+1, int64(max(B, 1))))
+	xb.R = int(min(int64(max(workers, 1)), total/(64<<10)+1, int64(max(B, 1))))
+	R := xb.R
 	if len(xb.scratch) < R {
 		xb.scratch = append(xb.scratch, make([]exScratch, R-len(xb.scratch))...)
-		xb.errs = make([]error, R)
 	}
-	errs := xb.errs[:R]
-	clear(errs)
-	bounds := func(i int) int { return B * i / R }
-	run := func(i int) {
-		defer func() {
-			if e := recover(); e != nil {
-				errs[i] = x.op.Errorf("hostpack: internal error indexing records %d..%d: %v", bounds(i), bounds(i+1)-1, e)
-			}
-		}()
+	if cap(xb.sums) < R*F {
+		xb.sums = make([]exSum, R*F)
+	}
+	xb.sums = xb.sums[:R*F]
+	clear(xb.sums)
+	err := parallelRanges(R, func(i int) error {
 		s := &xb.scratch[i]
 		if cap(s.done) < F {
 			s.done = make([]bool, F)
 		}
 		s.done = s.done[:F]
-		for r := bounds(i); r < bounds(i+1); r++ {
-			if err := x.indexRecord(r, recs[r], xb.loc[r*F:(r+1)*F], s); err != nil {
-				errs[i] = err
-				return
+		if len(s.next) != F+1 {
+			s.next = make([]int32, F+1)
+			for f := range s.next {
+				s.next[f] = -1
 			}
 		}
-	}
-	var wg sync.WaitGroup
-	for i := 1; i < R; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(i)
-		}()
-	}
-	run(0)
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return e // the lowest range's: the first failing record
+		sums := xb.sums[i*F : (i+1)*F]
+		for r := xb.bound(i); r < xb.bound(i+1); r++ {
+			if err := x.indexRecord(r, recs[r], xb.loc[r*F:(r+1)*F], sums, s); err != nil {
+				return err
+			}
 		}
+		return nil
+	}, func(i int, e any) error {
+		return x.op.Errorf("hostpack: internal error indexing records %d..%d: %v", xb.bound(i), xb.bound(i+1)-1, e)
+	})
+	if err != nil {
+		return err
 	}
 	// The most values of a record, per variable-length dense feature.
 	if cap(xb.most) < F {
@@ -307,7 +324,7 @@ func offsetIn(b, s []byte) int32 { return int32(cap(b) - cap(s)) }
 // of a row's, when variable-length); a sparse or ragged feature takes its
 // last entry, even empty, of its dtype; a dense feature without a
 // default must be present.
-func (x *exPlan) indexRecord(r int, rec string, loc []exLoc, s *exScratch) error {
+func (x *exPlan) indexRecord(r int, rec string, loc []exLoc, sums []exSum, s *exScratch) error {
 	if len(rec) > 1<<31-1 {
 		return x.recordErr(r, "", "a record of %d bytes: more than the 2^31 - 1 the index addresses", len(rec))
 	}
@@ -316,10 +333,20 @@ func (x *exPlan) indexRecord(r int, rec string, loc []exLoc, s *exScratch) error
 		b = unsafe.Slice(unsafe.StringData(rec), len(rec))
 	}
 	ents := s.ents[:0]
+	next := s.next
+	prev := int32(-1)
 	err := tfexample.Entries(b, func(key, value []byte) {
-		if f, ok := x.byKey[string(key)]; ok {
-			ents = append(ents, exEnt{f: int32(f), off: offsetIn(b, value), ln: int32(len(value))})
+		f := next[prev+1]
+		if f < 0 || x.feats[f].Key != string(key) {
+			g, ok := x.byKey[string(key)]
+			if !ok {
+				return
+			}
+			f = int32(g)
+			next[prev+1] = f
 		}
+		prev = f
+		ents = append(ents, exEnt{f: f, off: offsetIn(b, value), ln: int32(len(value))})
 	})
 	s.ents = ents
 	if err != nil {
@@ -362,6 +389,18 @@ func (x *exPlan) indexRecord(r int, rec string, loc []exLoc, s *exScratch) error
 		}
 		body, packed := l.Raw()
 		loc[e.f] = exLoc{off: offsetIn(b, body), ln: int32(len(body)), n: int32(l.N), bytes: int32(l.Bytes), kind: k, packed: packed}
+		sm := &sums[e.f]
+		sm.n += int64(l.N)
+		sm.present++
+		sm.bytes += int64(l.Bytes)
+		if x.long[e.f] {
+			for v := range l.Strings() {
+				if len(v) >= 8 {
+					sm.long += int64(len(v))
+				}
+				sm.maxLen = max(sm.maxLen, int32(len(v)))
+			}
+		}
 	}
 	for i := x.first[exDense]; i < x.first[exRagged]; i++ {
 		if f := &x.feats[i]; !f.VarLen && f.Default == nil && loc[i].ln < 0 {
@@ -453,4 +492,55 @@ func (x *exPlan) desc() string {
 // records.
 func exampleWork(cp *colPlan, in []*interp.Tensor) int64 {
 	return 20 * int64(in[cp.example.input].Len()+1)
+}
+
+// parallelRanges runs fn(i) for i in [0, n), on n goroutines (the
+// caller's among them), and returns the error of the lowest i that
+// failed; a panic in fn becomes onPanic's error.
+func parallelRanges(n int, fn func(i int) error, onPanic ...func(i int, e any) error) error {
+	errs := make([]error, n)
+	run := func(i int) {
+		defer func() {
+			if e := recover(); e != nil {
+				if len(onPanic) > 0 {
+					errs[i] = onPanic[0](i, e)
+				} else {
+					errs[i] = fmt.Errorf("hostpack: internal error in range %d: %v", i, e)
+				}
+			}
+		}()
+		errs[i] = fn(i)
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(i)
+		}()
+	}
+	if n > 0 {
+		run(0)
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// groupExamples lists, per parse, the exColumns that read its records,
+// and marks the features kept in string slots.
+func (p *Plan) groupExamples() {
+	p.exCols = make([][]int, len(p.examples))
+	for i := range p.cols {
+		if ec := p.cols[i].example; ec != nil {
+			p.exCols[ec.x] = append(p.exCols[ec.x], i)
+			if p.cols[i].c.StrSlots() {
+				p.examples[ec.x].long[ec.f] = true
+			}
+		}
+	}
 }

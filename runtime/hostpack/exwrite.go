@@ -119,7 +119,7 @@ func (b *builder) sparseFeature(ind, vals, shape *textir.Value) (x, f int, ok bo
 
 // ---- measure and write ----
 
-// exRows returns a column's rows and, for a dense feature, the values of
+// rows returns a column's rows and, for a dense feature, the values of
 // each (per; 0 for a feature of lists).
 func (ec *exColumn) rows(x *exPlan, xb *exBatch) (rows, per int64) {
 	if !ec.dense {
@@ -148,7 +148,47 @@ func (ec *exColumn) eachRow(x *exPlan, xb *exBatch, fn func(r int, l tfexample.L
 	}
 }
 
-// measureExample measures column cp of an exColumn plan.
+// rangeSize returns the values of a column in the records of range i of
+// the batch's index, and the bytes of its strings region they take
+// (those of 8 bytes and more in a slotted column).
+func (ec *exColumn) rangeSize(x *exPlan, xb *exBatch, i int, slots bool) (n, bytes int64) {
+	sm := &xb.sums[i*xb.F+ec.f]
+	n, bytes = sm.n, sm.bytes
+	if slots {
+		bytes = sm.long
+	}
+	if !ec.dense {
+		return n, bytes
+	}
+	f := &x.feats[ec.f]
+	recs := int64(xb.bound(i+1) - xb.bound(i))
+	_, per := ec.rows(x, xb)
+	// Padding: a fixed feature's whole default where a record lacks it,
+	// a variable-length one's padding element up to the row's width.
+	pad := recs*per - n
+	n = recs * per
+	if f.DType == interp.String && pad > 0 {
+		d := f.Default.Strings()
+		if f.VarLen {
+			if !slots || len(d[0]) >= 8 {
+				bytes += pad * int64(len(d[0]))
+			}
+		} else {
+			var db int64
+			for _, x := range d {
+				if !slots || len(x) >= 8 {
+					db += int64(len(x))
+				}
+			}
+			bytes += (recs - sm.present) * db
+		}
+	}
+	return n, bytes
+}
+
+// measureExample measures column cp of an exColumn plan from the sums of
+// the batch's index (the ids of a column without id transforms are
+// checked against its table, record by record).
 func measureExample(cp *colPlan, st *colState, k *Packer) error {
 	c, ec := cp.c, cp.example
 	x, xb := k.p.examples[ec.x], &k.ex[ec.x]
@@ -161,15 +201,21 @@ func measureExample(cp *colPlan, st *colState, k *Packer) error {
 	}
 	st.rows, st.per = rows, per
 	var s abi.ColumnSize
-	var err error
 	slots := c.StrSlots()
-	ec.eachRow(x, xb, func(r int, l tfexample.List, pad int64) {
-		if err != nil {
-			return
-		}
-		s.N += int64(l.N) + pad
-		switch c.Source {
-		case abi.SourceIDs:
+	var most int32
+	for i := range xb.R {
+		n, b := ec.rangeSize(x, xb, i, slots)
+		s.N += n
+		s.Bytes += b
+		most = max(most, xb.sums[i*xb.F+ec.f].maxLen)
+	}
+	switch c.Source {
+	case abi.SourceIDs:
+		var err error
+		ec.eachRow(x, xb, func(r int, l tfexample.List, pad int64) {
+			if err != nil {
+				return
+			}
 			for v := range l.Int64Values() {
 				if v < 0 || v >= c.Rows {
 					err = x.recordErr(r, f.Key, "column %q: id %d is not in [0, %d)", c.Name, v, c.Rows)
@@ -182,40 +228,28 @@ func measureExample(cp *colPlan, st *colState, k *Packer) error {
 					return
 				}
 			}
-		case abi.SourceStr, abi.SourceSplit:
-			if !slots {
-				s.Bytes += int64(l.Bytes)
-			} else {
-				for v := range l.Strings() {
-					if len(v) >= 8 {
-						if err = c.TooLong(len(v)); err != nil {
-							return
-						}
-						s.Bytes += int64(len(v))
-					}
+		})
+		if err != nil {
+			return err
+		}
+	case abi.SourceStr, abi.SourceSplit:
+		if slots {
+			if f.Default != nil {
+				for _, d := range f.Default.Strings() {
+					most = max(most, int32(min(len(d), math.MaxInt32)))
 				}
 			}
-			for i := int64(0); i < pad; i++ {
-				d := padString(f, i)
-				if slots && len(d) < 8 {
-					continue
+			if most >= 8 {
+				if err := c.TooLong(int(most)); err != nil {
+					return err
 				}
-				if slots {
-					if err = c.TooLong(len(d)); err != nil {
-						return
-					}
-				}
-				s.Bytes += int64(len(d))
 			}
 		}
-	})
-	if err != nil {
-		return err
 	}
 	if ec.w >= 0 {
 		var nw int64
-		for r := range xb.B {
-			nw += int64(xb.loc[r*xb.F+ec.w].n)
+		for i := range xb.R {
+			nw += xb.sums[i*xb.F+ec.w].n
 		}
 		if nw != s.N {
 			wf := &x.feats[ec.w]
@@ -268,103 +302,186 @@ func padInt(f *exFeat, i int64) int64 {
 	return d[i]
 }
 
-// writeExample writes column cp's regions (descriptor d) from the records.
-func writeExample(cp *colPlan, st *colState, k *Packer, w []int32, d []int64) {
+// exCursor is where one column's next record goes in the packed words.
+type exCursor struct {
+	acc    int64 // values before the record (the row splits)
+	vj, wj int64 // the next value's and weight's word
+	sw     strWriter
+}
+
+// packExamples writes the regions of every exColumn record by record:
+// for each parse, in parallel over the ranges of records its index made,
+// each record's features into their columns (the records read once, in
+// order; the columns' regions written as streams). The regions' ends are
+// written by finishExample.
+func (k *Packer) packExamples(w []int32, lay *abi.Layout) error {
+	p := k.p
+	for xi, x := range p.examples {
+		xb := &k.ex[xi]
+		cols := p.exCols[xi]
+		if len(cols) == 0 {
+			continue
+		}
+		if cap(xb.cursors) < xb.R*len(cols) {
+			xb.cursors = make([]exCursor, xb.R*len(cols))
+		}
+		cur := xb.cursors[:xb.R*len(cols)]
+		// Each range's cursors: the sizes of the ranges before it.
+		for j, ci := range cols {
+			cp, d := &p.cols[ci], lay.Desc[abi.DescWords*ci:]
+			c, ec := cp.c, cp.example
+			slots := c.StrSlots()
+			var n, bytes, nw int64
+			for i := range xb.R {
+				cu := &cur[i*len(cols)+j]
+				*cu = exCursor{acc: n, wj: d[2] + nw}
+				switch c.Source {
+				case abi.SourceI64:
+					cu.vj = d[1] + 2*n
+				case abi.SourceStr, abi.SourceSplit:
+					cu.sw = strWriter{w: w, bytesAt: d[6], off: bytes, slots: slots, j: d[1] + n}
+					if slots {
+						cu.sw.j = d[1] + 2*n
+					}
+				default:
+					cu.vj = d[1] + n
+				}
+				rn, rb := ec.rangeSize(x, xb, i, slots)
+				n, bytes = n+rn, bytes+rb
+				if ec.w >= 0 {
+					nw += xb.sums[i*xb.F+ec.w].n
+				}
+			}
+			if !littleEndian && (c.Source == abi.SourceStr || c.Source == abi.SourceSplit) {
+				clear(w[d[6] : d[6]+(bytes+3)/4]) // putBytes ORs the bytes in
+			}
+			if c.HasSplits() {
+				w[d[0]] = 0
+			}
+		}
+		err := parallelRanges(xb.R, func(i int) error {
+			for r := xb.bound(i); r < xb.bound(i+1); r++ {
+				for j, ci := range cols {
+					cp := &p.cols[ci]
+					writeRecord(cp, x, xb, r, &cur[i*len(cols)+j], w, lay.Desc[abi.DescWords*ci:])
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRecord writes record r's values of column cp at its cursor.
+func writeRecord(cp *colPlan, x *exPlan, xb *exBatch, r int, cu *exCursor, w []int32, d []int64) {
 	c, ec := cp.c, cp.example
-	x, xb := k.p.examples[ec.x], &k.ex[ec.x]
 	f := &x.feats[ec.f]
+	l := xb.list(r, ec.f)
+	var pad int64
+	if ec.dense {
+		_, per := ec.rows(x, xb)
+		pad = per - int64(l.N)
+	}
+	switch c.Source {
+	case abi.SourceIDs:
+		j := cu.vj
+		for v := range l.Int64Values() {
+			w[j] = int32(v)
+			j++
+		}
+		for i := int64(0); i < pad; i++ {
+			w[j] = int32(padInt(f, i))
+			j++
+		}
+		cu.vj = j
+	case abi.SourceI64:
+		j := cu.vj
+		for v := range l.Int64Values() {
+			w[j], w[j+1] = int32(uint32(uint64(v))), int32(uint32(uint64(v)>>32))
+			j += 2
+		}
+		for i := int64(0); i < pad; i++ {
+			v := padInt(f, i)
+			w[j], w[j+1] = int32(uint32(uint64(v))), int32(uint32(uint64(v)>>32))
+			j += 2
+		}
+		cu.vj = j
+	case abi.SourceF32:
+		j := cu.vj
+		for v := range l.FloatBitValues() {
+			w[j] = int32(v)
+			j++
+		}
+		for i := int64(0); i < pad; i++ {
+			w[j] = int32(padBits(f, i))
+			j++
+		}
+		cu.vj = j
+	case abi.SourceStr, abi.SourceSplit:
+		for v := range l.Strings() {
+			cu.sw.put(xb.strAt(r, v))
+		}
+		for i := int64(0); i < pad; i++ {
+			cu.sw.put(padString(f, i))
+		}
+	}
+	cu.acc += int64(l.N) + pad
+	if c.HasSplits() {
+		w[d[0]+int64(r)+1] = int32(cu.acc)
+	}
+	if ec.w >= 0 {
+		j := cu.wj
+		for v := range xb.list(r, ec.w).FloatBitValues() {
+			w[j] = int32(v)
+			j++
+		}
+		cu.wj = j
+	}
+}
+
+// finishExample writes the ends of column cp's regions (descriptor d)
+// after packExamples: the strings' last offset and the padding of each
+// region.
+func finishExample(cp *colPlan, st *colState, w []int32, d []int64) {
+	c := cp.c
 	n := st.size.N
 	if c.HasSplits() {
-		s := w[d[0] : d[0]+st.rows+1]
-		s[0] = 0
-		var acc int64
-		ec.eachRow(x, xb, func(r int, l tfexample.List, pad int64) {
-			acc += int64(l.N) + pad
-			s[r+1] = int32(acc)
-		})
 		pad(w, d[0]+st.rows+1)
 	}
 	at := d[1]
 	switch c.Source {
-	case abi.SourceIDs, abi.SourceI64:
-		j := at
-		two := c.Source == abi.SourceI64
-		put := func(v int64) {
-			if two {
-				w[j], w[j+1] = int32(uint32(uint64(v))), int32(uint32(uint64(v)>>32))
-				j += 2
-			} else {
-				w[j] = int32(v)
-				j++
-			}
-		}
-		ec.eachRow(x, xb, func(r int, l tfexample.List, pad int64) {
-			for v := range l.Int64Values() {
-				put(v)
-			}
-			for i := int64(0); i < pad; i++ {
-				put(padInt(f, i))
-			}
-		})
-		pad(w, j)
-	case abi.SourceF32:
-		j := at
-		ec.eachRow(x, xb, func(r int, l tfexample.List, pad int64) {
-			for v := range l.FloatBitValues() {
-				w[j] = int32(v)
-				j++
-			}
-			for i := int64(0); i < pad; i++ {
-				w[j] = int32(padBits(f, i))
-				j++
-			}
-		})
-		pad(w, j)
+	case abi.SourceIDs, abi.SourceF32:
+		pad(w, at+n)
+	case abi.SourceI64:
+		pad(w, at+2*n)
 	case abi.SourceStr, abi.SourceSplit:
-		sw := newStrWriter(c, w, at, d[6], st.size.Bytes)
-		ec.eachRow(x, xb, func(r int, l tfexample.List, pad int64) {
-			for v := range l.Strings() {
-				sw.put(xb.strAt(r, v))
-			}
-			for i := int64(0); i < pad; i++ {
-				sw.put(padString(f, i))
-			}
-		})
+		sw := strWriter{w: w, bytesAt: d[6], j: at + n, off: st.size.Bytes, slots: c.StrSlots()}
+		if sw.slots {
+			sw.j = at + 2*n
+		}
 		sw.finish()
-		if c.StrSlots() {
+		if sw.slots {
 			pad(w, at+2*n)
 		} else {
 			pad(w, at+n+1)
 		}
 	}
-	if ec.w >= 0 {
-		j := d[2]
-		for r := range xb.B {
-			for v := range xb.list(r, ec.w).FloatBitValues() {
-				w[j] = int32(v)
-				j++
-			}
-		}
+	if cp.example.w >= 0 {
 		pad(w, d[2]+n)
 	}
 }
 
 // strWriter writes a column's strings one by one as putStrs writes them:
-// their slots (StrSlots) or byte offsets from word at, and their bytes
-// from word bytesAt.
+// their slots (StrSlots) or byte offsets from word j on, and their bytes
+// from byte off of the region at word bytesAt.
 type strWriter struct {
-	w           []int32
-	at, bytesAt int64
-	j, off      int64
-	slots       bool
-}
-
-// newStrWriter starts the strings of column c, bytes bytes of them.
-func newStrWriter(c *abi.Column, w []int32, at, bytesAt, bytes int64) *strWriter {
-	if !littleEndian {
-		clear(w[bytesAt : bytesAt+(bytes+3)/4]) // putBytes ORs the bytes in
-	}
-	return &strWriter{w: w, at: at, bytesAt: bytesAt, j: at, slots: c.StrSlots()}
+	w       []int32
+	bytesAt int64
+	j, off  int64 // the next slot's or offset's word, the next byte
+	slots   bool
 }
 
 func (s *strWriter) put(x string) {

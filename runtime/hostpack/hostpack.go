@@ -116,8 +116,9 @@ type Plan struct {
 	cols    []colPlan
 	workers int
 	// examples are the parses of tf.Example records the plan reads
-	// (example.go).
+	// (example.go), and exCols the columns read straight from each.
 	examples []*exPlan
+	exCols   [][]int
 	pool     sync.Pool // Packers of Plan.Pack
 }
 
@@ -259,6 +260,7 @@ func New(op *textir.Operation, opts *Options) (*Plan, error) {
 		}
 		b.p.cols = append(b.p.cols, cp)
 	}
+	b.p.groupExamples()
 	return b.p, nil
 }
 

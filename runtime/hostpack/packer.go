@@ -144,6 +144,9 @@ func (k *Packer) Pack(dst []byte) (*abi.Packed, error) {
 		words = k.words[:lay.Words]
 	}
 	p := k.p
+	if err := k.packExamples(words, lay); err != nil {
+		return nil, err
+	}
 	for i := range p.cols {
 		k.work[i] = packWork(&p.cols[i], &k.cols[i])
 	}
@@ -155,7 +158,7 @@ func (k *Packer) Pack(dst []byte) (*abi.Packed, error) {
 			cp, d := &p.cols[i], lay.Desc[abi.DescWords*i:]
 			switch {
 			case cp.example != nil:
-				writeExample(cp, &k.cols[i], k, words, d)
+				finishExample(cp, &k.cols[i], words, d)
 			case cp.direct != nil:
 				writeDirect(cp, &k.cols[i], k.in[cp.direct.input], words, d)
 			default:
@@ -293,6 +296,9 @@ func measureWork(cp *colPlan, in []*interp.Tensor) int64 {
 
 // packWork estimates the work of writing a column's regions.
 func packWork(cp *colPlan, st *colState) int64 {
+	if cp.example != nil {
+		return 10 // the regions' ends: packExamples wrote the rest
+	}
 	n := st.size.N
 	w := st.batch / 2
 	switch cp.c.Source {
