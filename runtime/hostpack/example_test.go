@@ -299,3 +299,147 @@ func TestExampleParser(t *testing.T) {
 		}
 	}
 }
+
+// kindRecords draws records of testdata/parse-kinds.mlir's features
+// (s, i sparse; d_i [2] int64 default [7, 8]; d_f [] float required; d_s
+// [1] string default; v_f [-1, 2] float and v_s [-1] string padded; r_i,
+// r_s ragged), with repeats, empty Features, unpacked lists and, with
+// faults, the ParseExample errors of each kind.
+func kindRecords(r *rand.Rand, n int, faults float64) []string {
+	strs := func(m int) tfexample.Feature {
+		v := make([]string, m)
+		for i := range v {
+			v[i] = []string{"", "a", "bb", "a string of more than 8 bytes", "x"}[r.IntN(5)]
+		}
+		return tfexample.Bytes(v...)
+	}
+	ints := func(m int) tfexample.Feature {
+		v := make([]int64, m)
+		for i := range v {
+			v[i] = r.Int64N(60) - 5
+		}
+		return tfexample.Int64s(v...)
+	}
+	floats := func(m int) tfexample.Feature {
+		v := make([]float32, m)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * 6)
+		}
+		return tfexample.Floats(v...)
+	}
+	out := make([]string, n)
+	for k := range out {
+		var e tfexample.Example
+		maybe := func(key string, f tfexample.Feature) {
+			if r.IntN(4) > 0 {
+				e = append(e, tfexample.Pair(key, f))
+			}
+		}
+		maybe("s", strs(r.IntN(4)))
+		maybe("i", ints(r.IntN(4)))
+		maybe("d_i", ints(2))
+		e = append(e, tfexample.Pair("d_f", floats(1)))
+		maybe("d_s", strs(1))
+		maybe("v_f", floats(2*r.IntN(3)))
+		maybe("v_s", strs(r.IntN(3)))
+		maybe("r_i", ints(r.IntN(4)))
+		maybe("r_s", strs(r.IntN(3)))
+		if r.IntN(6) == 0 {
+			e = append(e, tfexample.Pair([]string{"d_i", "s", "v_s"}[r.IntN(3)], tfexample.Feature{}))
+		}
+		if r.Float64() < faults {
+			switch r.IntN(4) {
+			case 0:
+				e = append(e, tfexample.Pair("d_i", ints(3)))
+			case 1:
+				e = append(e, tfexample.Pair("v_f", floats(3)))
+			case 2:
+				e = append(e, tfexample.Pair("r_s", ints(1)))
+			case 3:
+				kept := e[:0]
+				for _, x := range e {
+					if x.Key != "d_f" {
+						kept = append(kept, x)
+					}
+				}
+				e = kept
+			}
+		}
+		out[k] = string(tfexample.MarshalOptions{Unpacked: r.IntN(3) == 0}.Marshal(e))
+	}
+	return out
+}
+
+// Every kind of feature: the parser computes every result of the parse
+// as the interpreter does, and the columns over sparse, fixed and
+// variable-length dense features (defaults and padding, strings in slots
+// and offsets) are written from the records as Pack writes the
+// interpreter's inputs.
+func TestExampleKinds(t *testing.T) {
+	m := fuseFile(t, "testdata/parse-kinds.mlir", "")
+	md := &model{name: "parse-kinds", m: m, opts: &exec.Options{}, feeds: func(tb testing.TB, batch int, seed uint64) map[string]*interp.Tensor {
+		return map[string]*interp.Tensor{"records": interp.Vector(kindRecords(rand.New(rand.NewPCG(seed, 1)), batch, 0)...)}
+	}}
+	plan, err := NewForModule(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if direct, computed, _ := plan.Columns(); direct != 6 || computed != 0 {
+		t.Errorf("%d columns from the records, %d computed; want 6 and 0", direct, computed)
+	}
+	pk := plan.NewPacker()
+	for i, b := range []int{1, 9, 100} {
+		mustCheck(t, md, plan, pk, md.feeds(t, b, uint64(i)))
+	}
+
+	var op *textir.Operation
+	m.Walk(func(o *textir.Operation) bool {
+		if tfg.IsExampleParse(o) {
+			op = o
+		}
+		return true
+	})
+	var results []*textir.Value
+	var names []string
+	for i := range op.NumResults() {
+		if res := op.Result(i); !exec.IsUnitType(res.Type()) {
+			results = append(results, res)
+			names = append(names, fmt.Sprintf("parse:%d", i))
+		}
+	}
+	ps, err := NewExampleParser(op, results, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	fails := 0
+	for i := range 40 {
+		recs := interp.Vector(kindRecords(r, 1+r.IntN(20), float64(i%2)*0.05)...)
+		want, werr := exec.Run(context.Background(), m, map[string]*interp.Tensor{"records": recs}, names, &exec.Options{})
+		got, err := ps.Parse(recs)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("batch %d: the interpreter: %v, the parser: %v", i, werr, err)
+		}
+		if err != nil {
+			fails++
+			if !strings.Contains(err.Error(), "record ") {
+				t.Errorf("error %q names no record", err)
+			}
+			// The layer's plan fails on the same records.
+			in, _ := plan.Gather(map[string]*interp.Tensor{"records": recs})
+			if _, err := plan.NewPacker().Measure(in); err == nil {
+				t.Errorf("batch %d: the plan measures records the interpreter refuses (%v)", i, werr)
+			}
+			continue
+		}
+		for j, n := range names {
+			if e := got[j].Equal(want[n]); e != nil {
+				t.Fatalf("batch %d: result %s: %v", i, n, e)
+			}
+		}
+		mustCheck(t, md, plan, plan.NewPacker(), map[string]*interp.Tensor{"records": recs})
+	}
+	if fails == 0 || fails == 40 {
+		t.Errorf("%d of 40 batches failed", fails)
+	}
+}
