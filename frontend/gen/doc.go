@@ -25,6 +25,12 @@
 // the `_output_shapes` attrs. Vocabulary tables are filled by
 // LookupTableImportV2 ops gathered under the NoOp "init_all_tables".
 //
+// With Spec.Serving ("tf_example", "tf_example_v1") the features arrive
+// as an Estimator export's serving signature receives them: serialized
+// tf.Example records in one string Placeholder, parsed by ParseExampleV2
+// (or TF1's ParseExample) with make_parse_example_spec's features
+// (serving.go); Feeds then draws the records (feedserving.go).
+//
 // The spec that produced a graph is stored in it as the string Const
 // "recom/spec" (connected to nothing), so Feeds can be drawn from a graph
 // alone. GraphFeeds draws feeds for any graph instead, generated or not,

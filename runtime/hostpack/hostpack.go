@@ -15,6 +15,12 @@
 // emb.bucketize, emb.vocab_lookup, emb.check_range, emb.cast,
 // emb.add_offset) — and the tensors the plan reads (Plan.Inputs: the
 // program's placeholders, by the names the interpreter feeds them).
+// The results of a ParseExample or ParseExampleV2 of serialized
+// tf.Example records fed to the program are computed from the records
+// themselves (example.go): each batch's records are indexed once per
+// parse, and the columns over a parsed feature are written from the
+// records straight into the packed buffer (exwrite.go); ExampleParser
+// computes a parse's results for a runtime's other uses of them.
 // Anything else between the placeholders and the layer is an
 // *UnsupportedError naming the op and its TensorFlow node, so that the
 // caller can fall back to the interpreter and say why; with

@@ -22,6 +22,11 @@
 //     plan;
 //   - each fused.dense gets a DenseStep from the DenseBackend, which
 //     uploads its weight and bias once (see "Dense layers");
+//   - a parse of serialized tf.Example records (ParseExample,
+//     ParseExampleV2) is the packers' (they parse the records
+//     themselves); only its results something else reads (the MLP's
+//     dense features) are computed by a host step, which parses just
+//     those (hostpack.ExampleParser; example.go);
 //   - a reshape of a device value (Identity, Reshape, ExpandDims,
 //     Squeeze to [?, static dims]) is an alias of its memory;
 //   - every other op must be one of HostOps (casts, reshapes,
