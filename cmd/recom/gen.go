@@ -71,6 +71,11 @@ values per input. How each input was drawn is printed on stderr. A model
 that recom gen generated (it records its spec) is fed from that spec, as
 with --spec, unless a cut or --feed-spec is given.
 
+With --tf-example the model is served from serialized tf.Example records,
+as a TensorFlow Estimator export's serving signature is: one string
+placeholder "input_example_tensor" parsed by ParseExampleV2 (--tf-example=v1:
+TF1's ParseExample) into the columns' features; --feeds then draws records.
+
 An output name ending in .pb is written as binary protobuf, others as text.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
