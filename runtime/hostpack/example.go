@@ -439,19 +439,6 @@ func (xb *exBatch) strAt(r int, s []byte) string {
 	return unsafe.String(&s[0], len(s))
 }
 
-// count returns the values of feature f in record r (a dense feature's
-// absent values are its default's).
-func (xb *exBatch) count(x *exPlan, r, f int) int64 {
-	l := &xb.loc[r*xb.F+f]
-	if l.ln >= 0 {
-		return int64(l.n)
-	}
-	if ft := &x.feats[f]; ft.kind == exDense && !ft.VarLen {
-		return ft.Stride
-	}
-	return 0
-}
-
 // indexExamples indexes the records of every parse op of the plan.
 func (k *Packer) indexExamples(in []*interp.Tensor) error {
 	p := k.p
