@@ -286,7 +286,8 @@ func runOptions(tables string, seed uint64) (*exec.Options, error) {
 
 // materializeTables gives every random emb.table of root its value once,
 // in parallel, so that repeated runs do not draw the tables again (the
-// values are the interpreter's: exec.RandomTensor's, by variable name).
+// values are the interpreter's: exec.RandomTensor's, by variable name;
+// a partitioned table's shards by theirs).
 func materializeTables(root *textir.Operation, opts *exec.Options) error {
 	if !opts.RandomTables {
 		return nil
@@ -303,14 +304,21 @@ func materializeTables(root *textir.Operation, opts *exec.Options) error {
 		}
 		name, ok := op.LookupAttr(emb.AttrName).(textir.StringAttr)
 		tt, ok2 := op.Result(0).Type().(*textir.TensorType)
-		if !ok || !ok2 || !tt.HasStaticShape() || tt.Elem != textir.F32() || seen[name.Value] {
+		if !ok || !ok2 || !tt.HasStaticShape() || tt.Elem != textir.F32() {
 			return true
 		}
-		if _, given := opts.Variables[name.Value]; given {
-			return true
+		// A partitioned table reads its shards' variables.
+		parts, _ := emb.Partitions(op)
+		if parts == nil {
+			parts = []emb.TablePart{{Name: name.Value, Rows: tt.Shape[0]}}
 		}
-		seen[name.Value] = true
-		jobs = append(jobs, job{name.Value, tt.Shape})
+		for _, p := range parts {
+			if _, given := opts.Variables[p.Name]; given || seen[p.Name] {
+				continue
+			}
+			seen[p.Name] = true
+			jobs = append(jobs, job{p.Name, []int64{p.Rows, tt.Shape[1]}})
+		}
 		return true
 	})
 	vals := make([]*interp.Tensor, len(jobs))

@@ -8,7 +8,8 @@ package emb
 // emb.table reads its parameter from exec.Options.Variables by its 'name'
 // (the name of the TensorFlow variable node, as the tfg kernels of
 // VariableV2 and VarHandleOp do), or else, with RandomTables, makes the
-// same random values as the tfg variable of that name (exec.RandomTensor).
+// same random values as the tfg variable of that name (exec.RandomTensor);
+// a partitioned table reads its shards' variables so (partitions.go).
 // A large random table read only by lookups is never materialized: the
 // lookups make the rows they need.
 
@@ -509,6 +510,9 @@ type table struct {
 	key   uint64
 	rows  int64
 	width int64
+	// A partitioned table (partitions.go): its shards and strategy.
+	parts    []*table
+	strategy string
 }
 
 // lazyTables maps the stub tensors that stand for lazy tables to them.
@@ -548,6 +552,9 @@ func tableKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*
 	dt, err := resultDType(op, 0)
 	if err != nil {
 		return nil, err
+	}
+	if parts, strategy := Partitions(op); parts != nil {
+		return partitionedTable(op, st, tt, dt, parts, strategy)
 	}
 	if d, ok := op.LookupAttr(AttrValue).(*textir.DenseElementsAttr); ok {
 		v, err := st.Memo(func() (any, error) {
@@ -606,6 +613,10 @@ func tableOf(op *textir.Operation, st *exec.State, t *interp.Tensor) (*table, er
 
 // row returns table row i, in buf when the table is lazy.
 func row[T float32 | float64](t *table, i int64, buf []T) []T {
+	if t.parts != nil {
+		p, r := ShardOf(t.strategy, t.rows, int64(len(t.parts)), i)
+		return row(t.parts[p], r, buf)
+	}
 	if t.value != nil {
 		d, _ := interp.Values[T](t.value)
 		return d[i*t.width : (i+1)*t.width]

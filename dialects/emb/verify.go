@@ -216,7 +216,7 @@ func verifyTable(op *textir.Operation) error {
 	if v, ok := op.LookupAttr(AttrValue).(*textir.DenseElementsAttr); ok && textir.Type(v.Type) != op.Result(0).Type() {
 		return op.Errorf("value type %s does not match the table type %s", v.Type, op.Result(0).Type())
 	}
-	return nil
+	return verifyPartitions(op)
 }
 
 // checkRows verifies the result of a lookup against its table.

@@ -299,7 +299,8 @@ func (v FilterView) FilteredWeights() *textir.Value {
 }
 
 // TableView names the values of an emb.table op (an embedding table: the
-// parameter 'name' read at run time, or the constant 'value'): result result.
+// parameter 'name' read at run time (or its 'partitions', see partitions.go),
+// or the constant 'value'): result result.
 type TableView struct{ op *textir.Operation }
 
 // AsTable returns the view of op when op is an emb.table; otherwise ok is false

@@ -111,3 +111,14 @@ func.func @generic_in(%x: tensor<?x2xi64>, %s: tensor<?x!tfg.string>) -> (tensor
   %2 = "emb.add_offset"(%0#0, %0#1) {stride = 2 : i64} : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
   func.return %1, %2 : tensor<?xi64>, tensor<?xi64>
 }
+
+// A partitioned table: the shards' variables and the strategy that finds a row.
+// CHECK-LABEL: func.func @partitioned
+// CHECK-NEXT:    %[[T:.*]] = emb.table {name = "emb", partition_strategy = "mod", partitions = ["emb/part_0", "emb/part_1", "emb/part_2"]} : tensor<13x4xf32>
+// CHECK-NEXT:    %[[G:.*]] = emb.gather %[[T]], %{{.*}} : tensor<13x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+// GENERIC:       "emb.table"() {name = "emb", partition_strategy = "mod", partitions = ["emb/part_0", "emb/part_1", "emb/part_2"]} : () -> tensor<13x4xf32>
+func.func @partitioned(%i: tensor<?xi64>) -> tensor<?x4xf32> {
+  %t = emb.table {name = "emb", partitions = ["emb/part_0", "emb/part_1", "emb/part_2"], partition_strategy = "mod"} : tensor<13x4xf32>
+  %g = emb.gather %t, %i : tensor<13x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+  func.return %g : tensor<?x4xf32>
+}
