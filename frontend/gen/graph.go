@@ -314,12 +314,12 @@ func (g *gen) column(c *column) tensor {
 			c.share.table = g.table(varScope+"/embedding_weights", c)
 			c.share.made = true
 		}
-		res = g.safeLookup(c.name+"_weights", c, c.share.table, ids, w)
+		res = g.safeLookup(c.name+"_weights", c.g.Combiner, lookupParams{shards: []tableRef{c.share.table}}, ids, w)
 		b.exit(s)
 	} else {
 		ids, w := g.sparseIDs(c)
 		t := g.table(varScope+"/embedding_weights", c)
-		res = g.safeLookup(c.name+"_weights", c, t, ids, w)
+		res = g.safeLookup(c.name+"_weights", c.g.Combiner, lookupParams{shards: []tableRef{t}}, ids, w)
 	}
 	bs := b.dim0(res)
 	out := b.reshapePacked(res, bs, c.g.Dim)
@@ -565,9 +565,10 @@ func truncNormal(r *rand.Rand) float64 {
 	}
 }
 
-// safeLookup is safe_embedding_lookup_sparse(table, ids, weights,
-// combiner, name=name) with default_id None.
-func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w *sparseT) tensor {
+// safeLookup is safe_embedding_lookup_sparse(params, ids, weights,
+// combiner, name=name) with default_id None, as TensorFlow 2.6 writes it
+// (params.style picks another version's embedding_lookup_sparse).
+func (g *gen) safeLookup(name, combiner string, params lookupParams, ids sparseT, w *sparseT) tensor {
 	b := g.b
 	scopeName, saved := b.enter(name)
 	orig := ids.shape
@@ -619,7 +620,7 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 	sp = g.retain(sp, valid)
 	if ws != nil {
 		*ws = g.retain(*ws, valid)
-		if c.g.Combiner != "sum" {
+		if combiner != "sum" {
 			pos := b.binaryConstY("Greater", "Greater", ws.values, zero(dtFloat), dtBool)
 			sp = g.retain(sp, pos)
 			*ws = g.retain(*ws, pos)
@@ -639,66 +640,12 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 		wf = fill(*ws, func(b *builder, n string) tensor { return b.scalarF32(n, 1) })
 	}
 	// embedding_lookup_sparse.
-	elsName, s := b.enter("embedding_lookup_sparse")
-	seg := b.stridedSlice(sf.out(0, dtInt64), []int32{0, 0}, []int32{0, 1}, []int32{1, 1}, 1, 1, 2)
-	seg32 := b.cast("Cast", seg, dtInt32)
-	uq := b.op("Unique", "Unique", []tensor{sf.out(1, sp.values.dt)}, attrs("T", aType(sp.values.dt), "out_idx", aType(dtInt32)))
-	uq.dt = sp.values.dt
-	elName, s2 := b.enter("embedding_lookup")
-	var rows tensor
-	if table.resource {
-		rows = b.emit(elName, "ResourceGather", []tensor{table.read, uq}, attrs("Tindices", aType(uq.dt),
-			"batch_dims", aInt(0), "dtype", aType(dtFloat), "validate_indices", aBool(true)))
-	} else {
-		ax := b.scalarI32("axis", 0)
-		rows = b.gatherV2Named(elName, table.read, uq, ax)
+	var wv *tensor
+	if ws != nil {
+		v := wf.out(1, dtFloat)
+		wv = &v
 	}
-	rows.dt = dtFloat
-	rows = b.identity("Identity", rows)
-	b.exit(s2)
-	idx := uq.out(1, dtInt32)
-	var result tensor
-	if ws == nil {
-		op := map[string]string{"sum": "SparseSegmentSum", "mean": "SparseSegmentMean", "sqrtn": "SparseSegmentSqrtN"}[c.g.Combiner]
-		result = b.emit(elsName, op, []tensor{rows, idx, seg32}, attrs("T", aType(dtFloat), "Tidx", aType(dtInt32), "Tsegmentids", aType(dtInt32)))
-	} else {
-		wv := wf.out(1, dtFloat)
-		emb := b.gatherV2("GatherV2", rows, idx)
-		rank := b.scalarI32("Rank", 2)
-		sub := b.binaryConstY("Sub", "sub", rank, func(b *builder, n string) tensor { return b.scalarI32(n, 1) }, 0)
-		ed := b.expandDims(sub, 0)
-		full, s3 := b.enter("Fill")
-		one := b.scalarI32("value", 1)
-		b.exit(s3)
-		ones := b.emit(full, "Fill", []tensor{ed, one}, attrs("T", aType(dtInt32), "index_type", aType(dtInt32)))
-		ones.dt = dtInt32
-		wsh := b.shape("Shape", wv, dtInt32)
-		bshape := b.concatV2("concat", []tensor{wsh, ones}, 0)
-		wr := b.reshape(wv, bshape)
-		mul := b.binary("Mul", "mul", emb, wr, 0)
-		segSum := func(name string, x tensor) tensor {
-			t := b.emit(name, "SegmentSum", []tensor{x, seg32}, attrs("T", aType(dtFloat), "Tindices", aType(dtInt32)))
-			t.dt = dtFloat
-			return t
-		}
-		switch c.g.Combiner {
-		case "sum":
-			result = segSum(elsName, mul)
-		case "mean":
-			num := segSum(b.unique(b.scope+"SegmentSum"), mul)
-			den := segSum(b.unique(b.scope+"SegmentSum"), wr)
-			result = b.emit(elsName, "RealDiv", []tensor{num, den}, g.b.tAttr(dtFloat))
-		default:
-			num := segSum(b.unique(b.scope+"SegmentSum"), mul)
-			pw := b.binaryConstY("Pow", "Pow", wr, func(b *builder, n string) tensor { return b.scalarF32(n, 2) }, 0)
-			den := segSum(b.unique(b.scope+"SegmentSum"), pw)
-			sq := b.op("Sqrt", "Sqrt", []tensor{den}, g.b.tAttr(dtFloat))
-			sq.dt = dtFloat
-			result = b.emit(elsName, "RealDiv", []tensor{num, sq}, g.b.tAttr(dtFloat))
-		}
-	}
-	result.dt = dtFloat
-	b.exit(s)
+	result := g.lookupSparse("embedding_lookup_sparse", combiner, params, sparseT{indices: sf.out(0, dtInt64), values: sf.out(1, sp.values.dt)}, wv)
 	// Rows without ids give zeros.
 	empty := b.reshapeConst(sf.out(2, dtBool), -1, 1)
 	sh := b.shape("Shape", result, dtInt32)

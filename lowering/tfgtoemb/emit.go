@@ -23,7 +23,10 @@ func (l *Lowering) table(rw *rewrite.Rewriter, p *plan) *textir.Operation {
 		return t
 	}
 	attrs := []textir.NamedAttribute{{Name: emb.AttrName, Value: textir.Str(tfg.NodeName(p.table))}}
-	if isOp(p.table, "Const") {
+	switch {
+	case p.parts != nil:
+		attrs = partitionAttrs(p)
+	case isOp(p.table, "Const"):
 		if a, ok := p.table.Attr("value").(*textir.DenseElementsAttr); ok {
 			attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrValue, Value: a})
 		}
@@ -73,6 +76,13 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 	rw.SetInsertionPoint(p.outDef)
 	loc := p.outDef.Loc()
 	c.table = l.table(rw, p)
+	if p.segments != nil {
+		// A plain embedding_lookup_sparse has max(segments)+1 bags.
+		p.src.shape = segmentShape(rw, p)
+		if p.wsrc.kind == srcSparse && p.wsrc.ind != nil {
+			p.wsrc.shape = p.src.shape
+		}
+	}
 	vals, splits, first := ragged(rw, p.src, loc)
 	c.first = first
 	for _, x := range p.xforms {

@@ -85,10 +85,12 @@ type idForm struct {
 	ids     func(*plan) (source, []xform, bool)
 }
 
-// idForms are tried at each pooling op by decreasing benefit: the three
-// forms told apart by structure, then sparse, which takes every column
-// they did not recognise.
+// idForms are tried at each pooling op by decreasing benefit: the four
+// forms told apart by structure (the dense ids of a plain embedding_lookup,
+// plain.go, and three feature-column forms), then sparse, which takes
+// every column they did not recognise.
 var idForms = []idForm{
+	{"dense", 2, denseIDs},
 	{"categorical", 2, categoricalIDs},
 	{"bucketized", 2, bucketizedIDs},
 	{"split-string", 2, splitIDs},
