@@ -80,8 +80,8 @@ type plan struct {
 	// from them when the column is rewritten.
 	segments *textir.Value
 	// dense: a plain embedding_lookup of dense ids (src is srcDense).
-	dense bool
-	refine    []refinement
+	dense  bool
+	refine []refinement
 	// base and xs are src.vals parsed by parseTransforms: the value the
 	// transforms start from, and the transforms in forward order.
 	base *textir.Value
