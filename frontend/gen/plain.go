@@ -20,7 +20,7 @@ import (
 //	emb_0 = tf.compat.v1.get_variable("emb_0", [rows, dim], partitioner=...)
 //	ids_0 = tf.compat.v1.placeholder(tf.int64, [None, bag], name="ids_0")
 //	x0 = tf.reduce_sum(tf.compat.v1.nn.embedding_lookup(emb_0, ids_0), axis=1)
-//	sp_ids_1 = tf.compat.v1.sparse_placeholder(tf.int64, name="sp_ids_1")
+//	sp_ids_1 = tf.SparseTensor(indices, values, dense_shape)  # 3 placeholders "sp_ids_1/..."
 //	x1 = tf.compat.v1.nn.embedding_lookup_sparse(emb_1, sp_ids_1, None, combiner="mean")
 //	out = tf.concat([x0, x1, ...], axis=1)
 //
@@ -332,12 +332,16 @@ func (g *gen) plainLookup(l *Lookup, k int, st tfStyle, style TableStyle) tensor
 	return g.lookupSparse("embedding_lookup_sparse", l.Combiner, p, ids, wv)
 }
 
-// sparsePlaceholder is tf.compat.v1.sparse_placeholder(dt, name=name) of
-// unknown shape: name/shape, then name/values and name/indices.
+// sparsePlaceholder is a 2-D SparseTensor fed as three placeholders,
+// tf.SparseTensor(placeholder(int64, [None, 2], name+"/indices"),
+// placeholder(dt, [None], name+"/values"), placeholder(int64, [2],
+// name+"/shape")): the rank is known, as safe_embedding_lookup_sparse's
+// graph of constants assumes. (tf.compat.v1.sparse_placeholder without
+// a shape leaves the rank unknown, and safe_ computes it.)
 func (g *gen) sparsePlaceholder(name string, dt tfpb.DataType) sparseT {
 	b := g.b
-	sh := b.placeholder(name+"/shape", dtInt64, -1)
+	ind := b.placeholder(name+"/indices", dtInt64, -1, 2)
 	vals := b.placeholder(name+"/values", dt, -1)
-	ind := b.placeholder(name+"/indices", dtInt64, -1, -1)
+	sh := b.placeholder(name+"/shape", dtInt64, 2)
 	return sparseT{indices: ind, values: vals, shape: sh}
 }

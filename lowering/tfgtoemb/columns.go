@@ -48,6 +48,10 @@ type Column struct {
 	table, first *textir.Operation
 	ranged       []*textir.Operation
 	lookup       *textir.Operation
+	// named, when set, is the value before the output's final Reshape
+	// (finalReshape), which names the column and its lookup as the
+	// column would be named without it.
+	named *textir.Value
 	// parts are the shards of a partitioned table (Table is the first),
 	// nil for a table of one op.
 	parts []*textir.Operation
@@ -204,9 +208,9 @@ func FindColumns(b *textir.Block) []*Column {
 			continue
 		}
 		if isFixup(op) {
-			fixups[l] = append(fixups[l], forwardEnd(optab.Result(op, "output")))
+			fixups[l] = append(fixups[l], forwardEnd(optab.Result(op, "output"), widthOf(tables[l], shards)))
 		} else if v := plainEnd(op); v != nil {
-			fixups[l] = append(fixups[l], forwardEnd(v))
+			fixups[l] = append(fixups[l], forwardEnd(v, widthOf(tables[l], shards)))
 		}
 	}
 	var cols []*Column
@@ -236,6 +240,11 @@ func FindColumns(b *textir.Block) []*Column {
 				add(tables[l], v, op)
 				continue
 			}
+			if finalReshape(v, fixups[l], widthOf(tables[l], shards)) {
+				add(tables[l], v, op)
+				cols[len(cols)-1].named = optab.Operand(def(v), "tensor")
+				continue
+			}
 			for _, f := range fixups[l] {
 				add(tables[l], f, op)
 			}
@@ -252,6 +261,9 @@ func FindColumns(b *textir.Block) []*Column {
 	for _, c := range cols {
 		c.parts = shards[c.Table]
 		c.Name = columnName(c.Output)
+		if c.named != nil {
+			c.Name = columnName(c.named)
+		}
 		c.Ops = closure(c.Output)
 		c.Root = poolingRoot(c.Output)
 	}
@@ -299,9 +311,12 @@ func isFixup(op *textir.Operation) bool {
 	return isOp(op, "Select", "SelectV2") && numArgs(op) == 3 && is(optab.Operand(op, "t"), "ZerosLike") != nil
 }
 
-// forwardEnd follows v through the single-use rank-2 Reshapes (and
-// Identities) that restore the column's shape.
-func forwardEnd(v *textir.Value) *textir.Value {
+// forwardEnd follows v, [batch, d] rows, through the single-use Reshapes
+// (and Identities) that restore the column's shape: of a rank-2 result,
+// or (d > 0, graphs without output shapes) whose shape operand is
+// [x, d], as lookupChain checks it (checkReshapes).
+func forwardEnd(v *textir.Value, d int64) *textir.Value {
+	known := widths{v: d}
 	for i := 0; i < 8; i++ {
 		if !v.HasOneUse() {
 			return v
@@ -310,12 +325,47 @@ func forwardEnd(v *textir.Value) *textir.Value {
 		for x := range v.Users() {
 			u = x
 		}
-		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v || rank(optab.Result(u, "output")) != 2 {
+		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v {
 			return v
 		}
-		v = optab.Result(u, "output")
+		out := optab.Result(u, "output")
+		if rank(out) != 2 {
+			if d <= 0 || !isOp(u, "Reshape") {
+				return v
+			}
+			sh, ok := known.vecTerms(optab.Operand(u, "shape"), 0)
+			if !ok || len(sh) != 2 || !sh[1].eq(cterm(d)) {
+				return v
+			}
+		}
+		known[out] = d
+		v = out
 	}
 	return v
+}
+
+// finalReshape reports whether v is the Reshape back to [batch, d] of one
+// of ends (a plain safe_embedding_lookup_sparse's last op, whose result
+// is also read by the Shape its shape operand takes): the column ends at
+// v, as lookupChain checks (checkReshapes).
+func finalReshape(v *textir.Value, ends []*textir.Value, d int64) bool {
+	rs := is(v, "Reshape")
+	if rs == nil || d <= 0 || !slices.Contains(ends, optab.Operand(rs, "tensor")) {
+		return false
+	}
+	known := widths{optab.Operand(rs, "tensor"): d}
+	sh, ok := known.vecTerms(optab.Operand(rs, "shape"), 0)
+	return ok && len(sh) == 2 && sh[1].eq(cterm(d))
+}
+
+// widthOf returns the width of table t (the first shard of shards[t],
+// when partitioned), or 0 when it is not known.
+func widthOf(t *textir.Operation, shards map[*textir.Operation][]*textir.Operation) int64 {
+	tt, err := tableTypeOf(t)
+	if err != nil {
+		return 0
+	}
+	return tt.Shape[1]
 }
 
 // columnName is the name scope of a column output's node.

@@ -74,7 +74,7 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 		}
 	}
 	rw.SetInsertionPoint(p.outDef)
-	loc := p.outDef.Loc()
+	loc := p.locDef.Loc()
 	c.table = l.table(rw, p)
 	if p.segments != nil {
 		// A plain embedding_lookup_sparse has max(segments)+1 bags.

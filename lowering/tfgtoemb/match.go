@@ -60,6 +60,7 @@ type source struct {
 type plan struct {
 	out       *textir.Value
 	outDef    *textir.Operation
+	locDef    *textir.Operation // the op whose location the lookup takes
 	table     *textir.Operation
 	tableType *textir.TensorType
 	combiner  string
@@ -181,6 +182,10 @@ func lookupChain(c *Column) (*plan, error) {
 	p := &plan{out: c.Output, outDef: def(c.Output), table: c.Table, parts: c.parts}
 	if p.outDef == nil {
 		return nil, fail("the output is not an op result")
+	}
+	p.locDef = p.outDef
+	if c.named != nil && def(c.named) != nil {
+		p.locDef = def(c.named)
 	}
 	tt, err := columnTableType(c)
 	if err != nil {
@@ -362,7 +367,7 @@ func lookupChain(c *Column) (*plan, error) {
 			return nil, fail("the ids %s are not a vector", opDesc(def(vals)))
 		}
 		p.segments = optab.Result(ss, "output")
-		p.src = source{kind: srcSparse, ind: optab.Operand(ss, "input"), vals: strip(vals), loc: p.outDef.Loc()}
+		p.src = source{kind: srcSparse, ind: optab.Operand(ss, "input"), vals: strip(vals), loc: p.locDef.Loc()}
 		p.wvals = wv
 		p.base, p.xs = parseTransforms(p.src.vals)
 		return p, nil
@@ -436,7 +441,7 @@ func lookupChain(c *Column) (*plan, error) {
 			}
 		}
 	}
-	p.src = source{kind: srcSparse, ind: ind, vals: vals, shape: shp, loc: p.outDef.Loc()}
+	p.src = source{kind: srcSparse, ind: ind, vals: vals, shape: shp, loc: p.locDef.Loc()}
 	p.wvals = wvals
 	p.base, p.xs = parseTransforms(vals)
 	return p, nil
