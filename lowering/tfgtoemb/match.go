@@ -367,7 +367,7 @@ func lookupChain(c *Column) (*plan, error) {
 			return nil, fail("the ids %s are not a vector", opDesc(def(vals)))
 		}
 		p.segments = optab.Result(ss, "output")
-		p.src = source{kind: srcSparse, ind: optab.Operand(ss, "input"), vals: strip(vals), loc: p.locDef.Loc()}
+		p.src = source{kind: srcSparse, ind: optab.Operand(ss, "input"), vals: strip(vals), loc: ss.Loc()}
 		p.wvals = wv
 		p.base, p.xs = parseTransforms(p.src.vals)
 		return p, nil
