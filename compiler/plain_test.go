@@ -172,4 +172,3 @@ func TestPlainTrailingEmptyRows(t *testing.T) {
 		})
 	}
 }
-
