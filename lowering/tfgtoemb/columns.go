@@ -59,6 +59,7 @@ type Column struct {
 	// tries the column.
 	chain    *plan
 	chainErr error
+	chainGen int
 }
 
 // tableOf returns the table op behind a gather's params (or resource)

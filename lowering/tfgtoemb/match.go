@@ -183,6 +183,9 @@ func lookupChain(c *Column) (*plan, error) {
 	if p.outDef == nil {
 		return nil, fail("the output is not an op result")
 	}
+	if p.outDef.Block() == nil || c.Table.Block() == nil {
+		return nil, fail("its ops were rewritten with another column's")
+	}
 	p.locDef = p.outDef
 	if c.named != nil && def(c.named) != nil {
 		p.locDef = def(c.named)
