@@ -2,13 +2,18 @@ package tfgtoemb_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
@@ -198,4 +203,95 @@ func plainStructural(t *testing.T, m *textir.Operation) {
 		}
 		return true
 	})
+}
+
+// Forms that cannot be lowered stay tfg, each with a remark that says why.
+func TestPlainRemarks(t *testing.T) {
+	setAttr := func(g *tfpb.GraphDef, node, attr string, v *tfpb.AttrValue) {
+		for _, n := range g.Node {
+			if n.Name == node {
+				n.Attr = maps.Clone(n.Attr)
+				n.Attr[attr] = v
+				return
+			}
+		}
+		t.Fatalf("no node %q", node)
+	}
+	shape := func(dims ...int64) *tfpb.AttrValue {
+		s := &tfpb.TensorShapeProto{}
+		for _, d := range dims {
+			s.Dim = append(s.Dim, &tfpb.TensorShapeProto_Dim{Size: d})
+		}
+		return &tfpb.AttrValue{Value: &tfpb.AttrValue_Shape{Shape: s}}
+	}
+	for _, c := range []struct {
+		name, spec string
+		edit       func(g *tfpb.GraphDef)
+		remark     string
+	}{
+		{"DivNoNan", `{"tf": "2.16", "lookups": [{"count": 1, "api": "embedding_lookup_sparse", "rows": 9, "dim": 4, "combiner": "mean", "weighted": true},
+			{"count": 1, "api": "embedding_lookup_sparse", "rows": 9, "dim": 4, "combiner": "sum", "weighted": true}]}`,
+			nil, `divides with DivNoNan (0 for weights that sum to 0), which emb.lookup does not`},
+		{"mean of bags of unknown length", `{"lookups": [{"count": 2, "api": "embedding_lookup", "rows": 9, "dim": 4, "bag": 3, "combiner": "mean"}]}`,
+			func(g *tfpb.GraphDef) { setAttr(g, "ids_0", "shape", shape(-1, -1)) },
+			`averages bags of ids tensor<*xi64> whose length is not known to be positive`},
+		{"shards of other sizes", `{"lookups": [{"count": 2, "api": "embedding_lookup", "rows": 10, "dim": 4, "partitions": 3, "partition_strategy": "mod"}]}`,
+			func(g *tfpb.GraphDef) {
+				setAttr(g, "emb_0/part_0", "shape", shape(3, 4))
+				setAttr(g, "emb_0/part_2", "shape", shape(4, 4))
+			},
+			`have [3 3 4] rows: partition_strategy "mod" needs 10 rows in 3 shards to be split as a partitioner splits them (shard 0: 4)`},
+		{"strategy arithmetic", `{"lookups": [{"count": 2, "api": "embedding_lookup", "rows": 10, "dim": 4, "partitions": 3, "partition_strategy": "mod"}]}`,
+			func(g *tfpb.GraphDef) {
+				for _, n := range g.Node {
+					if n.Name == "embedding_lookup/floordiv/y" {
+						n.Attr = maps.Clone(n.Attr)
+						n.Attr["value"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: &tfpb.TensorProto{
+							Dtype: tfpb.DataType_DT_INT64, TensorShape: &tfpb.TensorShapeProto{}, Int64Val: []int64{2}}}}
+					}
+				}
+			},
+			`the shard is not ids mod 3 and the row ids div 3`},
+		{"pooled over the rows", `{"lookups": [{"count": 2, "api": "embedding_lookup", "rows": 10, "dim": 4, "bag": 2, "combiner": "sum"}]}`,
+			func(g *tfpb.GraphDef) {
+				for _, n := range g.Node {
+					if n.Name == "Sum/reduction_indices" {
+						n.Attr = maps.Clone(n.Attr)
+						n.Attr["value"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Tensor{Tensor: &tfpb.TensorProto{
+							Dtype: tfpb.DataType_DT_INT32, TensorShape: &tfpb.TensorShapeProto{}, IntVal: []int32{0}}}}
+					}
+				}
+			},
+			`does not reduce the ids' axis 1 (without keep_dims)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := gen.ParseLookupSpec([]byte(c.spec), "spec")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := gen.GenerateLookups(s, gen.Options{Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := proto.Clone(m.Graph).(*tfpb.GraphDef)
+			if c.edit != nil {
+				c.edit(g)
+			}
+			ctx := all.NewContext()
+			ref, err := importer.Import(ctx, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			low, stats, remarks := lower(t, ctx, ref, "")
+			if err := textir.Verify(ctx, low); err != nil {
+				t.Fatal(err)
+			}
+			if stats["columns-unmatched"] != 1 || stats["columns-lowered"] != 1 {
+				t.Errorf("statistics: %v", stats)
+			}
+			if len(remarks) != 1 || !strings.Contains(remarks[0], c.remark) {
+				t.Errorf("remarks %q, want one containing %q", remarks, c.remark)
+			}
+		})
+	}
 }
