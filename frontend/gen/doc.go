@@ -25,6 +25,13 @@
 // the `_output_shapes` attrs. Vocabulary tables are filled by
 // LookupTableImportV2 ops gathered under the NoOp "init_all_tables".
 //
+// A LookupSpec (plain.go, recom gen --lookups) describes a model built
+// without feature columns: tf.nn.embedding_lookup, embedding_lookup_sparse
+// and safe_embedding_lookup_sparse on variables, resource variables or
+// constants, whole or partitioned, as TensorFlow 1.15, 2.6 or 2.16's
+// embedding_ops.py writes them (lookups.go, which safe_embedding_lookup_sparse
+// of the feature columns shares).
+//
 // The spec that produced a graph is stored in it as the string Const
 // "recom/spec" (connected to nothing), so Feeds can be drawn from a graph
 // alone. GraphFeeds draws feeds for any graph instead, generated or not,

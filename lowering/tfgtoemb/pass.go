@@ -14,6 +14,11 @@
 //     RECom: the tables, the forward walk to the boundary where tables meet,
 //     each column the backward closure of its boundary input. Each column
 //     is rooted at the op that pools its rows (one of PoolingOps).
+//   - Plain lookups (plain.go): tables read by tf.nn's embedding_lookup,
+//     embedding_lookup_sparse and safe_embedding_lookup_sparse directly,
+//     whole or partitioned (a partitioned table is one emb.table of its
+//     shards), are columns too, rooted at their pooling op or, for ids
+//     [batch], at their rows.
 //   - PopulateLowerEmbPatterns (patterns.go) adds the patterns to a
 //     conversion.PatternList, rooted at the pooling ops: one per form of a
 //     column's ids (a categorical column over a dense feature, a bucketized

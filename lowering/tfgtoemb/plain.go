@@ -36,6 +36,9 @@ import (
 //     lowered column computes that count from the segment ids (tfg ops
 //     before emb.from_sparse's dense shape), so that a batch whose last
 //     rows are empty gives what TensorFlow gives (fewer rows).
+//     (Indices out of row order, which TensorFlow's segment reductions
+//     refuse, are grouped by row, as emb.from_sparse groups any sparse
+//     ids: the lowered column answers where TensorFlow fails.)
 //   - safe_embedding_lookup_sparse: the feature columns' chain (match.go),
 //     over any of these tables.
 //
