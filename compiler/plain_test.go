@@ -38,6 +38,7 @@ var plainModels = map[string]string{
 		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "mean"},
 		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "sqrtn", "tables": "resource"},
 		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "sum", "weighted": true, "tables": "const", "partitions": 2},
+		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 8, "combiner": "mean", "weighted": true, "partitions": 3},
 		{"count": 1, "api": "safe_embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "sqrtn", "tables": "resource"}]}`,
 }
 
@@ -170,5 +171,59 @@ func TestPlainTrailingEmptyRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TF 2.16's weighted means divide with DivNoNan: the fused kernel gives 0
+// for a bag whose weights sum to 0, as the graph does.
+func TestPlainDivNoNaN(t *testing.T) {
+	s, err := gen.ParseLookupSpec([]byte(`{"tf": "2.16", "lookups": [
+		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "mean", "weighted": true},
+		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 8, "combiner": "sqrtn", "weighted": true, "tables": "resource"}]}`), "spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := gen.GenerateLookups(s, gen.Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.pbtxt")
+	if err := graphdef.Write(path, m.Graph, false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Compile(context.Background(), path, Options{Outputs: []string{m.Output}, StopAfter: StageFuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Kernels) != 1 {
+		t.Fatalf("kernels %v", r.Kernels)
+	}
+	ref, err := importer.Import(all.NewContext(), m.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]*interp.Tensor{}
+	for _, a := range m.Tables {
+		vars[a.Name] = a.Tensor
+	}
+	// Rows 0 and 2: weights that sum to 0 (mean) and that are all 0
+	// (sqrtn); row 1 ordinary.
+	ind := []int64{0, 0, 0, 1, 1, 0, 1, 1, 2, 0, 2, 1}
+	feeds := map[string]*interp.Tensor{}
+	for k, w := range [][]float32{{1.5, -1.5, 2, 0.5, 0.25, -0.25}, {3, 4, 2, 0.5, 0, 0}} {
+		sp := fmt.Sprintf("sp_ids_%d", k)
+		feeds[sp+"/indices"] = interp.Must(interp.New([]int64{6, 2}, ind))
+		feeds[sp+"/values"] = interp.Vector[int64](3, 7, 7, 19, 0, 5)
+		feeds[fmt.Sprintf("sp_weights_%d/values", k)] = interp.Vector(w...)
+	}
+	opts := &exec.Options{Variables: vars}
+	want := runProgram(t, ref, feeds, []string{m.Output}, opts)
+	got := runProgram(t, r.Module, feeds, []string{m.Output}, opts)
+	if err := closeTo(want[m.Output], got[m.Output]); err != nil {
+		t.Fatal(err)
+	}
+	o := got[m.Output].Float32s()
+	if o[0] != 0 || o[2*12+4] != 0 {
+		t.Errorf("rows whose weights sum to 0: %v, %v, want zeros", o[:4], o[2*12+4:2*12+12])
 	}
 }

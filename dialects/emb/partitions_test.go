@@ -2,6 +2,7 @@ package emb_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/emb"
@@ -113,4 +114,27 @@ func TestPartitionedTable(t *testing.T) {
 		_, err = run(t, body, nil, []string{"t"}, &exec.Options{Variables: v})
 		expectErr(t, err, `partition "e/part_0" is given with shape [2,2], but partition 0 of the table is 3x2`)
 	})
+}
+
+// div_no_nan: a weighted mean (or sqrtn) whose weights sum to 0 is 0, as
+// DivNoNan gives; without it, x / 0.
+func TestLookupDivNoNaN(t *testing.T) {
+	table := mat[float32](3, 2, 1, 2, 10, 20, 100, 200)
+	opts := &exec.Options{Variables: map[string]*interp.Tensor{"t": table}}
+	body := func(attr string) string {
+		return feed("v", "tensor<?xi64>") + feed("s", "tensor<?xi64>") + feed("w", "tensor<?xf32>") +
+			`%t = emb.table {name = "t"} : tensor<3x2xf32>` + "\n" +
+			`%r = emb.lookup %t, %v, %s, %w {combiner = "mean"` + attr + `} : tensor<3x2xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x2xf32> loc("out")` + "\n"
+	}
+	// Bag 0: weights 2 and -2 (sum 0); bag 1: 0.5 on row 2; bag 2 empty.
+	feeds := map[string]*interp.Tensor{"v": i64s(0, 1, 2), "s": i64s(0, 2, 3, 3), "w": f32s(2, -2, 0.5)}
+	got, err := run(t, body(", div_no_nan"), feeds, []string{"out"}, opts)
+	expect(t, got, err, map[string]*interp.Tensor{"out": mat[float32](3, 2, 0, 0, 100, 200, 0, 0)})
+	got, err = run(t, body(""), feeds, []string{"out"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got["out"].Float32s(); !math.IsInf(float64(r[0]), -1) {
+		t.Errorf("without div_no_nan, bag 0 is %v, want -Inf ((2 - 20) / 0)", r[:2])
+	}
 }

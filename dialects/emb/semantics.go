@@ -678,7 +678,7 @@ func lookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]
 				return nil, op.Errorf("weights must be float32, got %v", w.DType())
 			}
 		}
-		return one(interp.New(shape, pool(tab, ids, splits, ws, comb)))
+		return one(interp.New(shape, pool(tab, ids, splits, ws, comb, DivNoNaN(op))))
 	case interp.Float64:
 		var ws []float64
 		if w != nil {
@@ -686,7 +686,7 @@ func lookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]
 				return nil, op.Errorf("weights must be float64, got %v", w.DType())
 			}
 		}
-		return one(interp.New(shape, pool(tab, ids, splits, ws, comb)))
+		return one(interp.New(shape, pool(tab, ids, splits, ws, comb, DivNoNaN(op))))
 	}
 	return nil, op.Errorf("unsupported result dtype %v", dt)
 }
@@ -696,8 +696,9 @@ func lookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]
 // and by its square root for sqrtn, as SparseSegment{Sum,Mean,SqrtN}.
 // Weighted, as embedding_lookup_sparse with weights: rows times weights in
 // T, summed; mean divides by the sum of the weights, sqrtn by the square
-// root of the sum of their squares (RealDiv, in T). Empty bags are zero.
-func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb string) []T {
+// root of the sum of their squares (RealDiv, in T; with noNaN DivNoNan: 0
+// where the divisor is 0). Empty bags are zero.
+func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb string, noNaN bool) []T {
 	d := int(tab.width)
 	bags := len(splits) - 1
 	out := make([]T, bags*d)
@@ -740,12 +741,12 @@ func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb stri
 		case w != nil && comb == CombinerMean:
 			den := T(ws)
 			for c := range dst {
-				dst[c] = T(acc[c]) / den
+				dst[c] = divide(T(acc[c]), den, noNaN)
 			}
 		case w != nil && comb == CombinerSqrtN:
 			den := T(math.Sqrt(float64(T(ws2))))
 			for c := range dst {
-				dst[c] = T(acc[c]) / den
+				dst[c] = divide(T(acc[c]), den, noNaN)
 			}
 		default:
 			for c := range dst {
@@ -754,6 +755,14 @@ func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb stri
 		}
 	}
 	return out
+}
+
+// divide is x / y (RealDiv), or DivNoNan's 0 where y is 0 with noNaN.
+func divide[T float32 | float64](x, y T, noNaN bool) T {
+	if noNaN && y == 0 {
+		return 0
+	}
+	return x / y
 }
 
 // emb.gather: row b is table[ids[b]] (GatherV2 on the CPU: an id out of

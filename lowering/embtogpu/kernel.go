@@ -370,9 +370,17 @@ func (k *kb) combine(c *abi.Column, total accum, cnt *textir.Value) []*textir.Va
 		return total.v
 	}
 	den = k.Sel(k.Cmp(arith.SGT, cnt, k.C64(0)), den, k.cf(1))
+	var zero *textir.Value
+	if c.DivNoNaN {
+		// DivNoNan: 0 where the weights' sum (or root) is 0.
+		zero = k.CmpF(arith.FOEQ, den, k.cf(0))
+	}
 	out := make([]*textir.Value, len(total.v))
 	for q, v := range total.v {
 		out[q] = k.Bin(arith.DivFOp, v, den)
+		if zero != nil {
+			out[q] = k.Sel(zero, k.cf(0), out[q])
+		}
 	}
 	return out
 }

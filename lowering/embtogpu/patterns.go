@@ -196,6 +196,7 @@ func columnInfo(lk *textir.Operation) ColumnInfo {
 	}
 	if weights != nil {
 		ci.Weighted = true
+		ci.DivNoNaN = emb.DivNoNaN(lk)
 	}
 	if ci.Kind == abi.KindLookup && ci.MaxBag < 0 {
 		if _, hi, ok := emb.BagSize(splits); ok {

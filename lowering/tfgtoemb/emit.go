@@ -141,8 +141,11 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 	if ot := tensorType(p.out); ot == nil || len(ot.Shape) != 2 || ot.Shape[1] < 0 {
 		rt = textir.TensorOf([]int64{textir.Dynamic, p.tableType.Shape[1]}, p.tableType.Elem)
 	}
-	c.lookup = create(rw, emb.LookupOp, loc, operands, []textir.Type{rt},
-		[]textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}})
+	attrs := []textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}}
+	if p.noNaN {
+		attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrDivNoNaN, Value: textir.UnitAttr{}})
+	}
+	c.lookup = create(rw, emb.LookupOp, loc, operands, []textir.Type{rt}, attrs)
 	c.ranged = append(c.ranged, rangeChecks(vals)...)
 	old := p.outDef
 	lk, _ := emb.AsLookup(c.lookup)

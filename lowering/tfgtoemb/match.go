@@ -2,7 +2,6 @@ package tfgtoemb
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
@@ -80,6 +79,9 @@ type plan struct {
 	// indices[:, 0]: the bags are max(segments)+1, and src.shape is made
 	// from them when the column is rewritten.
 	segments *textir.Value
+	// noNaN: the weighted pooling divides with DivNoNan (emb.lookup's
+	// div_no_nan).
+	noNaN bool
 	// dense: a plain embedding_lookup of dense ids (src is srcDense).
 	dense  bool
 	refine []refinement
@@ -271,11 +273,8 @@ func lookupChain(c *Column) (*plan, error) {
 			if num == nil || den == nil {
 				return nil, fail("unrecognized weighted pooling %q", tfg.NodeName(ro))
 			}
-			if isOp(ro, "DivNoNan") && sfe == nil {
-				// Without safe_'s pruning, a bag's weights may sum to 0
-				// (or be empty): DivNoNan gives 0, emb.lookup x / 0.
-				return nil, fail("the weighted %s pooling %q divides with DivNoNan (0 for weights that sum to 0), which emb.lookup does not", p.combiner, tfg.NodeName(ro))
-			}
+			// TF 2.16: DivNoNan, 0 where the weights sum to 0.
+			p.noNaN = isOp(ro, "DivNoNan")
 		default:
 			return nil, fail("unrecognized pooling %s", opDesc(ro))
 		}
@@ -422,12 +421,6 @@ func lookupChain(c *Column) (*plan, error) {
 	}
 	for i := len(layers) - 1; i >= 0; i-- {
 		p.layers = append(p.layers, layers[i])
-	}
-	// DivNoNan (TF 2.16) is RealDiv where the weights' sums are positive:
-	// safe_ prunes non-positive weights for mean and sqrtn, and gives
-	// empty rows the weight 1.
-	if isOp(ro, "DivNoNan") && !slices.ContainsFunc(p.layers, func(l layer) bool { return l.positive }) {
-		return nil, fail("the weighted pooling %q divides with DivNoNan without pruning non-positive weights", tfg.NodeName(ro))
 	}
 	if p.weighted && !same(wind, ind) {
 		return nil, fail("weights have other indices than the ids")

@@ -124,10 +124,13 @@ const TableAlign = 64
 
 // Column is one column of the layer: its static layout and its schedule.
 type Column struct {
-	Name        string
-	Kind        string
-	Combiner    string
-	Weighted    bool
+	Name     string
+	Kind     string
+	Combiner string
+	Weighted bool
+	// DivNoNaN: a weighted mean or sqrtn gives 0 where its divisor is 0
+	// (emb.lookup's div_no_nan).
+	DivNoNaN    bool
 	Rows, Width int64
 	TableOffset int64 // floats into the tables arena (a multiple of TableAlign)
 	OutOffset   int64 // floats into an output row
@@ -224,6 +227,9 @@ func (c *Column) Attr() textir.DictAttr {
 			attrs = append(attrs, textir.NamedAttribute{Name: "inline_ids", Value: textir.UnitAttr{}})
 		}
 	}
+	if c.DivNoNaN {
+		attrs = append(attrs, textir.NamedAttribute{Name: "div_no_nan", Value: textir.BoolAttr{Value: true}})
+	}
 	return textir.NewDictAttr(attrs)
 }
 
@@ -318,6 +324,8 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 		}
 		w, _ := d.Get("weighted").(textir.BoolAttr)
 		c.Weighted = w.Value
+		nn, _ := d.Get("div_no_nan").(textir.BoolAttr)
+		c.DivNoNaN = nn.Value
 		for _, f := range []struct {
 			name string
 			p    *int64
@@ -400,6 +408,8 @@ func (c *Column) check(l *Layer) error {
 		return fmt.Errorf("unknown combiner %q", c.Combiner)
 	case c.Kind == KindGather && c.Weighted:
 		return fmt.Errorf("a gather column cannot be weighted")
+	case c.DivNoNaN && (!c.Weighted || c.Combiner == "sum"):
+		return fmt.Errorf("div_no_nan is for weighted mean and sqrtn columns")
 	case c.Rows < 1 || c.Width < 1:
 		return fmt.Errorf("table must be at least 1x1, got %dx%d", c.Rows, c.Width)
 	case c.Rows > l.TableFloats/c.Width:

@@ -273,6 +273,24 @@ func.func @table_no_name() {
 
 // -----
 
+func.func @lookup_div_no_nan_sum(%v: tensor<?xi64>, %s: tensor<?xi64>, %w: tensor<?xf32>) {
+  %t = emb.table {name = "t"} : tensor<100x8xf32>
+  // expected-error@+1 {{'emb.lookup' op div_no_nan is for weighted mean and sqrtn lookups}}
+  %r = emb.lookup %t, %v, %s, %w {combiner = "sum", div_no_nan} : tensor<100x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @lookup_div_no_nan_unweighted(%v: tensor<?xi64>, %s: tensor<?xi64>) {
+  %t = emb.table {name = "t"} : tensor<100x8xf32>
+  // expected-error@+1 {{'emb.gather_scatter' op div_no_nan is for weighted mean and sqrtn lookups}}
+  %r = emb.gather_scatter %t, %v, %s {combiner = "mean", div_no_nan} : tensor<100x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  func.return
+}
+
+// -----
+
 func.func @lookup_combiner(%v: tensor<?xi64>, %s: tensor<?xi64>) {
   %t = emb.table {name = "t"} : tensor<100x8xf32>
   // expected-error@+1 {{'emb.lookup' op combiner must be "sum", "mean" or "sqrtn", but got "max"}}
