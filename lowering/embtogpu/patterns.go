@@ -69,9 +69,7 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	chains := make([]*idChain, len(lookups))
 	for i, lk := range lookups {
 		infos[i] = columnInfo(lk)
-		if opts.InKernelIDs {
-			chains[i] = absorbIDs(lk, opts.HostIDs)
-		}
+		chains[i], _ = absorbIDs(lk, opts)
 		if c := chains[i]; c != nil {
 			infos[i].Source, infos[i].Transforms, infos[i].IDBytes, infos[i].Sep = c.source, c.transforms, c.idBytes, c.sep
 		}
@@ -135,11 +133,14 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 		lk := lookups[order[k]]
 		l, _ := emb.AsTableLookup(lk)
 		ids := l.IDs()
+		splits, weights := bags(lk)
 		if ch := chains[order[k]]; ch != nil {
 			ids = ch.values
+			if ch.splits != nil {
+				splits, weights = ch.splits, ch.weights
+			}
 		}
 		operands = append(operands, l.Table(), ids)
-		splits, weights := bags(lk)
 		if c.HasSplits() {
 			operands = append(operands, splits)
 		}
