@@ -3,6 +3,7 @@ package embtogpu
 import (
 	"fmt"
 
+	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
@@ -266,6 +267,9 @@ var removable = map[string]bool{
 	// on raw values (absorb.go).
 	emb.FilterOp: true, emb.HashOp: true, emb.AsStringOp: true, emb.BucketizeOp: true, emb.VocabLookupOp: true,
 	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true, emb.SplitStringsOp: true,
+	// The shape operands --simplify-shapes rebuilt for the reshapes the
+	// layer takes.
+	shape.FromExtentsOp: true, arith.ConstantOp: true,
 }
 
 // eraseDead erases op and then every removable op left without uses.
