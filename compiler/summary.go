@@ -232,8 +232,15 @@ func (r *Result) writeFusedColumns(b *strings.Builder, total int64) {
 		if st := r.Stage(StageFuse); st != nil && n > 0 {
 			inKernel, host := st.Stat("id-chains"), st.Stat("host-id-chains")
 			fmt.Fprintf(b, "  %-16s %6d of %d", "ids in kernel", inKernel, n)
-			if rest := int64(n) - inKernel - host; host > 0 || rest > 0 {
-				fmt.Fprintf(b, " (%d computed before the layer, %d raw ids)", host, rest)
+			var parts []string
+			if host > 0 {
+				parts = append(parts, fmt.Sprintf("%d computed before the layer", host))
+			}
+			if rest := int64(n) - inKernel - host; rest > 0 {
+				parts = append(parts, fmt.Sprintf("%d raw ids from the feeds", rest))
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
 			}
 			b.WriteString("\n")
 		}

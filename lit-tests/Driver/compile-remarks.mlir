@@ -25,14 +25,14 @@
 
 // IDS:      columns: 3
 // IDS:        fused                 3 of 3 (into 1 embedding kernel)
-// IDS-NEXT:   ids in kernel         2 of 3 (1 computed before the layer, 0 raw ids)
+// IDS-NEXT:   ids in kernel         2 of 3 (1 computed before the layer)
 // IDS-NEXT:   ids before the layer: input_layer/id_0001_embedding/id_0001_embedding_weights: its ids are filtered by 'emb.filter' (node "input_layer/id_0001_embedding/id_0001_embedding_weights/Where"): its ids are not proven inside the table's 50 rows
 // IDS-NOT:  ids before the layer
 // IDS-NOT:  note: fuse made
 // IDS:      host-id-chains                              1
 // IDS:      id-chains                                   2
 
-// OFF:        ids in kernel         0 of 3 (3 computed before the layer, 0 raw ids)
+// OFF:        ids in kernel         0 of 3 (3 computed before the layer)
 // OFF-NEXT:   ids before the layer: input_layer/id_0001_embedding/id_0001_embedding_weights: its ids are filtered by {{.*}} (ids-in-kernel=false)
 // OFF-NEXT:   ids before the layer: input_layer/str_0002_embedding/str_0002_embedding_weights: its ids are computed by 'emb.hash' {{.*}} (ids-in-kernel=false)
 // OFF-NEXT:   ids before the layer: input_layer/voc_0000_embedding/voc_0000_embedding_weights: its ids are computed by 'emb.vocab_lookup' {{.*}} (ids-in-kernel=false)
