@@ -545,8 +545,13 @@ func (d *driver) run(start int) error {
 		}
 		more, err := d.stage(st)
 		if !more {
-			if st.Kind.IR() {
-				d.noteColumns(st.Name == StageFuse && err == nil)
+			switch {
+			case st.Kind.IR() && err == nil:
+				// Stopped after an IR stage (--stop-after): its
+				// results are noted as at the end of the IR stages.
+				d.endIR()
+			case st.Kind.IR():
+				d.noteColumns(false)
 				d.kernelsFromIR()
 			}
 			return err
@@ -570,8 +575,19 @@ func (d *driver) endIR() {
 	if r.Stage(StageFuse) == nil {
 		return
 	}
-	if n := len(r.Kernels) - denseKernels(r.Module); n != 1 {
-		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))
+	// A model may have several embedding layers (a two-tower model has
+	// one per tower), each a kernel: what calls for a note is a column no
+	// kernel took.
+	_, total := r.ColumnKinds()
+	total = max(total, int64(len(r.Columns))) // a .mlir input past lower-emb
+	fusedCols := 0
+	for _, c := range r.Columns {
+		if c.Kernel != "" {
+			fusedCols++
+		}
+	}
+	if n := len(r.Kernels) - denseKernels(r.Module); int64(fusedCols) < total {
+		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d embedding kernel%s and left %d of the %d embedding columns out of them (the columns above and the remarks say why)", n, plural(n), total-int64(fusedCols), total))
 	}
 }
 

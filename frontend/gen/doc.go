@@ -12,8 +12,10 @@
 // categorical, shared embeddings), their table size, width, combiner and
 // table style (VariableV2 + Identity, VarHandleOp + ResourceGather, or a
 // frozen Const + Identity), the distributions of their feeds, and an
-// optional DLRM dense part. The bundled presets are spec files
-// (examples/specs, embedded).
+// optional DLRM dense part, or instead two towers (towers.go: a two-tower
+// retrieval model, each tower an input_layer of its own groups under its
+// scope and an MLP, the output the sigmoid of their dot product). The
+// bundled presets are spec files (examples/specs, embedded).
 //
 // Names follow TensorFlow's Python graph builder: name scopes, the
 // "name_1" rule for repeats, constants named after the argument they feed

@@ -221,7 +221,30 @@ func (g *gen) build(cols []*column) string {
 		b.exit(s)
 		g.splits[c.key] = sp
 	}
-	// input_layer: columns sorted by name, one ConcatV2 on axis 1.
+	var out string
+	if len(g.spec.Towers) > 0 {
+		out = g.towers(cols)
+	} else {
+		emb := g.inputLayer(cols)
+		out = emb.ref
+		if d := g.spec.Dense; d != nil {
+			out = g.dense(d, dense, emb)
+		}
+	}
+	if len(g.inits) > 0 {
+		n := b.op("NoOp", TableInitNode, nil, nil)
+		for _, dep := range g.inits {
+			b.control(n.ref, dep)
+		}
+	}
+	b.constProto(SpecNode, &tfpb.TensorProto{Dtype: dtString, TensorShape: shapeProto(nil), StringVal: [][]byte{g.spec.JSON()}})
+	return out
+}
+
+// inputLayer writes input_layer over cols (sorted by name, one ConcatV2 on
+// axis 1) in the current scope and returns its [batch, ΣD] output.
+func (g *gen) inputLayer(cols []*column) tensor {
+	b := g.b
 	sorted := append([]*column{}, cols...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
 	_, s := b.enter("input_layer")
@@ -237,18 +260,7 @@ func (g *gen) build(cols []*column) string {
 		emb = b.concatV2("concat", outs, 1)
 	}
 	b.exit(s)
-	out := emb.ref
-	if d := g.spec.Dense; d != nil {
-		out = g.dense(d, dense, emb)
-	}
-	if len(g.inits) > 0 {
-		n := b.op("NoOp", TableInitNode, nil, nil)
-		for _, dep := range g.inits {
-			b.control(n.ref, dep)
-		}
-	}
-	b.constProto(SpecNode, &tfpb.TensorProto{Dtype: dtString, TensorShape: shapeProto(nil), StringVal: [][]byte{g.spec.JSON()}})
-	return out
+	return emb
 }
 
 // sparseT is a SparseTensor: indices, values, dense_shape.
@@ -683,45 +695,7 @@ func (g *gen) retain(st sparseT, keep tensor) sparseT {
 // the embedding layer, top MLP, dense(1), sigmoid.
 func (g *gen) dense(d *Dense, x, emb tensor) string {
 	b := g.b
-	style := denseStyle(g.spec)
-	layer := func(scope string, in tensor, inDim, units int, relu bool) tensor {
-		full, s := b.enter(scope)
-		std := math.Sqrt(2 / float64(inDim+units))
-		k := g.variable(full+"/kernel", style, []int64{int64(inDim), int64(units)}, func(r *rand.Rand, v []float32) {
-			for i := range v {
-				v[i] = float32(truncNormal(r) * std)
-			}
-		})
-		bias := g.variable(full+"/bias", style, []int64{int64(units)}, func(r *rand.Rand, v []float32) {
-			for i := range v {
-				v[i] = float32(0.01 * truncNormal(r))
-			}
-		})
-		// read is the kernel or bias as the op named full sees it: the read
-		// Identity, or a ReadVariableOp in the op's scope.
-		read := func(full string, t tableRef) tensor {
-			if !t.resource {
-				return t.read
-			}
-			s := b.enterAbs(full)
-			rv := b.op("ReadVariableOp", "ReadVariableOp", []tensor{t.read}, attrs("dtype", aType(dtFloat)))
-			rv.dt = dtFloat
-			b.exit(s)
-			return rv
-		}
-		mm := b.unique(b.scope + "MatMul")
-		out := b.emit(mm, "MatMul", []tensor{in, read(mm, k)}, attrs("T", aType(dtFloat), "transpose_a", aBool(false), "transpose_b", aBool(false)))
-		out.dt = dtFloat
-		ba := b.unique(b.scope + "BiasAdd")
-		out = b.emit(ba, "BiasAdd", []tensor{out, read(ba, bias)}, attrs("T", aType(dtFloat), "data_format", aStr("NHWC")))
-		out.dt = dtFloat
-		if relu {
-			out = b.op("Relu", "Relu", []tensor{out}, g.b.tAttr(dtFloat))
-			out.dt = dtFloat
-		}
-		b.exit(s)
-		return out
-	}
+	layer := g.mlpLayer
 	h, in := x, d.Features
 	for _, w := range d.Bottom {
 		h = layer("bottom_mlp/dense", h, in, w, true)
@@ -740,6 +714,50 @@ func (g *gen) dense(d *Dense, x, emb tensor) string {
 	h = layer("top_mlp/dense", h, in, 1, false)
 	p := b.op("Sigmoid", PredictionNode, []tensor{h}, g.b.tAttr(dtFloat))
 	return p.ref
+}
+
+// mlpLayer is tf.compat.v1.layers.dense(in, units, relu?) under scope:
+// kernel and bias variables in the spec's dense table style, MatMul,
+// BiasAdd and the ReLU.
+func (g *gen) mlpLayer(scope string, in tensor, inDim, units int, relu bool) tensor {
+	b := g.b
+	style := denseStyle(g.spec)
+	full, s := b.enter(scope)
+	std := math.Sqrt(2 / float64(inDim+units))
+	k := g.variable(full+"/kernel", style, []int64{int64(inDim), int64(units)}, func(r *rand.Rand, v []float32) {
+		for i := range v {
+			v[i] = float32(truncNormal(r) * std)
+		}
+	})
+	bias := g.variable(full+"/bias", style, []int64{int64(units)}, func(r *rand.Rand, v []float32) {
+		for i := range v {
+			v[i] = float32(0.01 * truncNormal(r))
+		}
+	})
+	// read is the kernel or bias as the op named full sees it: the read
+	// Identity, or a ReadVariableOp in the op's scope.
+	read := func(full string, t tableRef) tensor {
+		if !t.resource {
+			return t.read
+		}
+		s := b.enterAbs(full)
+		rv := b.op("ReadVariableOp", "ReadVariableOp", []tensor{t.read}, attrs("dtype", aType(dtFloat)))
+		rv.dt = dtFloat
+		b.exit(s)
+		return rv
+	}
+	mm := b.unique(b.scope + "MatMul")
+	out := b.emit(mm, "MatMul", []tensor{in, read(mm, k)}, attrs("T", aType(dtFloat), "transpose_a", aBool(false), "transpose_b", aBool(false)))
+	out.dt = dtFloat
+	ba := b.unique(b.scope + "BiasAdd")
+	out = b.emit(ba, "BiasAdd", []tensor{out, read(ba, bias)}, attrs("T", aType(dtFloat), "data_format", aStr("NHWC")))
+	out.dt = dtFloat
+	if relu {
+		out = b.op("Relu", "Relu", []tensor{out}, g.b.tAttr(dtFloat))
+		out.dt = dtFloat
+	}
+	b.exit(s)
+	return out
 }
 
 // ErrNoSpec means a graph holds no recom/spec node.

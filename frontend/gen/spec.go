@@ -100,6 +100,10 @@ type Spec struct {
 	// Dense is the DLRM dense part; nil means the model's output is the
 	// embedding layer itself (input_layer/concat).
 	Dense *Dense `json:"dense,omitempty"`
+	// Towers, when set, makes a two-tower (DSSM) model (towers.go): two
+	// input_layers, each over its own groups and followed by its own MLP,
+	// and the sigmoid of their dot product; no Dense part.
+	Towers []Tower `json:"towers,omitempty"`
 }
 
 // Group is Count columns of one kind with the same parameters.
@@ -420,6 +424,7 @@ func (s *Spec) Validate() error {
 		}
 		checkStyle("dense.tables", d.Tables)
 	}
+	s.validateTowers(bad)
 	return errors.Join(errs...)
 }
 

@@ -99,9 +99,9 @@ func (o *Options) check() error {
 	}
 	for _, h := range o.HostIDs {
 		switch h {
-		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings":
+		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings", "filter":
 		default:
-			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings)", h)
+			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings, filter)", h)
 		}
 	}
 	return nil

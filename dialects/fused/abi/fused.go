@@ -34,8 +34,10 @@
 //
 // A column whose ids come from a chain of elementwise transforms (hashes of
 // strings or of integers as decimal strings, vocabulary lookups, bucketize,
-// range checks with a default, casts, add_offset) gets the raw values as
-// its ids operand: its dictionary then has source ("i64", "f32", "f64" or
+// range checks with a default, casts, add_offset), possibly ending in a
+// drop (the ids outside a range pruned from their bags: a vocabulary's
+// missing words with default_value = -1), gets the raw values as its ids
+// operand, and its row splits and weights before the pruning: its dictionary then has source ("i64", "f32", "f64" or
 // "str"), transforms (the chain, in order) and params_offset (floats into
 // the tables arena of its parameter block: the numbers its class's shared
 // code reads, and its data: bucketize boundaries, vocabulary hash tables).
