@@ -163,7 +163,7 @@ func (s *Server) grpcFeeds(r *oippb.ModelInferRequest) ([]*interp.Tensor, error)
 		}
 		spec := &s.sig.Inputs[k]
 		if err := checkOIPType(spec, in.GetDatatype(), in.GetShape()); err != nil {
-			return nil, prefixError(fmt.Sprintf("inputs[%d]", i), err)
+			return nil, prefixError(fmt.Sprintf("inputs[%d] (%q)", i, in.GetName()), err)
 		}
 		var t *interp.Tensor
 		var err error

@@ -124,7 +124,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 		}
 		spec := &sig.Inputs[k]
 		if err := checkOIPType(spec, in.datatype, in.shape); err != nil {
-			return nil, prefixError(fmt.Sprintf("inputs[%d]", i), err)
+			return nil, prefixError(fmt.Sprintf("inputs[%d] (%q)", i, in.name), err)
 		}
 		var t *interp.Tensor
 		switch {
@@ -268,9 +268,12 @@ func checkOIPType(spec *TensorSpec, datatype string, shape []int64) error {
 		return badRequest("input %q has datatype %s, the model wants %s", spec.Key, datatype, want)
 	}
 	if _, err := interp.NumElements(shape); err != nil {
-		return badRequest("shape %s: %v", shapeString(shape), err)
+		return badRequest("%v", err)
 	}
-	return spec.checkShape(shape)
+	if err := spec.checkShape(shape); err != nil {
+		return badRequest("%v", err)
+	}
+	return nil
 }
 
 // decodeData reads an input's JSON "data" (flat or nested, row-major)

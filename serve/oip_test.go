@@ -94,12 +94,12 @@ func checkInferOutput(t testing.TB, what string, r *inferResponse, want *interp.
 func TestOIPHTTP(t *testing.T) {
 	f := start(t, nil)
 	for path, want := range map[string]string{
-		"/v2/health/live":  `{"live":true}`,
-		"/v2/health/ready": `{"ready":true}`,
+		"/v2/health/live":                   `{"live":true}`,
+		"/v2/health/ready":                  `{"ready":true}`,
 		"/v2/models/small/versions/1/ready": `{"name":"small","ready":true}`,
-		"/v2":              `"extensions":["binary_tensor_data"]`,
-		"/healthz":         `{"live":true}`,
-		"/readyz":          `{"ready":true}`,
+		"/v2":                               `"extensions":["binary_tensor_data"]`,
+		"/healthz":                          `{"live":true}`,
+		"/readyz":                           `{"ready":true}`,
 	} {
 		if code, body := f.get(t, path); code != http.StatusOK || !strings.Contains(string(body), want) {
 			t.Errorf("GET %s: %d %s, want 200 and %s", path, code, body, want)
