@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -206,5 +209,68 @@ func TestModelName(t *testing.T) {
 		if got := modelName(in); got != want {
 			t.Errorf("modelName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLoadtest drives a served bundled model briefly (a bounded number of
+// requests) in each protocol's form; every request must be answered.
+func TestLoadtest(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs, lw := newLogWatch()
+	status := make(chan int, 1)
+	go func() {
+		status <- runContext(ctx, []string{"serve", exampleModel, "--tables", exampleTables, "--backend", "cpu",
+			"--http-addr", "127.0.0.1:0", "--grpc-addr", ""}, strings.NewReader(""), io.Discard, lw)
+		lw.Close()
+	}()
+	addr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
+	dir := t.TempDir()
+	for _, p := range []string{"tfserving", "oip", "oip-binary"} {
+		out := filepath.Join(dir, p+".jsonl")
+		st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+addr, "--protocol", p, "--rates", "20",
+			"--duration", "250ms", "--bodies", "4", "--min-rows", "1", "--max-rows", "8", "--json", out)
+		if st != 0 || !strings.Contains(o, "p999 ms") {
+			t.Fatalf("recom loadtest --protocol %s: exit %d\n%s%s", p, st, o, e)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r loadResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if r.Requests == 0 || r.Success != 1 || r.Answered != int(r.Requests) || r.Codes["200"] != int(r.Requests) || !(r.P50 > 0 && r.P50 <= r.P99 && r.P99 <= r.P999) {
+			t.Errorf("--protocol %s: %+v", p, r)
+		}
+	}
+	st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+addr, "--rates", "10", "--duration", "200ms",
+		"--bodies", "2", "--max-rows", "2", "--max-p99", "1ns")
+	if st != 0 || !strings.Contains(o, "max rate at p99 <= 1ns: none (10/s already misses it)") {
+		t.Errorf("recom loadtest --max-p99: exit %d\n%s%s", st, o, e)
+	}
+	cancel()
+	if st := <-status; st != 0 {
+		t.Fatalf("recom serve exited %d:\n%s", st, logs.text())
+	}
+}
+
+func TestLoadtestSearch(t *testing.T) {
+	f := &loadtestFlags{rates: []float64{100}, maxP99: 10 * time.Millisecond, steps: 5}
+	var ran []float64
+	best, err := f.search(func(rate float64) (*loadResult, error) {
+		ran = append(ran, rate)
+		p99 := 5.0
+		if rate > 700 {
+			p99 = 20
+		}
+		return &loadResult{Rate: rate, Success: 1, P99: p99}, nil
+	})
+	if err != nil || best == nil || best.Rate != 700 {
+		t.Fatalf("search found %+v (%v) after %v, want 700", best, err, ran)
+	}
+	if fmt.Sprint(ran) != "[100 200 400 800 600 700 750 725 713]" {
+		t.Errorf("rates run: %v", ran)
 	}
 }
