@@ -21,7 +21,12 @@ func SignatureOf(mod *textir.Operation, res *compiler.Result, outputs []string) 
 	sig := Signature{Name: DefaultSignature, Method: PredictMethod}
 	byName := map[string]*textir.Operation{}
 	mod.Walk(func(op *textir.Operation) bool {
-		if n := exec.OpName(op); n != "" {
+		// The op that the interpreter and the session fetch by name: the
+		// first with a kernel.
+		if _, ok := exec.Lookup(op.Name()); !ok {
+			return true
+		}
+		if n := exec.OpName(op); n != "" && byName[n] == nil {
 			byName[n] = op
 		}
 		return true
