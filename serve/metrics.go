@@ -43,7 +43,7 @@ func newMetrics(reg *prometheus.Registry, model string) *metrics {
 		}, []string{"protocol", "endpoint", "code"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "recom_serve_request_duration_seconds", ConstLabels: labels, Buckets: latencyBuckets,
-			Help: "Time from a request's arrival (its body read) to its response written, by protocol and endpoint.",
+			Help: "Time from a request's arrival at its handler to its response written, by protocol and endpoint.",
 		}, []string{"protocol", "endpoint"}),
 		reqRows: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "recom_serve_request_rows", ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(1, 2, 14),

@@ -59,7 +59,7 @@ func SignatureOf(mod *textir.Operation, res *compiler.Result, outputs []string) 
 			return sig, fmt.Errorf("output %q: the model has no node %q", o, node)
 		}
 		if idx >= op.NumResults() {
-			return sig, fmt.Errorf("output %q: node %q has %d results", o, node, op.NumResults())
+			return sig, fmt.Errorf("output %q: node %q (%s) has %d results", o, node, op.Name(), op.NumResults())
 		}
 		dt, shape, unknown, err := tensorTypeOf(op.Result(idx).Type())
 		if err != nil {
