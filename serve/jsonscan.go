@@ -115,6 +115,30 @@ func (s *scanner) enter() error {
 
 // object reads an object, calling f with each key; f reads the value.
 func (s *scanner) object(f func(key string) error) error {
+	return s.objectRaw(func(key []byte, escaped bool) error {
+		if !escaped {
+			return f(string(key))
+		}
+		k, err := unescape(key)
+		if err != nil {
+			return err
+		}
+		return f(k)
+	})
+}
+
+// unescape decodes a string's bytes between its quotes.
+func unescape(b []byte) (string, error) {
+	q := make([]byte, 0, len(b)+2)
+	q = append(append(append(q, '"'), b...), '"')
+	s := &scanner{buf: q}
+	return s.str()
+}
+
+// objectRaw is object with each key's bytes as they are in the body
+// (between the quotes, not copied; escaped says whether they hold
+// escapes), so that a key is looked up without a copy.
+func (s *scanner) objectRaw(f func(key []byte, escaped bool) error) error {
 	if err := s.expect('{'); err != nil {
 		return err
 	}
@@ -126,14 +150,14 @@ func (s *scanner) object(f func(key string) error) error {
 			if s.peek() != '"' {
 				return s.errAt("expected an object key, found %s", s.found())
 			}
-			key, err := s.str()
+			raw, escaped, err := s.rawStr()
 			if err != nil {
 				return err
 			}
 			if err := s.expect(':'); err != nil {
 				return err
 			}
-			if err := f(key); err != nil {
+			if err := f(raw, escaped); err != nil {
 				return err
 			}
 			if s.eat(',') {
@@ -177,24 +201,41 @@ func (s *scanner) array(f func(i int) error) error {
 
 // str reads a string.
 func (s *scanner) str() (string, error) {
+	raw, esc, err := s.rawStr()
+	if err != nil || !esc {
+		return string(raw), err
+	}
+	end := s.pos
+	start := end - 1 - len(raw)
+	v, err := s.escaped(start)
+	if err == nil && s.pos != end {
+		return "", s.errAt("bad string")
+	}
+	return v, err
+}
+
+// rawStr reads a string and returns its bytes between the quotes (not
+// copied) and whether they hold escapes.
+func (s *scanner) rawStr() (raw []byte, escaped bool, err error) {
 	if err := s.expect('"'); err != nil {
-		return "", err
+		return nil, false, err
 	}
 	start := s.pos
 	for i := start; i < len(s.buf); i++ {
 		switch c := s.buf[i]; {
 		case c == '"':
 			s.pos = i + 1
-			return string(s.buf[start:i]), nil
+			return s.buf[start:i], escaped, nil
 		case c == '\\':
-			return s.escaped(start)
+			escaped = true
+			i++ // the escaped byte
 		case c < 0x20:
 			s.pos = i
-			return "", s.errAt("control character %#02x in a string", c)
+			return nil, false, s.errAt("control character %#02x in a string", c)
 		}
 	}
 	s.pos = len(s.buf)
-	return "", s.errAt("unterminated string")
+	return nil, false, s.errAt("unterminated string")
 }
 
 // escaped reads the rest of a string that has escapes, from start.
@@ -292,10 +333,12 @@ func (s *scanner) number() ([]byte, error) {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
-	for _, w := range []string{"NaN", "Infinity"} {
-		if len(b)-i >= len(w) && string(b[i:i+len(w)]) == w && (w == "Infinity" || i == start) {
-			s.pos = i + len(w)
-			return b[start:s.pos], nil
+	if i < len(b) && (b[i] == 'N' || b[i] == 'I') {
+		for _, w := range []string{"NaN", "Infinity"} {
+			if len(b)-i >= len(w) && string(b[i:i+len(w)]) == w && (w == "Infinity" || i == start) {
+				s.pos = i + len(w)
+				return b[start:s.pos], nil
+			}
 		}
 	}
 	digits := func() int {
@@ -352,7 +395,7 @@ func (s *scanner) skip() error {
 	case c == '[':
 		return s.array(func(int) error { return s.skip() })
 	case c == '"':
-		_, err := s.str()
+		_, _, err := s.rawStr()
 		return err
 	case c == 't':
 		if s.literal("true") {

@@ -31,6 +31,10 @@ type Signature struct {
 	// Method is its method name ("tensorflow/serving/predict").
 	Method          string
 	Inputs, Outputs []TensorSpec
+
+	// inIndex and outIndex find inputs and outputs by key (made by
+	// check; nil: a linear search).
+	inIndex, outIndex map[string]int
 }
 
 // DefaultSignature and PredictMethod are TensorFlow's names for the
@@ -70,9 +74,10 @@ func (s *Signature) check() error {
 	if len(s.Outputs) == 0 {
 		return fmt.Errorf("serve: the signature has no outputs")
 	}
-	for _, list := range [][]TensorSpec{s.Inputs, s.Outputs} {
+	s.inIndex, s.outIndex = map[string]int{}, map[string]int{}
+	for l, list := range [][]TensorSpec{s.Inputs, s.Outputs} {
 		seen := map[string]bool{}
-		for _, t := range list {
+		for i, t := range list {
 			if t.Key == "" || t.Name == "" {
 				return fmt.Errorf("serve: a signature tensor without a key or name (%q, %q)", t.Key, t.Name)
 			}
@@ -80,6 +85,11 @@ func (s *Signature) check() error {
 				return fmt.Errorf("serve: two signature tensors named %q", t.Key)
 			}
 			seen[t.Key] = true
+			if l == 0 {
+				s.inIndex[t.Key] = i
+			} else {
+				s.outIndex[t.Key] = i
+			}
 			if _, ok := tfTypeName[t.DType]; !ok {
 				return fmt.Errorf("serve: %q has dtype %v, which is not served", t.Key, t.DType)
 			}
@@ -107,6 +117,10 @@ func (t *TensorSpec) ShapeString() string {
 
 // input returns the input of key k.
 func (s *Signature) input(k string) (int, bool) {
+	if s.inIndex != nil {
+		i, ok := s.inIndex[k]
+		return i, ok
+	}
 	for i, t := range s.Inputs {
 		if t.Key == k {
 			return i, true
@@ -115,8 +129,33 @@ func (s *Signature) input(k string) (int, bool) {
 	return -1, false
 }
 
+// inputRaw is input for a key as the scanner read it (looked up without
+// a copy when it holds no escapes).
+func (s *Signature) inputRaw(raw []byte, escaped bool) (int, string, bool) {
+	if escaped {
+		k, err := unescape(raw)
+		if err != nil {
+			return -1, string(raw), false
+		}
+		i, ok := s.input(k)
+		return i, k, ok
+	}
+	if s.inIndex != nil {
+		if i, ok := s.inIndex[string(raw)]; ok {
+			return i, s.Inputs[i].Key, true
+		}
+		return -1, string(raw), false
+	}
+	i, ok := s.input(string(raw))
+	return i, string(raw), ok
+}
+
 // output returns the output of key k.
 func (s *Signature) output(k string) (int, bool) {
+	if s.outIndex != nil {
+		i, ok := s.outIndex[k]
+		return i, ok
+	}
 	for i, t := range s.Outputs {
 		if t.Key == k {
 			return i, true

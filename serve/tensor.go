@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -120,8 +121,9 @@ func sliceRows(t *interp.Tensor, lo, hi int64) (*interp.Tensor, error) {
 func shapeKey(feeds []*interp.Tensor) string {
 	b := make([]byte, 0, 8*len(feeds))
 	for _, t := range feeds {
-		for _, d := range t.Shape()[1:] {
-			b = fmt.Appendf(b, "%d,", d)
+		for i := 1; i < t.Rank(); i++ {
+			b = strconv.AppendInt(b, t.Dim(i), 10)
+			b = append(b, ',')
 		}
 		b = append(b, ';')
 	}

@@ -101,14 +101,14 @@ func decodeInstances(b []byte, base int, sig *Signature) ([]*interp.Tensor, erro
 	err := s.array(func(i int) error {
 		rows++
 		if single && !s.isInputObject(sig) {
-			return s.instanceValue(bufs[0], &rowShape[0], &sig.Inputs[0], fmt.Sprintf("instances[%d]", i))
+			return s.instanceValue(bufs[0], &rowShape[0], &sig.Inputs[0], i, "")
 		}
 		if s.peek() != '{' {
 			return badRequest("instances[%d]: expected an object of the inputs by name (the signature has %d inputs), found %s", i, len(sig.Inputs), s.found())
 		}
 		seen := make([]bool, len(sig.Inputs))
-		err := s.object(func(key string) error {
-			k, ok := sig.input(key)
+		err := s.objectRaw(func(raw []byte, escaped bool) error {
+			k, key, ok := sig.inputRaw(raw, escaped)
 			if !ok {
 				return badRequest("instances[%d]: %q is not an input of the signature (%s)", i, key, inputList(sig))
 			}
@@ -116,7 +116,7 @@ func decodeInstances(b []byte, base int, sig *Signature) ([]*interp.Tensor, erro
 				return badRequest("instances[%d]: input %q given twice", i, key)
 			}
 			seen[k] = true
-			return s.instanceValue(bufs[k], &rowShape[k], &sig.Inputs[k], fmt.Sprintf("instances[%d].%s", i, key))
+			return s.instanceValue(bufs[k], &rowShape[k], &sig.Inputs[k], i, key)
 		})
 		if err != nil {
 			return err
@@ -149,18 +149,25 @@ func decodeInstances(b []byte, base int, sig *Signature) ([]*interp.Tensor, erro
 	return feeds, nil
 }
 
-// instanceValue reads one row's value of an input; every row's must have
-// the shape of the first.
-func (s *scanner) instanceValue(t *tbuf, first *[]int64, spec *TensorSpec, where string) error {
+// instanceValue reads row i's value of an input (key: the object key it
+// came under, "" for a bare value); every row's must have the shape of
+// the first.
+func (s *scanner) instanceValue(t *tbuf, first *[]int64, spec *TensorSpec, i int, key string) error {
 	shape, err := s.nested(t)
+	where := func() string {
+		if key == "" {
+			return fmt.Sprintf("instances[%d]", i)
+		}
+		return fmt.Sprintf("instances[%d].%s", i, key)
+	}
 	if err != nil {
-		return prefixError(where, err)
+		return prefixError(where(), err)
 	}
 	switch {
 	case *first == nil:
 		*first = append([]int64{}, shape...)
 	case !sameShape(*first, shape):
-		return badRequest("%s: the value has shape %s, the first row's has %s: every row of input %q must have one shape", where, shapeString(shape), shapeString(*first), spec.Key)
+		return badRequest("%s: the value has shape %s, the first row's has %s: every row of input %q must have one shape", where(), shapeString(shape), shapeString(*first), spec.Key)
 	}
 	return nil
 }
