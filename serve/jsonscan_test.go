@@ -101,7 +101,7 @@ func TestScannerValues(t *testing.T) {
 }
 
 func TestDecodePredictForms(t *testing.T) {
-	req, err := decodePredict([]byte(`{"instances": [
+	_, err := decodePredict([]byte(`{"instances": [
 		{"s": "a", "ids": [1, 2], "x": [0.5], "b": true},
 		{"b": false, "x": [1.5], "ids": [3, 4], "s": {"b64": "Yg=="}, "ignored": 1}
 	], "other": {"a": [1, {"b": null}]}}`), &mixedSig)
@@ -111,7 +111,7 @@ func TestDecodePredictForms(t *testing.T) {
 	if !strings.Contains(err.Error(), `instances[1]: "ignored" is not an input`) {
 		t.Errorf("an unknown key in an instance: %v", err)
 	}
-	req, err = decodePredict([]byte(`{"instances": [
+	req, err := decodePredict([]byte(`{"instances": [
 		{"s": "a", "ids": [1, 2], "x": [0.5], "b": true},
 		{"b": false, "x": [1.5], "ids": [3, 4], "s": {"b64": "Yg=="}}
 	], "other": {"a": [1, {"b": null}]}}`), &mixedSig)
