@@ -208,6 +208,10 @@ type Result struct {
 	// Placeholders maps each cut input tensor ("node:idx") to the
 	// Placeholder node that replaces it (graphdef.PlaceholderName).
 	Placeholders map[string]string
+	// Signature is the SavedModel's serving signature the graph was cut
+	// at (its keys name the inputs and outputs for recom serve); nil for
+	// a GraphDef or a cut given by Inputs and Outputs.
+	Signature *graphdef.ServingSignature
 	// Context and Module are the IR after the last IR stage run.
 	Context *textir.Context
 	Module  *textir.Operation
@@ -640,6 +644,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 	inputs, outputs := o.Inputs, o.Outputs
 	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
 		inputs, outputs = sig.InputNames(), sig.OutputNames()
+		r.Signature = sig
 	}
 	if len(inputs) > 0 && len(outputs) == 0 {
 		return fmt.Errorf("%s: inputs given without outputs (what to compute from them)", name)

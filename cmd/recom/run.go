@@ -132,6 +132,9 @@ type model struct {
 	schedule string
 	dense    bool // --fuse-dense ran
 	compileT time.Duration
+	// imported is the import stage's result: the cut's placeholders and
+	// the SavedModel's signature (its Module is compiled further in place).
+	imported *compiler.Result
 }
 
 // options returns the compiler's options for run's and bench's flags: the
@@ -182,7 +185,7 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	if err != nil {
 		return nil, err
 	}
-	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs}
+	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs, imported: first}
 	if len(m.outputs) == 0 {
 		if m.outputs, err = defaultOutputs(first.Module); err != nil {
 			return nil, err
