@@ -139,3 +139,49 @@ func BenchmarkHostPathInterp(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackE is what a runtime does per batch of preset E with a
+// plan: Plan.Pack from the feeds by name (look them up, check them,
+// measure, pack) into a reused buffer, rotating over 4 feed sets so that
+// the caches do not keep one batch's feeds for the next:
+//
+//	go test -run '^$' -bench 'PackE' -cpu 1,2 ./runtime/hostpack/
+func BenchmarkPackE(b *testing.B) {
+	for _, batch := range []int{256, 2048} {
+		b.Run("B="+strconv.Itoa(batch), func(b *testing.B) {
+			m, s := benchModel(b, "E")
+			plan, err := NewForModule(m, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sets := make([]map[string]*interp.Tensor, 4)
+			for i := range sets {
+				sets[i] = specFeeds(s)(b, batch, 100+uint64(i))
+			}
+			var buf []byte
+			alloc := func(_, n int64) ([]byte, error) {
+				if int64(cap(buf)) < n {
+					buf = make([]byte, n+n/4)
+				}
+				return buf[:n], nil
+			}
+			for _, f := range sets {
+				if _, err := plan.Pack(f, alloc); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var times []time.Duration
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := plan.Pack(sets[i%len(sets)], alloc); err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(t0))
+				i++
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-us")
+		})
+	}
+}
