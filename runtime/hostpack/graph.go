@@ -189,12 +189,13 @@ func checkSplits(n *gnode, s *vec, values int) error {
 	return nil
 }
 
-// eval computes node n (its operands computed) into ns.
-func eval(n *gnode, ns *nodeState, args []*vec, in []*interp.Tensor) error {
+// eval computes node n (its operands computed) into ns; feeds are the
+// column's inputs (colPlan.inputs).
+func eval(n *gnode, ns *nodeState, args []*vec, feeds []*interp.Tensor) error {
 	out := &ns.res
 	switch n.kind {
 	case gInput:
-		if err := ns.setFeed(&out[0], in[n.input]); err != nil {
+		if err := ns.setFeed(&out[0], feeds[n.local]); err != nil {
 			return n.op.Errorf("%v", err)
 		}
 		return nil
@@ -584,9 +585,9 @@ type graphState struct {
 	vals, splits, weights *vec
 }
 
-// measureGraph computes column cp's operands and measures them, with
-// the checks of abi.Layer.Inputs and Pack.
-func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor) error {
+// measureGraph computes column cp's operands from its feeds (st.feeds)
+// and measures them, with the checks of abi.Layer.Inputs and Pack.
+func measureGraph(cp *colPlan, st *colState) error {
 	g, c := cp.graph, cp.c
 	gs := st.graph
 	if gs == nil {
@@ -598,7 +599,7 @@ func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor) error {
 		for _, a := range n.args {
 			gs.args = append(gs.args, &gs.nodes[a.n].res[a.res])
 		}
-		if err := eval(n, &gs.nodes[k], gs.args, in); err != nil {
+		if err := eval(n, &gs.nodes[k], gs.args, st.feeds); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,10 @@ type colPlan struct {
 	c      *abi.Column
 	direct *directPlan
 	graph  *graphPlan
+	// inputs are the plan inputs the column reads (Plan.Inputs indexes):
+	// a direct column's feed, or a graph column's gInput nodes' in node
+	// order (a node's local index).
+	inputs []int
 }
 
 // directPlan is a column whose values are a feed (its elements in
@@ -94,6 +98,7 @@ type gnode struct {
 	op    *textir.Operation
 	args  []gref
 	input int    // gInput: the plan input
+	local int    // gInput: its index in the column's inputs
 	ign   ignore // gFromDense
 	sep   string // gSplit
 	// gFilter.
@@ -295,6 +300,7 @@ func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Val
 					return cp, err
 				}
 				cp.direct = &directPlan{input: in, from: def, ign: ign}
+				cp.inputs = []int{in}
 				return cp, nil
 			}
 		} else if splits == nil {
@@ -304,6 +310,7 @@ func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Val
 			}
 			if ok {
 				cp.direct = &directPlan{input: in}
+				cp.inputs = []int{in}
 				return cp, nil
 			}
 		}
@@ -324,6 +331,12 @@ func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Val
 		}
 	}
 	cp.graph = g
+	for _, n := range g.nodes {
+		if n.kind == gInput {
+			n.local = len(cp.inputs)
+			cp.inputs = append(cp.inputs, n.input)
+		}
+	}
 	return cp, nil
 }
 
