@@ -60,8 +60,10 @@
 //
 // RunAsync returns once the graph is launched, so that the host packs
 // the next batch while the GPU works; a Pipeline keeps a given number of
-// batches in flight, packed by as many goroutines, and returns their
-// outputs in order. Device buffers, pinned buffers and graphs belong to a
+// batches in flight: slots given in submission order, packers that take
+// the next batch as soon as they have launched one (packing batch i+1
+// while the GPU runs batch i), one finisher that waits for the GPU in
+// order, and the outputs returned in order. Device buffers, pinned buffers and graphs belong to a
 // slot, so batches in different slots never share memory; a slot keeps
 // the buffers and graphs of its last Options.BatchSizes batch sizes.
 //
