@@ -144,6 +144,7 @@ func (e *UnsupportedError) Unwrap() error { return e.Diag }
 type Plan struct {
 	op      *textir.Operation
 	layer   *abi.Layer
+	rules   *abi.LayoutRules // the layer's placement, read once
 	inputs  []Input
 	cols    []colPlan
 	workers int       // Options.Workers (0: GOMAXPROCS at each call)
@@ -255,7 +256,7 @@ func New(op *textir.Operation, opts *Options) (*Plan, error) {
 	if op.NumOperands() != n {
 		return nil, op.Errorf("columns take %d operands, got %d", n, op.NumOperands())
 	}
-	b := &builder{opts: opts, p: &Plan{op: op, layer: l}, inputOf: map[*textir.Value]int{}}
+	b := &builder{opts: opts, p: &Plan{op: op, layer: l, rules: l.LayoutRules()}, inputOf: map[*textir.Value]int{}}
 	b.p.workers = max(opts.Workers, 0)
 	k := 0
 	for i := range l.Columns {

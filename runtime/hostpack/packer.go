@@ -119,7 +119,7 @@ func (k *Packer) measure() (*abi.Layout, error) {
 		}
 		k.la = la
 	}
-	if err := l.LayoutInto(&k.layout, k.la, k.sizes); err != nil {
+	if err := p.rules.LayoutInto(&k.layout, k.la, k.sizes); err != nil {
 		return nil, err
 	}
 	k.lay = &k.layout
