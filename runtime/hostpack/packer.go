@@ -346,9 +346,9 @@ func measureWork(cp *colPlan, st *colState) int64 {
 	}
 	if d := cp.direct; d != nil {
 		switch {
-		case cp.c.Source == abi.SourceStr || cp.c.Source == abi.SourceSplit:
+		case cp.src.strings():
 			return 50 + 2*elems
-		case d.ign.has || cp.c.Source == abi.SourceIDs:
+		case d.ign.has || cp.src == srcIDs:
 			return 50 + elems
 		}
 		return 50
@@ -360,10 +360,10 @@ func measureWork(cp *colPlan, st *colState) int64 {
 func packWork(cp *colPlan, st *colState) int64 {
 	n := st.size.N
 	w := 50 + st.batch
-	switch cp.c.Source {
-	case abi.SourceStr, abi.SourceSplit:
+	switch cp.src {
+	case srcStr, srcSplit:
 		w += 8*n + st.size.Bytes/4
-	case abi.SourceF32, abi.SourceIDs:
+	case srcF32, srcIDs:
 		w += n / 2
 	default:
 		w += 2 * n
