@@ -22,7 +22,9 @@
 #                                            E2E_MODEL, E2E_DENSE)
 #   bench/experiments/session-e2e.sh hostbench  GPU machine (its CPU only): the host side's Go
 #                                            benchmarks (HOSTBENCH_CPU, default 1,4,16;
-#                                            HOSTBENCH_TIME, default 200x; HOSTBENCH_COUNT, default 3)
+#                                            HOSTBENCH_TIME, default 200x; HOSTBENCH_COUNT, default 3;
+#                                            HOSTBENCH_SPIN: the pool's spin wait, e.g. 0 or 2ms,
+#                                            default hostpack's 500µs)
 #
 # GPU_DENSE and E2E_DENSE list DENSE[-OPTION...]-PRECISION configurations:
 # cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32; cuBLASLt's
@@ -87,9 +89,10 @@ for mode in "${@:-build}"; do
     cpu=${HOSTBENCH_CPU:-1,4,16}
     bt=${HOSTBENCH_TIME:-200x}
     count=${HOSTBENCH_COUNT:-3}
-    (cd runtime/hostpack && ../../$d/hostpack.test -test.run '^$' -test.bench 'PackE|HostPack/E' \
+    spin=${HOSTBENCH_SPIN:--1ns}
+    (cd runtime/hostpack && ../../$d/hostpack.test -test.run '^$' -test.bench 'PackE|HostPack/E' -hostpack-spin "$spin" \
       -test.benchtime "$bt" -test.cpu "$cpu" -test.count "$count" -test.benchmem -test.timeout=300s) || rc=1
-    (cd runtime/session && ../../$d/session.test -test.run '^$' -test.bench 'SessionHost/E|SessionPipeline' \
+    (cd runtime/session && ../../$d/session.test -test.run '^$' -test.bench 'SessionHost/E|SessionPipeline' -hostpack-spin "$spin" \
       -test.benchtime "$bt" -test.cpu "$cpu" -test.count "$count" -test.benchmem -test.timeout=300s) || rc=1
     echo "session-e2e hostbench: exit status $rc"
     ;;

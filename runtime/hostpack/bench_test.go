@@ -2,6 +2,7 @@ package hostpack
 
 import (
 	"context"
+	"flag"
 	"slices"
 	"strconv"
 	"syscall"
@@ -48,6 +49,7 @@ func BenchmarkHostPack(b *testing.B) {
 		batch  int
 	}{{"E", 256}, {"E", 2048}, {"probe", 256}} {
 		b.Run(c.preset+"/B="+strconv.Itoa(c.batch), func(b *testing.B) {
+			spinForBench(b)
 			m, s := benchModel(b, c.preset)
 			plan, err := NewForModule(m, nil)
 			if err != nil {
@@ -141,6 +143,17 @@ func BenchmarkHostPathInterp(b *testing.B) {
 	}
 }
 
+// benchSpin sets SetSpinWait for the benchmarks (negative: the default).
+var benchSpin = flag.Duration("hostpack-spin", -1, "benchmarks: the pool's spin wait (SetSpinWait; negative: the default)")
+
+// spinForBench applies -hostpack-spin for one benchmark.
+func spinForBench(b *testing.B) {
+	if *benchSpin >= 0 {
+		old := SetSpinWait(*benchSpin)
+		b.Cleanup(func() { SetSpinWait(old) })
+	}
+}
+
 // cpuTime returns the CPU time (user+system) the process has used: per
 // op, it is the work of a batch on all threads, which a shared machine's
 // other load does not inflate as it inflates wall time.
@@ -162,6 +175,7 @@ func cpuTime() time.Duration {
 func BenchmarkPackE(b *testing.B) {
 	for _, batch := range []int{256, 2048} {
 		b.Run("B="+strconv.Itoa(batch), func(b *testing.B) {
+			spinForBench(b)
 			m, s := benchModel(b, "E")
 			plan, err := NewForModule(m, nil)
 			if err != nil {

@@ -27,7 +27,9 @@
 // A Packer packs batches with a Plan, in two steps, each run in parallel
 // over chunks of columns (see parallel.go: contiguous ranges of about
 // equal estimated work, claimed one at a time by the caller and up to
-// Options.Workers-1 helpers, GOMAXPROCS-1 helpers for the whole process):
+// Options.Workers-1 workers of a process-wide pool of GOMAXPROCS-1, which
+// spin for SetSpinWait's time before they sleep so that batch after batch
+// they are awake when the next one comes):
 // Measure (or MeasureFeeds, which looks each feed up by name in the same
 // pass) reads the feeds, checks them (dtypes, shapes, ids in range, every
 // size against the kernel's 32-bit offsets before any memory is taken)
@@ -71,9 +73,9 @@ type Options struct {
 	// passes with the placeholders. Without it such a value makes New
 	// fail with an *UnsupportedError.
 	Partial bool
-	// Workers bounds the goroutines of one Measure or Pack (0:
-	// GOMAXPROCS). The helpers of all the Packers together are at most
-	// GOMAXPROCS-1 besides the calling goroutines.
+	// Workers bounds the goroutines of one Measure or Pack: the caller
+	// and Workers-1 workers of the process's pool (0: GOMAXPROCS). The
+	// pool has GOMAXPROCS-1 workers for all the Packers together.
 	Workers int
 }
 

@@ -5,25 +5,45 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The columns of a Measure or a Pack are cut into chunks (contiguous
 // ranges of about equal estimated work, a few per worker), which the
-// calling goroutine and its helpers claim one at a time: a helper that
-// starts late (its thread asleep, its processor busy with another batch)
-// finds less or nothing left instead of holding the batch up, and a
-// column that costs more than estimated delays only its own chunk.
+// calling goroutine and the workers of a process-wide pool claim one at
+// a time: a worker that comes late (its thread asleep, its processor busy
+// with another batch) finds less or nothing left instead of holding the
+// batch up, and a column that costs more than estimated delays only its
+// own chunk. The caller always works, so a call makes progress when no
+// worker can; it waits for the chunks, not for the workers.
 //
-// Helpers are goroutines started per call, at most Options.Workers-1 per
-// call and GOMAXPROCS-1 for all the Packers of the process together
-// (batches packed at once share the processors rather than
-// oversubscribing them); the caller always works, so a call makes
-// progress when no helper can start. The caller waits for the chunks,
-// not for the helpers: one that has not claimed a chunk when the last is
-// done leaves without touching the Packer.
+// The pool has GOMAXPROCS-1 workers, started on first use, shared by all
+// the Packers of the process (batches packed at once share the
+// processors rather than oversubscribing them); a call lets at most
+// Options.Workers-1 of them take its chunks. A worker that finds no work
+// keeps looking for SpinWait (it yields its processor to any other
+// goroutine between looks) before it sleeps: waking a sleeping thread
+// takes tens of microseconds on a virtual machine, and the runtime wakes
+// them one after the other, which is more than a batch's whole packing
+// at B=256; a batch that comes within SpinWait of the last one finds the
+// workers awake.
 
-// helpers counts the helper goroutines running, all Packers together.
-var helpers atomic.Int32
+// spinPoll is how long a spinning worker polls for a job between two
+// yields of its processor.
+const spinPoll = 5 * time.Microsecond
+
+// spinWait is SpinWait in nanoseconds.
+var spinWait atomic.Int64
+
+func init() { spinWait.Store(int64(500 * time.Microsecond)) }
+
+// SetSpinWait sets how long an idle worker of the pool keeps looking for
+// chunks before it sleeps (default 500µs: the GPU time of a batch of
+// model E at B=256, so that batch after batch the workers stay awake;
+// 0: sleep at once), and returns the previous value.
+func SetSpinWait(d time.Duration) time.Duration {
+	return time.Duration(spinWait.Swap(int64(max(d, 0))))
+}
 
 // Chunking: at most chunksPerWorker chunks per worker, each of at least
 // minChunkWork (about nanoseconds) unless a single column is less.
@@ -41,12 +61,14 @@ const (
 )
 
 // job is one parallel call: its chunks and their errors. It goes back to
-// jobs when the caller and every helper it started are done with it.
+// jobs when the caller and every worker that took it are done with it.
 type job struct {
 	k      *Packer
 	phase  phase
 	bounds []int   // chunk c is columns [bounds[c], bounds[c+1])
 	errs   []error // per chunk
+	takers int32   // workers that may take it (Options.Workers-1)
+	taken  int32   // workers that took it (under the pool's lock)
 	next   atomic.Int32
 	done   atomic.Int32
 	refs   atomic.Int32
@@ -55,7 +77,123 @@ type job struct {
 
 var jobs = sync.Pool{New: func() any { return &job{fin: make(chan struct{}, 1)} }}
 
-// workers returns the goroutines a call may use: Options.Workers, or
+// pool is the process-wide workers and the jobs with chunks to claim.
+type pool struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	jobs    []*job
+	pending atomic.Int32 // len(jobs), read by spinning workers without the lock
+	workers int          // running
+	parked  int          // asleep on cond
+}
+
+var workers = &pool{}
+
+func init() { workers.cond.L = &workers.mu }
+
+// post offers j's chunks to the pool's workers, starting workers up to
+// GOMAXPROCS-1 and waking sleeping ones.
+func (p *pool) post(j *job) {
+	target := runtime.GOMAXPROCS(0) - 1
+	p.mu.Lock()
+	p.jobs = append(p.jobs, j)
+	p.pending.Store(int32(len(p.jobs)))
+	for p.workers < target {
+		p.workers++
+		go p.work()
+	}
+	if p.parked > 0 {
+		p.cond.Broadcast()
+	}
+	p.mu.Unlock()
+}
+
+// withdraw removes j from the jobs (its chunks are all done), so that no
+// worker takes it once its caller lets it go.
+func (p *pool) withdraw(j *job) {
+	p.mu.Lock()
+	for i, x := range p.jobs {
+		if x == j {
+			last := len(p.jobs) - 1
+			copy(p.jobs[i:], p.jobs[i+1:])
+			p.jobs[last] = nil
+			p.jobs = p.jobs[:last]
+			break
+		}
+	}
+	p.pending.Store(int32(len(p.jobs)))
+	p.mu.Unlock()
+}
+
+// take returns a job with chunks to claim that may take one more worker
+// (its refs counted), or nil; jobs whose chunks are all claimed leave the
+// list. The caller holds p.mu.
+func (p *pool) take() *job {
+	keep := p.jobs[:0]
+	var got *job
+	for _, j := range p.jobs {
+		if int(j.next.Load()) >= len(j.bounds)-1 {
+			continue // all claimed: its caller withdraws it
+		}
+		keep = append(keep, j)
+		if got == nil && j.taken < j.takers {
+			j.taken++
+			j.refs.Add(1)
+			got = j
+		}
+	}
+	clear(p.jobs[len(keep):])
+	p.jobs = keep
+	p.pending.Store(int32(len(p.jobs)))
+	return got
+}
+
+// work is a worker: it runs the chunks of the jobs posted, spins
+// SpinWait when there are none, then sleeps until the next post. It
+// leaves when there are more workers than GOMAXPROCS-1.
+func (p *pool) work() {
+	idle := time.Now()
+	for {
+		var j *job
+		if p.pending.Load() > 0 {
+			p.mu.Lock()
+			j = p.take()
+			p.mu.Unlock()
+		}
+		if j != nil {
+			j.work()
+			j.release()
+			idle = time.Now()
+			continue
+		}
+		if time.Since(idle) < time.Duration(spinWait.Load()) {
+			// Poll for a few microseconds, then let any other
+			// goroutine have the processor (Gosched takes the
+			// scheduler's lock: not on every poll).
+			for t := time.Now(); p.pending.Load() == 0 && time.Since(t) < spinPoll; {
+			}
+			if p.pending.Load() == 0 {
+				runtime.Gosched()
+			}
+			continue
+		}
+		p.mu.Lock()
+		if p.workers > runtime.GOMAXPROCS(0)-1 {
+			p.workers--
+			p.mu.Unlock()
+			return
+		}
+		if len(p.jobs) == 0 {
+			p.parked++
+			p.cond.Wait()
+			p.parked--
+		}
+		p.mu.Unlock()
+		idle = time.Now()
+	}
+}
+
+// maxWorkers returns the goroutines a call may use: Options.Workers, or
 // GOMAXPROCS now.
 func (p *Plan) maxWorkers() int {
 	if p.workers > 0 {
@@ -68,7 +206,7 @@ func (p *Plan) maxWorkers() int {
 // estimated work) and returns the error of the first column that failed,
 // in column order: the same whatever the number of workers.
 func (k *Packer) parallel(ph phase) error {
-	P := k.p.maxWorkers()
+	P := min(k.p.maxWorkers(), runtime.GOMAXPROCS(0))
 	j := jobs.Get().(*job)
 	j.k, j.phase = k, ph
 	j.bounds = chunks(j.bounds[:0], k.work, P)
@@ -79,22 +217,16 @@ func (k *Packer) parallel(ph phase) error {
 	j.errs = j.errs[:n]
 	j.next.Store(0)
 	j.done.Store(0)
-	nh := min(P-1, n-1)
-	j.refs.Store(int32(1 + nh))
-	limit := int32(runtime.GOMAXPROCS(0) - 1)
-	for h := range nh {
-		if !takeHelper(limit) {
-			j.refs.Add(-int32(nh - h))
-			break
-		}
-		go func() {
-			j.work()
-			helpers.Add(-1)
-			j.release()
-		}()
+	j.refs.Store(1)
+	j.takers, j.taken = int32(min(P-1, n-1)), 0
+	if j.takers > 0 {
+		workers.post(j)
 	}
 	j.work()
 	<-j.fin
+	if j.takers > 0 {
+		workers.withdraw(j)
+	}
 	var err error
 	for c, e := range j.errs {
 		if e != nil && err == nil {
@@ -104,19 +236,6 @@ func (k *Packer) parallel(ph phase) error {
 	}
 	j.release()
 	return err
-}
-
-// takeHelper counts one more helper unless limit are running.
-func takeHelper(limit int32) bool {
-	for {
-		h := helpers.Load()
-		if h >= limit {
-			return false
-		}
-		if helpers.CompareAndSwap(h, h+1) {
-			return true
-		}
-	}
 }
 
 // work claims and runs chunks until none is left.

@@ -1,11 +1,13 @@
 package hostpack
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -130,61 +132,84 @@ func TestParallelErrors(t *testing.T) {
 	}
 }
 
-// The helpers of Packers running at once stay within GOMAXPROCS-1, and
-// every batch packs alike.
-func TestParallelHelpersBounded(t *testing.T) {
+// The pool's workers stay within GOMAXPROCS-1, a call lets at most
+// Options.Workers-1 of them take its chunks, and every batch of Packers
+// running at once packs alike, with the workers spinning between
+// batches or sleeping at once (SetSpinWait(0)).
+func TestParallelPool(t *testing.T) {
 	md := genModel(t, "E", 120, "")
-	plan, err := NewForModule(md.m, &Options{Workers: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
 	feeds := md.feeds(t, 300, 4)
-	want, err := plan.Pack(feeds, garbage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	limit := int32(runtime.GOMAXPROCS(0) - 1)
-	var most atomic.Int32
-	stop := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Add(1)
-	go func() {
-		defer watch.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
+	limit := runtime.GOMAXPROCS(0) - 1
+	for _, c := range []struct {
+		workers int
+		spin    time.Duration
+	}{{64, 500 * time.Microsecond}, {2, 500 * time.Microsecond}, {64, 0}} {
+		t.Run(fmt.Sprintf("workers=%d/spin=%v", c.workers, c.spin), func(t *testing.T) {
+			defer SetSpinWait(SetSpinWait(c.spin))
+			plan, err := NewForModule(md.m, &Options{Workers: c.workers})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if h := helpers.Load(); h > most.Load() {
-				most.Store(h)
+			want, err := plan.Pack(feeds, garbage)
+			if err != nil {
+				t.Fatal(err)
 			}
-			runtime.Gosched()
-		}
-	}()
-	var wg sync.WaitGroup
-	for g := range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 5 {
-				got, err := plan.Pack(feeds, garbage)
-				if err != nil {
-					t.Errorf("goroutine %d: %v", g, err)
-					return
+			var bad atomic.Value
+			stop := make(chan struct{})
+			var watch sync.WaitGroup
+			watch.Add(1)
+			go func() {
+				defer watch.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					workers.mu.Lock()
+					if workers.workers > max(limit, 0) {
+						bad.Store(fmt.Sprintf("%d workers, GOMAXPROCS-1 is %d", workers.workers, limit))
+					}
+					for _, j := range workers.jobs {
+						if j.taken > j.takers || int(j.takers) > c.workers-1 {
+							bad.Store(fmt.Sprintf("a job taken by %d workers, %d allowed (Workers %d)", j.taken, j.takers, c.workers))
+						}
+					}
+					workers.mu.Unlock()
+					runtime.Gosched()
 				}
-				if string(got.Inputs) != string(want.Inputs) {
-					t.Errorf("goroutine %d packs other bytes", g)
-					return
-				}
+			}()
+			var wg sync.WaitGroup
+			for g := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 5 {
+						got, err := plan.Pack(feeds, garbage)
+						if err != nil {
+							t.Errorf("goroutine %d: %v", g, err)
+							return
+						}
+						if string(got.Inputs) != string(want.Inputs) {
+							t.Errorf("goroutine %d packs other bytes", g)
+							return
+						}
+					}
+				}()
 			}
-		}()
-	}
-	wg.Wait()
-	close(stop)
-	watch.Wait()
-	if m := most.Load(); m > limit {
-		t.Errorf("%d helpers at once, GOMAXPROCS-1 is %d", m, limit)
+			wg.Wait()
+			close(stop)
+			watch.Wait()
+			if b := bad.Load(); b != nil {
+				t.Error(b)
+			}
+			workers.mu.Lock()
+			left := len(workers.jobs)
+			workers.mu.Unlock()
+			if left != 0 {
+				t.Errorf("%d jobs left in the pool after the calls returned", left)
+			}
+		})
 	}
 }
 

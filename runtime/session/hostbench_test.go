@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"flag"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/densekern"
+	"github.com/recom-compiler/recom/runtime/hostpack"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -25,6 +27,10 @@ import (
 // uploads, launch the graph, make the outputs — plus the simulator's
 // copies (plain memory copies standing in for the DMA engines). Run them
 // on the GPU machine's CPU with bench/experiments/session-e2e.sh hostbench.
+
+// benchSpin sets hostpack.SetSpinWait for the benchmarks (negative: the
+// default).
+var benchSpin = flag.Duration("hostpack-spin", -1, "benchmarks: hostpack's pool spin wait (hostpack.SetSpinWait; negative: the default)")
 
 // hostModels caches the compiled benchmark models by preset.
 var hostModels sync.Map
@@ -58,6 +64,10 @@ func hostBenchModel(tb testing.TB, preset string) *compiled {
 // dense kernels (cuBLASLt's simulation computes its products).
 func hostSession(tb testing.TB, m *compiled, slots int) *Session {
 	tb.Helper()
+	if *benchSpin >= 0 {
+		old := hostpack.SetSpinWait(*benchSpin)
+		tb.Cleanup(func() { hostpack.SetSpinWait(old) })
+	}
 	sim := cuda.NewSim()
 	// Deferred: the graph's copies run when the batch is waited for, as
 	// on a GPU (not in the launch, which would then count them).
