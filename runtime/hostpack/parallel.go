@@ -22,7 +22,10 @@ import (
 // processors rather than oversubscribing them); a call lets at most
 // Options.Workers-1 of them take its chunks. A worker that finds no work
 // keeps looking for SpinWait (it yields its processor to any other
-// goroutine between looks) before it sleeps: waking a sleeping thread
+// goroutine between looks, and stops as soon as it finds its thread was
+// descheduled: on a machine with more threads to run than cores,
+// spinning would slow the callers down) before it sleeps: waking a
+// sleeping thread
 // takes tens of microseconds on a virtual machine, and the runtime wakes
 // them one after the other, which is more than a batch's whole packing
 // at B=256; a batch that comes within SpinWait of the last one finds the
@@ -31,6 +34,10 @@ import (
 // spinPoll is how long a spinning worker polls for a job between two
 // yields of its processor.
 const spinPoll = 5 * time.Microsecond
+
+// spinPreempted is the gap between two polls of a spinning worker that
+// says its thread was descheduled.
+const spinPreempted = 50 * time.Microsecond
 
 // spinWait is SpinWait in nanoseconds.
 var spinWait atomic.Int64
@@ -166,13 +173,27 @@ func (p *pool) work() {
 			idle = time.Now()
 			continue
 		}
-		if time.Since(idle) < time.Duration(spinWait.Load()) {
+		if spin := time.Duration(spinWait.Load()); spin > 0 && time.Since(idle) < spin {
 			// Poll for a few microseconds, then let any other
 			// goroutine have the processor (Gosched takes the
-			// scheduler's lock: not on every poll).
-			for t := time.Now(); p.pending.Load() == 0 && time.Since(t) < spinPoll; {
+			// scheduler's lock: not on every poll). A poll that
+			// finds its thread was off the CPU for a while means
+			// the machine has more threads to run than cores:
+			// spinning would take a core from the callers, so the
+			// worker sleeps at once.
+			last := time.Now()
+			for start := last; p.pending.Load() == 0; {
+				now := time.Now()
+				if now.Sub(last) > spinPreempted {
+					idle = now.Add(-spin)
+					break
+				}
+				last = now
+				if now.Sub(start) >= spinPoll {
+					break
+				}
 			}
-			if p.pending.Load() == 0 {
+			if p.pending.Load() == 0 && time.Since(idle) < spin {
 				runtime.Gosched()
 			}
 			continue
