@@ -157,31 +157,10 @@ func check(t testing.TB, what string, got, want map[string]*interp.Tensor) {
 // the gpu dialect's simulator over the simulated device memory.
 func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
 	t.Helper()
-	module.Walk(func(op *textir.Operation) bool {
-		if op.Name() != gpu.FuncOp || !gpu.IsKernel(op) {
-			return true
-		}
-		name, _ := textir.SymbolName(op)
+	eachKernel(t, module, func(name string, op *textir.Operation, sizes []uint64, ptr []bool) {
 		k, err := gpu.Compile(op)
 		if err != nil {
 			t.Fatalf("kernel %s: %v", name, err)
-		}
-		args := op.Region(0).Front().Args()
-		sizes := make([]uint64, len(args))
-		ptr := make([]bool, len(args))
-		for i, a := range args {
-			switch ty := a.Type().(type) {
-			case *textir.IntType:
-				sizes[i] = uint64(ty.Width / 8)
-			case *textir.FloatType:
-				sizes[i] = 4
-				if ty.Kind == textir.KindF64 {
-					sizes[i] = 8
-				}
-			default:
-				sizes[i] = 8
-				ptr[i] = gpu.PtrSpace(ty) == gpu.Global
-			}
 		}
 		sim.AddKernel(name, sizes, func(s *cuda.Sim, grid, block uint32, vals []uint64) {
 			in := make([]any, len(vals))
@@ -204,6 +183,36 @@ func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
 				s.Fault(fmt.Errorf("%s: %v", name, err))
 			}
 		})
+	})
+}
+
+// eachKernel calls f with every gpu.func kernel of the module, its name
+// and its parameters' sizes in bytes (and which are global pointers).
+func eachKernel(t testing.TB, module *textir.Operation, f func(name string, op *textir.Operation, sizes []uint64, ptr []bool)) {
+	t.Helper()
+	module.Walk(func(op *textir.Operation) bool {
+		if op.Name() != gpu.FuncOp || !gpu.IsKernel(op) {
+			return true
+		}
+		name, _ := textir.SymbolName(op)
+		args := op.Region(0).Front().Args()
+		sizes := make([]uint64, len(args))
+		ptr := make([]bool, len(args))
+		for i, a := range args {
+			switch ty := a.Type().(type) {
+			case *textir.IntType:
+				sizes[i] = uint64(ty.Width / 8)
+			case *textir.FloatType:
+				sizes[i] = 4
+				if ty.Kind == textir.KindF64 {
+					sizes[i] = 8
+				}
+			default:
+				sizes[i] = 8
+				ptr[i] = gpu.PtrSpace(ty) == gpu.Global
+			}
+		}
+		f(name, op, sizes, ptr)
 		return false
 	})
 }
