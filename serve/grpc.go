@@ -136,7 +136,7 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 		t := outs[k]
 		o := &oippb.ModelInferResponse_InferOutputTensor{Name: s.sig.Outputs[k].Key, Datatype: oipTypeName[t.DType()], Shape: t.Shape()}
 		if raw {
-			resp.RawOutputContents = append(resp.RawOutputContents, encodeRaw(nil, t))
+			resp.RawOutputContents = append(resp.RawOutputContents, AppendRaw(nil, t))
 		} else {
 			o.Contents = contentsOf(t)
 		}

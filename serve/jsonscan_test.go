@@ -182,7 +182,7 @@ func TestDecodeRaw(t *testing.T) {
 		interp.Must(interp.New([]int64{2}, []bool{true, false})),
 		interp.Must(interp.New([]int64{2}, []int8{-3, 4})),
 	} {
-		raw := encodeRaw(nil, tt)
+		raw := AppendRaw(nil, tt)
 		back, err := decodeRaw(tt.DType(), tt.Shape(), raw)
 		if err != nil || back.Equal(tt) != nil {
 			t.Errorf("%v: read back as %v (%v)", tt, back, err)

@@ -375,8 +375,10 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 	return nil, badRequest("datatype %s cannot be sent raw", oipTypeName[dt])
 }
 
-// encodeRaw writes t's elements as raw bytes (decodeRaw's layout).
-func encodeRaw(b []byte, t *interp.Tensor) []byte {
+// AppendRaw appends t's elements to b as the Open Inference Protocol's raw
+// (binary tensor data) bytes: decodeRaw's layout. Clients (recom loadtest)
+// build binary requests with it.
+func AppendRaw(b []byte, t *interp.Tensor) []byte {
 	le := binary.LittleEndian
 	switch d := t.Data().(type) {
 	case []float32:
@@ -421,6 +423,10 @@ func encodeRaw(b []byte, t *interp.Tensor) []byte {
 	}
 	return b
 }
+
+// OIPDatatype is the Open Inference Protocol's name of dt ("FP32", "BYTES",
+// ...; "" for a type the protocol has no name for).
+func OIPDatatype(dt interp.DType) string { return oipTypeName[dt] }
 
 // encodeInfer writes the inference response.
 func encodeInfer(b []byte, model, version, id string, sig *Signature, outs []*interp.Tensor, which []int) []byte {

@@ -44,7 +44,7 @@ func inferBody(t testing.TB, sig *Signature, feeds map[string]*interp.Tensor, bi
 		v := feeds[in.Name]
 		m := map[string]any{"name": in.Key, "shape": v.Shape(), "datatype": oipTypeName[v.DType()]}
 		if binary[in.Key] {
-			raw := encodeRaw(nil, v)
+			raw := AppendRaw(nil, v)
 			m["parameters"] = map[string]any{"binary_data_size": len(raw)}
 			bin = append(bin, raw...)
 		} else if in.Key == "dense_features" {
@@ -159,7 +159,7 @@ func grpcRequest(sig *Signature, feeds map[string]*interp.Tensor, raw bool) *oip
 		v := feeds[in.Name]
 		t := &oippb.ModelInferRequest_InferInputTensor{Name: in.Key, Datatype: oipTypeName[v.DType()], Shape: v.Shape()}
 		if raw {
-			req.RawInputContents = append(req.RawInputContents, encodeRaw(nil, v))
+			req.RawInputContents = append(req.RawInputContents, AppendRaw(nil, v))
 		} else {
 			t.Contents = contentsOf(v)
 		}

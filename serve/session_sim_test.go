@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/recom-compiler/recom/runtime/simgpu"
 	"math"
 	"strings"
 	"sync"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/dialects/all"
-	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/densekern"
 	"github.com/recom-compiler/recom/runtime/session"
@@ -22,55 +22,9 @@ import (
 // dialect's thread-level simulator over the simulated device memory.
 func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
 	t.Helper()
-	module.Walk(func(op *textir.Operation) bool {
-		if op.Name() != gpu.FuncOp || !gpu.IsKernel(op) {
-			return true
-		}
-		name, _ := textir.SymbolName(op)
-		k, err := gpu.Compile(op)
-		if err != nil {
-			t.Fatalf("kernel %s: %v", name, err)
-		}
-		args := op.Region(0).Front().Args()
-		sizes := make([]uint64, len(args))
-		ptr := make([]bool, len(args))
-		for i, a := range args {
-			switch ty := a.Type().(type) {
-			case *textir.IntType:
-				sizes[i] = uint64(ty.Width / 8)
-			case *textir.FloatType:
-				sizes[i] = 4
-				if ty.Kind == textir.KindF64 {
-					sizes[i] = 8
-				}
-			default:
-				sizes[i] = 8
-				ptr[i] = gpu.PtrSpace(ty) == gpu.Global
-			}
-		}
-		sim.AddKernel(name, sizes, func(s *cuda.Sim, grid, block uint32, vals []uint64) {
-			in := make([]any, len(vals))
-			for i, v := range vals {
-				switch {
-				case ptr[i]:
-					mem := s.Memory(v)
-					if mem == nil {
-						s.Fault(fmt.Errorf("%s: argument %d is not device memory", name, i))
-						return
-					}
-					in[i] = gpu.Buf{Data: mem, Align: int64(v % 256)}
-				case sizes[i] == 4:
-					in[i] = int64(int32(v))
-				default:
-					in[i] = int64(v)
-				}
-			}
-			if err := k.Launch(int64(grid), int64(block), in, nil); err != nil {
-				s.Fault(fmt.Errorf("%s: %v", name, err))
-			}
-		})
-		return false
-	})
+	if err := simgpu.Register(sim, module); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSessionBackendOnSimulatedGPU serves the compiled bundled model

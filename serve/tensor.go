@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/tfops"
 )
 
 // concatRows concatenates tensors of one dtype and equal trailing shape
@@ -16,68 +17,25 @@ func concatRows(parts []*interp.Tensor, pad int) (*interp.Tensor, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no tensors to concatenate")
 	}
-	first := parts[0]
-	if first.Rank() == 0 {
-		return nil, fmt.Errorf("cannot concatenate scalars")
-	}
-	rows := int64(0)
-	for _, p := range parts {
-		if p.DType() != first.DType() || p.Rank() != first.Rank() {
-			return nil, fmt.Errorf("cannot concatenate %v%s and %v%s", first.DType(), interp.ShapeString(first.Shape()), p.DType(), interp.ShapeString(p.Shape()))
-		}
-		for d := 1; d < p.Rank(); d++ {
-			if p.Dim(d) != first.Dim(d) {
-				return nil, fmt.Errorf("cannot concatenate shapes %s and %s", interp.ShapeString(first.Shape()), interp.ShapeString(p.Shape()))
+	if pad > 0 {
+		// The last row of the concatenation: of the last part that has rows.
+		var last *interp.Tensor
+		for _, p := range slices.Backward(parts) {
+			if p.Rank() > 0 && p.Dim(0) > 0 {
+				last = p
+				break
 			}
 		}
-		rows += p.Dim(0)
-	}
-	if rows == 0 && pad > 0 {
-		return nil, fmt.Errorf("cannot pad a batch of no rows")
-	}
-	shape := first.Shape()
-	shape[0] = rows + int64(pad)
-	switch first.DType() {
-	case interp.Float32:
-		return concatT[float32](parts, shape, pad)
-	case interp.Float64:
-		return concatT[float64](parts, shape, pad)
-	case interp.Int8:
-		return concatT[int8](parts, shape, pad)
-	case interp.Int16:
-		return concatT[int16](parts, shape, pad)
-	case interp.Int32:
-		return concatT[int32](parts, shape, pad)
-	case interp.Int64:
-		return concatT[int64](parts, shape, pad)
-	case interp.Uint8:
-		return concatT[uint8](parts, shape, pad)
-	case interp.Bool:
-		return concatT[bool](parts, shape, pad)
-	case interp.String:
-		return concatT[string](parts, shape, pad)
-	}
-	return nil, fmt.Errorf("cannot concatenate %v tensors", first.DType())
-}
-
-func concatT[T interp.Elem](parts []*interp.Tensor, shape []int64, pad int) (*interp.Tensor, error) {
-	n, err := interp.NumElements(shape)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]T, 0, n)
-	for _, p := range parts {
-		d, _ := interp.Values[T](p)
-		out = append(out, d...)
-	}
-	if pad > 0 {
-		row := int(n) / int(shape[0])
-		last := out[len(out)-row:]
-		for range pad {
-			out = append(out, last...)
+		if last == nil {
+			return nil, fmt.Errorf("cannot pad a batch of no rows")
 		}
+		row, err := sliceRows(last, last.Dim(0)-1, last.Dim(0))
+		if err != nil {
+			return nil, err
+		}
+		parts = append(slices.Clip(parts), slices.Repeat([]*interp.Tensor{row}, pad)...)
 	}
-	return interp.New(shape, out)
+	return tfops.ConcatV2(parts, interp.Scalar(int32(0)))
 }
 
 // sliceRows returns rows [lo, hi) of t, sharing its memory (tensors are

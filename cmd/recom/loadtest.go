@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -402,9 +401,9 @@ func requestBody(protocol string, sig *serve.Signature, feeds map[string]*interp
 	var bin []byte
 	for _, in := range sig.Inputs {
 		t := feeds[in.Key]
-		m := map[string]any{"name": in.Key, "shape": t.Shape(), "datatype": oipDatatype(t.DType())}
+		m := map[string]any{"name": in.Key, "shape": t.Shape(), "datatype": serve.OIPDatatype(t.DType())}
 		if protocol == "oip-binary" {
-			raw := rawBytes(t)
+			raw := serve.AppendRaw(nil, t)
 			m["parameters"] = map[string]any{"binary_data_size": len(raw)}
 			bin = append(bin, raw...)
 		} else {
@@ -462,46 +461,4 @@ func rowValue(t *interp.Tensor, r int) any {
 		return l
 	}
 	return rec(0, r*row)
-}
-
-func oipDatatype(dt interp.DType) string {
-	return map[interp.DType]string{interp.Float32: "FP32", interp.Float64: "FP64", interp.Int32: "INT32", interp.Int64: "INT64", interp.Bool: "BOOL", interp.String: "BYTES"}[dt]
-}
-
-// rawBytes is t's elements in the binary tensor data layout.
-func rawBytes(t *interp.Tensor) []byte {
-	var b []byte
-	le := binary.LittleEndian
-	switch d := t.Data().(type) {
-	case []float32:
-		for _, v := range d {
-			b = le.AppendUint32(b, math.Float32bits(v))
-		}
-	case []float64:
-		for _, v := range d {
-			b = le.AppendUint64(b, math.Float64bits(v))
-		}
-	case []int32:
-		for _, v := range d {
-			b = le.AppendUint32(b, uint32(v))
-		}
-	case []int64:
-		for _, v := range d {
-			b = le.AppendUint64(b, uint64(v))
-		}
-	case []bool:
-		for _, v := range d {
-			if v {
-				b = append(b, 1)
-			} else {
-				b = append(b, 0)
-			}
-		}
-	case []string:
-		for _, v := range d {
-			b = le.AppendUint32(b, uint32(len(v)))
-			b = append(b, v...)
-		}
-	}
-	return b
 }

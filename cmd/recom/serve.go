@@ -18,7 +18,6 @@ import (
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/cmd/internal/toolflag"
 	"github.com/recom-compiler/recom/compiler"
-	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
@@ -322,20 +321,8 @@ func (f *serveFlags) loadCPU(ctx context.Context, path string, ld *loaded) error
 	if err != nil {
 		return err
 	}
-	if len(res.Outputs) > 0 {
-		// The cut leaves out the tables' initializers: their contents
-		// come from the whole graph.
-		whole, err := compiler.Compile(ctx, path, compiler.Options{StopAfter: compiler.StageImport, WholeGraph: true})
-		if err != nil {
-			return err
-		}
-		tables, err := tfg.TableInitData(ctx, whole.Module, nil)
-		if err != nil {
-			return fmt.Errorf("reading the graph's tables: %w", err)
-		}
-		for k, v := range tables {
-			opts.Tables[k] = v
-		}
+	if err := cutTables(ctx, path, res, opts); err != nil {
+		return err
 	}
 	outputs := f.outputs
 	if len(outputs) == 0 {

@@ -1,10 +1,7 @@
 package gen
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 
@@ -85,14 +82,9 @@ type Lookup struct {
 // ParseLookupSpec reads a JSON plain-lookup spec; name is used in error
 // messages. The result is validated.
 func ParseLookupSpec(data []byte, name string) (*LookupSpec, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s LookupSpec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: trailing data after the spec", name)
+	if err := decodeStrict(data, name, "spec", &s); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

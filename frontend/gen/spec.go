@@ -199,19 +199,28 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // ParseSpec reads a JSON spec; name is used in error messages. Unknown
 // fields and trailing data are errors; the result is validated.
 func ParseSpec(data []byte, name string) (*Spec, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: trailing data after the spec", name)
+	if err := decodeStrict(data, name, "spec", &s); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &s, nil
+}
+
+// decodeStrict decodes one JSON value of data into v: unknown fields and
+// trailing data (after it, "the WHAT") are errors, prefixed with name.
+func decodeStrict(data []byte, name, what string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: trailing data after the %s", name, what)
+	}
+	return nil
 }
 
 // LoadSpec reads a JSON spec file.
