@@ -39,9 +39,9 @@ type Throughput struct {
 	Wall          time.Duration
 	SamplesPerSec float64
 	BatchesPerSec float64
-	// Median and P99 are the batches' latencies in the run: from just
-	// before a batch's Submit (which waits for a free slot) to its Next,
-	// as bench/peers.py times its peers' batches in flight.
+	// Median and P99 are the batches' latencies in the run
+	// (Pipeline.NextTimed: from a free place in the pipeline to the
+	// outputs), as bench/peers.py times its peers' batches in flight.
 	Median, P99 time.Duration
 }
 
@@ -167,14 +167,10 @@ func throughput(s *Session, sets, first []map[string]*interp.Tensor, k, n int) (
 	p := s.NewPipeline(k)
 	defer p.Close()
 	errc := make(chan error, 1)
-	// start[i] is written before batch i's Submit and read after its
-	// Next, which the pipeline orders after that Submit.
-	start := make([]time.Time, n)
 	lat := make([]time.Duration, 0, n)
 	t := time.Now()
 	go func() {
 		for i := range n {
-			start[i] = time.Now()
 			if err := p.Submit(sets[i%len(sets)]); err != nil {
 				errc <- err
 				return
@@ -184,9 +180,9 @@ func throughput(s *Session, sets, first []map[string]*interp.Tensor, k, n int) (
 	}()
 	var firstErr error
 	for i := range n {
-		out, err := p.Next()
+		out, d, err := p.NextTimed()
 		if err == nil {
-			lat = append(lat, time.Since(start[i]))
+			lat = append(lat, d)
 			err = same(out, first[i%len(sets)])
 		}
 		if err != nil && firstErr == nil {

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -39,6 +40,7 @@ type job struct {
 	err      error
 	launched chan struct{} // closed once launched (or failed)
 	ready    chan struct{} // closed once out and err are final
+	accepted time.Time     // when Submit took a place in the pipeline
 }
 
 // NewPipeline starts a pipeline of depth batches in flight (at least 1).
@@ -112,7 +114,7 @@ func (p *Pipeline) Submit(feeds map[string]*interp.Tensor) error {
 		<-p.sem
 		return errPipelineClosed
 	}
-	j := &job{feeds: feeds, launched: make(chan struct{}), ready: make(chan struct{})}
+	j := &job{feeds: feeds, launched: make(chan struct{}), ready: make(chan struct{}), accepted: time.Now()}
 	// None of these blocks: at most depth batches are submitted.
 	p.order <- j
 	p.fin <- j
@@ -124,6 +126,15 @@ func (p *Pipeline) Submit(feeds map[string]*interp.Tensor) error {
 // for the batch to be submitted (by another goroutine) and run. After
 // Close, with nothing left, it is an error.
 func (p *Pipeline) Next() (map[string]*interp.Tensor, error) {
+	out, _, err := p.NextTimed()
+	return out, err
+}
+
+// NextTimed is Next that also says how long the batch was in the
+// pipeline: from the moment its Submit found a place (not counting the
+// wait for one) to its outputs in host memory — the latency a batch in
+// flight sees, as bench/peers.py times its peers' (from a free slot).
+func (p *Pipeline) NextTimed() (map[string]*interp.Tensor, time.Duration, error) {
 	var j *job
 	select {
 	case j = <-p.order:
@@ -131,12 +142,13 @@ func (p *Pipeline) Next() (map[string]*interp.Tensor, error) {
 		select {
 		case j = <-p.order:
 		default:
-			return nil, errPipelineClosed
+			return nil, 0, errPipelineClosed
 		}
 	}
 	<-j.ready
+	d := time.Since(j.accepted)
 	<-p.sem
-	return j.out, j.err
+	return j.out, d, j.err
 }
 
 // Close waits for the batches in flight (their outputs are dropped) and
