@@ -35,7 +35,7 @@ def records(lines, precision):
         if "in_flight" in kv:
             k = int(kv["in_flight"])
             yield dict(base, kind="e2e_host_tput", system=f"e2e_host_recom_{precision}_x{k}",
-                       samples_per_s=kv["samples_per_s"], inflight=k)
+                       samples_per_s=kv["samples_per_s"], p99_us=kv.get("p99_us"), inflight=k)
         elif "median_us" in kv:
             yield dict(base, kind="e2e_host", system=f"e2e_host_recom_{precision}",
                        median_us=kv["median_us"], p99_us=kv.get("p99_us"), inflight=1)

@@ -38,6 +38,7 @@ var layers = []struct {
 	{"backend", 4},
 	{"runtime", 5},
 	{"compiler", 6},
+	{"serve", 6}, // the model server: the runtime behind the serving protocols
 	{"cmd", 7},
 }
 

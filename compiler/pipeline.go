@@ -208,6 +208,10 @@ type Result struct {
 	// Placeholders maps each cut input tensor ("node:idx") to the
 	// Placeholder node that replaces it (graphdef.PlaceholderName).
 	Placeholders map[string]string
+	// Signature is the SavedModel's serving signature the graph was cut
+	// at (its keys name the inputs and outputs for recom serve); nil for
+	// a GraphDef or a cut given by Inputs and Outputs.
+	Signature *graphdef.ServingSignature
 	// Context and Module are the IR after the last IR stage run.
 	Context *textir.Context
 	Module  *textir.Operation
@@ -545,8 +549,13 @@ func (d *driver) run(start int) error {
 		}
 		more, err := d.stage(st)
 		if !more {
-			if st.Kind.IR() {
-				d.noteColumns(st.Name == StageFuse && err == nil)
+			switch {
+			case st.Kind.IR() && err == nil:
+				// Stopped after an IR stage (--stop-after): its
+				// results are noted as at the end of the IR stages.
+				d.endIR()
+			case st.Kind.IR():
+				d.noteColumns(false)
 				d.kernelsFromIR()
 			}
 			return err
@@ -570,8 +579,19 @@ func (d *driver) endIR() {
 	if r.Stage(StageFuse) == nil {
 		return
 	}
-	if n := len(r.Kernels) - denseKernels(r.Module); n != 1 {
-		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d kernels; one is expected for the embedding layer (the remarks say what was not fused)", n))
+	// A model may have several embedding layers (a two-tower model has
+	// one per tower), each a kernel: what calls for a note is a column no
+	// kernel took.
+	_, total := r.ColumnKinds()
+	total = max(total, int64(len(r.Columns))) // a .mlir input past lower-emb
+	fusedCols := 0
+	for _, c := range r.Columns {
+		if c.Kernel != "" {
+			fusedCols++
+		}
+	}
+	if n := len(r.Kernels) - denseKernels(r.Module); int64(fusedCols) < total {
+		r.Notes = append(r.Notes, fmt.Sprintf("fuse made %d embedding kernel%s and left %d of the %d embedding columns out of them (the columns above and the remarks say why)", n, plural(n), total-int64(fusedCols), total))
 	}
 }
 
@@ -624,6 +644,7 @@ func (d *driver) importGraph(name string, data []byte) error {
 	inputs, outputs := o.Inputs, o.Outputs
 	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
 		inputs, outputs = sig.InputNames(), sig.OutputNames()
+		r.Signature = sig
 	}
 	if len(inputs) > 0 && len(outputs) == 0 {
 		return fmt.Errorf("%s: inputs given without outputs (what to compute from them)", name)

@@ -32,6 +32,10 @@ type realGraph struct {
 	outputs []string
 	columns int64 // embedding columns lower-emb finds, all fused
 	kinds   map[string]int64
+	// inKernel are the columns whose ids the kernel computes, hostIDs
+	// those whose ids are computed before the layer (each with a remark
+	// that the summary prints); the rest are raw ids.
+	inKernel, hostIDs int64
 	// indicators are the indicator (one-hot) columns of the input layer:
 	// no table, not embedding columns; they stay in the dense part.
 	indicators int
@@ -40,10 +44,14 @@ type realGraph struct {
 var realGraphs = []realGraph{
 	{file: "census_wide_deep_tf1.pbtxt", feed: "IteratorGetNext",
 		outputs: []string{"head/predictions/logistic", "dnn/input_from_feature_columns/input_layer/concat"},
-		columns: 9, kinds: map[string]int64{"hashed_string": 2, "vocabulary": 4, "sparse": 3}, indicators: 4},
+		columns: 9, kinds: map[string]int64{"hashed_string": 2, "vocabulary": 4, "sparse": 3}, indicators: 4,
+		// The vocabularies (default_value = -1) in the kernel; the
+		// crossed columns' SparseCross and the linear model's bucketized
+		// ids before the layer.
+		inKernel: 6, hostIDs: 3},
 	{file: "census_wide_deep_tf2_resource.pbtxt", inputs: fifo(1, 16),
 		outputs: []string{"head/predictions/logistic"},
-		columns: 8, kinds: map[string]int64{"hashed_string": 8}},
+		columns: 8, kinds: map[string]int64{"hashed_string": 8}, inKernel: 8},
 	{file: "criteo_bucketized_tiles.pbtxt", feed: "IteratorGetNext",
 		outputs: []string{"dense/BiasAdd"}, indicators: 11},
 }
@@ -146,6 +154,15 @@ func TestRealGraphsEndToEnd(t *testing.T) {
 			}
 			if strings.Contains(sum.String(), "not fused:") {
 				t.Errorf("summary:\n%s", sum.String())
+			}
+			if c.columns > 0 {
+				fs := r.Stage(StageFuse)
+				if got, host := fs.Stat("id-chains"), fs.Stat("host-id-chains"); got != c.inKernel || host != c.hostIDs {
+					t.Errorf("ids of %d columns in the kernel and %d before the layer, want %d and %d", got, host, c.inKernel, c.hostIDs)
+				}
+				if n := int64(strings.Count(sum.String(), "\n  ids before the layer: ")); n != c.hostIDs {
+					t.Errorf("the summary says why for %d columns' ids before the layer, want %d:\n%s", n, c.hostIDs, sum.String())
+				}
 			}
 
 			// The reference: the GraphDef cut at the same tensors.

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
+	"github.com/recom-compiler/recom/lowering/embtogpu"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -227,9 +229,33 @@ func (r *Result) writeFusedColumns(b *strings.Builder, total int64) {
 			b.WriteString(")")
 		}
 		b.WriteString("\n")
+		if st := r.Stage(StageFuse); st != nil && n > 0 {
+			inKernel, host := st.Stat("id-chains"), st.Stat("host-id-chains")
+			fmt.Fprintf(b, "  %-16s %6d of %d", "ids in kernel", inKernel, n)
+			var parts []string
+			if host > 0 {
+				parts = append(parts, fmt.Sprintf("%d computed before the layer", host))
+			}
+			if rest := int64(n) - inKernel - host; rest > 0 {
+				parts = append(parts, fmt.Sprintf("%d raw ids from the feeds", rest))
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(b, " (%s)", strings.Join(parts, ", "))
+			}
+			b.WriteString("\n")
+		}
 		for _, c := range r.Columns {
 			if c.Kernel == "" {
-				fmt.Fprintf(b, "  not fused: %s: its %s does not reach a concatenation or sum of lookups (see the remarks)\n", c.Name, c.Lookup)
+				why := r.columnRemark(c, embtogpu.RemarkNotFused)
+				if why == "" {
+					why = fmt.Sprintf("its %s does not reach a concatenation or sum of lookups (see the remarks)", c.Lookup)
+				}
+				fmt.Fprintf(b, "  not fused: %s: %s\n", c.Name, why)
+			}
+		}
+		for _, c := range r.Columns {
+			if why := r.columnRemark(c, embtogpu.RemarkHostIDs); c.Kernel != "" && why != "" {
+				fmt.Fprintf(b, "  ids before the layer: %s: %s\n", c.Name, why)
 			}
 		}
 	}
@@ -239,6 +265,24 @@ func (r *Result) writeFusedColumns(b *strings.Builder, total int64) {
 	if n := r.indicators(); n > 0 {
 		fmt.Fprintf(b, "  %-16s %6d  (one-hot, no table: not embedding columns, left in the dense part)\n", "indicator", n)
 	}
+}
+
+// columnRemark returns the text after kind (embtogpu.RemarkNotFused or
+// RemarkHostIDs) of --fuse's remark on column c's lookup, or "".
+func (r *Result) columnRemark(c *Column, kind string) string {
+	if c.Name == "" {
+		return ""
+	}
+	key := "(node " + textir.Quote(c.Name) + ") " + kind
+	for _, d := range r.Diagnostics {
+		if d.Severity != textir.SevRemark {
+			continue
+		}
+		if _, why, ok := strings.Cut(d.Message, key); ok && strings.HasPrefix(d.Message, "'"+emb.Name+".") {
+			return why
+		}
+	}
+	return ""
 }
 
 // indicators counts the tfg.OneHot ops left in the module: indicator

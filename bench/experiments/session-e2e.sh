@@ -20,6 +20,11 @@
 #                                            tests of runtime/cuda and runtime/cublaslt (products, graph, concatenation parts, header)
 #   bench/experiments/session-e2e.sh bench   GPU machine: TestE2EBench (E2E_BATCHES, E2E_ITERS,
 #                                            E2E_MODEL, E2E_DENSE)
+#   bench/experiments/session-e2e.sh hostbench  GPU machine (its CPU only): the host side's Go
+#                                            benchmarks (HOSTBENCH_CPU, default 1,4,16;
+#                                            HOSTBENCH_TIME, default 200x; HOSTBENCH_COUNT, default 3;
+#                                            HOSTBENCH_SPIN: the pool's spin wait, e.g. 0 or 2ms,
+#                                            default hostpack's 500µs)
 #
 # GPU_DENSE and E2E_DENSE list DENSE[-OPTION...]-PRECISION configurations:
 # cublaslt-fp32, cublaslt-tf32, cublaslt-bf16, generated-fp32; cuBLASLt's
@@ -32,6 +37,7 @@
 # Device call: carry ["build/session"], timeout_s 600:
 #   bench/experiments/session-e2e.sh check 2>&1 | tee $OUT/session-check.log
 #   bench/experiments/session-e2e.sh bench 2>&1 | tee $OUT/session-e2e.log
+#   bench/experiments/session-e2e.sh hostbench 2>&1 | tee $OUT/hostbench.log   (about 4 minutes)
 # (or "check bench" in one call). RECOM_GPU=1 makes a missing driver a failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,6 +60,7 @@ for mode in "${@:-build}"; do
     CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -o $d/session.test ./runtime/session
     CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -o $d/cuda.test ./runtime/cuda
     CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -o $d/cublaslt.test ./runtime/cublaslt
+    CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -o $d/hostpack.test ./runtime/hostpack
     ls -l $d
     du -sh $d
     set +e
@@ -76,8 +83,21 @@ for mode in "${@:-build}"; do
       -e2e-dense "${E2E_DENSE:-cublaslt-fp32,cublaslt-tf32,cublaslt-bf16}") || rc=1
     echo "session-e2e bench: exit status $rc"
     ;;
+  hostbench)
+    date -u
+    echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+    cpu=${HOSTBENCH_CPU:-1,4,16}
+    bt=${HOSTBENCH_TIME:-200x}
+    count=${HOSTBENCH_COUNT:-3}
+    spin=${HOSTBENCH_SPIN:--1ns}
+    (cd runtime/hostpack && ../../$d/hostpack.test -test.run '^$' -test.bench 'PackE|HostPack/E' -hostpack-spin "$spin" \
+      -test.benchtime "$bt" -test.cpu "$cpu" -test.count "$count" -test.benchmem -test.timeout=300s) || rc=1
+    (cd runtime/session && ../../$d/session.test -test.run '^$' -test.bench 'SessionHost/E|SessionPipeline' -hostpack-spin "$spin" \
+      -test.benchtime "$bt" -test.cpu "$cpu" -test.count "$count" -test.benchmem -test.timeout=300s) || rc=1
+    echo "session-e2e hostbench: exit status $rc"
+    ;;
   *)
-    echo "usage: $0 [build] [check] [bench]" >&2
+    echo "usage: $0 [build] [check] [bench] [hostbench]" >&2
     exit 2
     ;;
   esac

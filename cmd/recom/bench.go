@@ -393,7 +393,7 @@ func dumpInputs(dir string, rt *fusedrt.Runtime, l *fusedrt.Layer) error {
 		splits := make([]int64, 0, int64(len(r.Cols))*(B+1))
 		for i, c := range r.Cols {
 			base := int64(len(ids))
-			cids, csplits, err := l.Layer.Columns[i].HostBags(&c)
+			cids, csplits, cw, err := l.Layer.Columns[i].HostBags(&c)
 			if err != nil {
 				return err
 			}
@@ -407,8 +407,8 @@ func dumpInputs(dir string, rt *fusedrt.Runtime, l *fusedrt.Layer) error {
 				}
 			}
 			ids = append(ids, cids...)
-			if c.Weights != nil {
-				w = append(w, c.Weights...)
+			if cw != nil {
+				w = append(w, cw...)
 			} else {
 				for range cids {
 					w = append(w, 1)

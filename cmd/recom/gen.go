@@ -29,6 +29,7 @@ func init() { subcommands = append(subcommands, newGenCmd) }
 func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var (
 		preset, specFile, out, tables string
+		lookupsFile                   string
 		columns, batch                int
 		seed                          uint64
 		feeds, noTables               bool
@@ -38,7 +39,7 @@ func newGenCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		progress                      string
 	)
 	cmd := &cobra.Command{
-		Use: "gen (--preset NAME | --spec FILE) [flags] -o MODEL.pbtxt\n" +
+		Use: "gen (--preset NAME | --spec FILE | --lookups FILE) [flags] -o MODEL.pbtxt\n" +
 			"  recom gen --feeds [--batch B] [--seed S] [--inputs T,...] [--outputs T,...] [--feed-spec FILE] MODEL -o FEEDS.npz",
 		Short: "generate TensorFlow feature-column models and random feeds",
 		Long: `gen writes a GraphDef that TensorFlow 2.x graph-mode feature columns
@@ -47,7 +48,10 @@ node for node, from a column specification (JSON; see frontend/gen.Spec) or a
 bundled preset (` + strings.Join(gen.Presets(), ", ") + `). Variable and resource
 tables are written to MODEL.tables.npz beside the graph (array name = variable
 node name); const tables are stored in the graph. The spec is recorded in the
-graph as the string Const "recom/spec".
+graph as the string Const "recom/spec". With --lookups, the model is built from
+tf.nn.embedding_lookup, embedding_lookup_sparse and safe_embedding_lookup_sparse
+on variables, resource variables or constants, whole or partitioned, without
+feature columns (JSON; see frontend/gen.LookupSpec); it records no spec.
 
 With --feeds, gen draws random inputs for every placeholder of MODEL and
 writes them as NumPy .npz (atomically), one array per placeholder. MODEL is
@@ -106,6 +110,12 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 			}
 			if cmd.Flags().Changed("batch") {
 				return errors.New("--batch goes with --feeds")
+			}
+			if lookupsFile != "" {
+				if preset != "" || specFile != "" || cmd.Flags().Changed("columns") {
+					return errors.New("--lookups takes no --preset, --spec or --columns")
+				}
+				return genLookups(lookupsFile, out, gen.Options{Seed: seed, Tables: gen.TableStyle(tables), NoTableValues: noTables}, maxTable, maxConst, stdout, stderr)
 			}
 			var s *gen.Spec
 			var err error
@@ -201,6 +211,7 @@ An output name ending in .pb is written as binary protobuf, others as text.`,
 	f := cmd.Flags()
 	f.StringVar(&preset, "preset", "", "bundled spec: "+strings.Join(gen.Presets(), ", "))
 	f.StringVar(&specFile, "spec", "", "JSON column specification")
+	f.StringVar(&lookupsFile, "lookups", "", "JSON plain-lookup specification (tf.nn.embedding_lookup and friends on variables, no feature columns; see frontend/gen.LookupSpec)")
 	f.IntVar(&columns, "columns", 0, "scale the spec to exactly N columns (proportionally across groups)")
 	f.Uint64Var(&seed, "seed", 1, "random seed of table values, or of feeds")
 	f.StringVar(&tables, "tables", "", "override every table's style: variable, resource or const")

@@ -109,20 +109,8 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	}
 	root := res.Module
 	rename := res.Placeholders // fed tensor -> the placeholder that replaces it
-	if len(res.Outputs) > 0 {
-		// The cut leaves out the tables' initializers: their contents come
-		// from the whole graph.
-		whole, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, WholeGraph: true})
-		if err != nil {
-			return err
-		}
-		tables, err := tfg.TableInitData(ctx, whole.Module, nil)
-		if err != nil {
-			return fmt.Errorf("reading the graph's tables: %w", err)
-		}
-		for k, v := range tables {
-			opts.Tables[k] = v
-		}
+	if err := cutTables(ctx, model, res, opts); err != nil {
+		return err
 	}
 	if f.tables != "" {
 		if err := readTables(f.tables, opts); err != nil {
@@ -291,4 +279,25 @@ func soleSink(root *textir.Operation) (string, error) {
 		sinks = append(sinks[:5], "...")
 	}
 	return "", fmt.Errorf("interp: the program has several sinks (%s); give --outputs", strings.Join(sinks, ", "))
+}
+
+// cutTables adds to opts the contents of the hash tables of model when res
+// is a cut of it (--inputs/--outputs): the cut leaves out the tables'
+// initializers, so their contents come from the whole graph.
+func cutTables(ctx context.Context, model string, res *compiler.Result, opts *exec.Options) error {
+	if len(res.Outputs) == 0 {
+		return nil
+	}
+	whole, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, WholeGraph: true})
+	if err != nil {
+		return err
+	}
+	tables, err := tfg.TableInitData(ctx, whole.Module, nil)
+	if err != nil {
+		return fmt.Errorf("reading the graph's tables: %w", err)
+	}
+	for k, v := range tables {
+		opts.Tables[k] = v
+	}
+	return nil
 }

@@ -132,6 +132,9 @@ type model struct {
 	schedule string
 	dense    bool // --fuse-dense ran
 	compileT time.Duration
+	// imported is the import stage's result: the cut's placeholders and
+	// the SavedModel's signature (its Module is compiled further in place).
+	imported *compiler.Result
 }
 
 // options returns the compiler's options for run's and bench's flags: the
@@ -182,7 +185,7 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	if err != nil {
 		return nil, err
 	}
-	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs}
+	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs, imported: first}
 	if len(m.outputs) == 0 {
 		if m.outputs, err = defaultOutputs(first.Module); err != nil {
 			return nil, err
@@ -286,7 +289,8 @@ func runOptions(tables string, seed uint64) (*exec.Options, error) {
 
 // materializeTables gives every random emb.table of root its value once,
 // in parallel, so that repeated runs do not draw the tables again (the
-// values are the interpreter's: exec.RandomTensor's, by variable name).
+// values are the interpreter's: exec.RandomTensor's, by variable name;
+// a partitioned table's shards by theirs).
 func materializeTables(root *textir.Operation, opts *exec.Options) error {
 	if !opts.RandomTables {
 		return nil
@@ -303,14 +307,21 @@ func materializeTables(root *textir.Operation, opts *exec.Options) error {
 		}
 		name, ok := op.LookupAttr(emb.AttrName).(textir.StringAttr)
 		tt, ok2 := op.Result(0).Type().(*textir.TensorType)
-		if !ok || !ok2 || !tt.HasStaticShape() || tt.Elem != textir.F32() || seen[name.Value] {
+		if !ok || !ok2 || !tt.HasStaticShape() || tt.Elem != textir.F32() {
 			return true
 		}
-		if _, given := opts.Variables[name.Value]; given {
-			return true
+		// A partitioned table reads its shards' variables.
+		parts, _ := emb.Partitions(op)
+		if parts == nil {
+			parts = []emb.TablePart{{Name: name.Value, Rows: tt.Shape[0]}}
 		}
-		seen[name.Value] = true
-		jobs = append(jobs, job{name.Value, tt.Shape})
+		for _, p := range parts {
+			if _, given := opts.Variables[p.Name]; given || seen[p.Name] {
+				continue
+			}
+			seen[p.Name] = true
+			jobs = append(jobs, job{p.Name, []int64{p.Rows, tt.Shape[1]}})
+		}
 		return true
 	})
 	vals := make([]*interp.Tensor, len(jobs))

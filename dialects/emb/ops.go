@@ -76,6 +76,7 @@ const (
 	AttrName            = "name"
 	AttrValue           = "value"
 	AttrCombiner        = "combiner"
+	AttrDivNoNaN        = "div_no_nan"
 )
 
 // Combiners of emb.lookup and emb.gather_scatter.
@@ -345,26 +346,28 @@ func Dialect() *textir.Dialect {
 		ResultNames:  raggedNames,
 	}, {
 		Name:         TableOp,
-		Summary:      "an embedding table: the parameter 'name' read at run time, or the constant 'value'",
+		Summary:      "an embedding table: the parameter 'name' read at run time (or its 'partitions', see partitions.go), or the constant 'value'",
 		Results:      textir.Exactly(1),
 		NamedResults: []string{"result"},
 		ResultTypes:  C(tableType),
 		Attrs: []textir.AttrSpec{{Name: AttrName, Kind: textir.StringAttrKind},
-			{Name: AttrValue, Kind: textir.DenseAttrKind, Optional: true}},
+			{Name: AttrValue, Kind: textir.DenseAttrKind, Optional: true},
+			{Name: AttrPartitions, Kind: textir.ArrayAttrKind, Optional: true},
+			{Name: AttrPartitionStrategy, Kind: textir.StringAttrKind, Optional: true}},
 		Traits: textir.Pure,
 		Verify: verifyTable,
 		Print:  printTable,
 		Parse:  parseTable,
 	}, {
 		Name:          LookupOp,
-		Summary:       "pools the table rows of each bag (sum, mean or sqrtn, optionally weighted); empty bags give zeros",
+		Summary:       "pools the table rows of each bag (sum, mean or sqrtn, optionally weighted; div_no_nan: 0 where the weights' sum is 0); empty bags give zeros",
 		Operands:      textir.Between(3, 4),
 		Results:       textir.Exactly(1),
 		NamedOperands: []string{"table", "ids", "row_splits", "weights?"},
 		NamedResults:  []string{"result"},
 		OperandTypes:  C(tableType, intValues, splitsValue, weightValues),
 		ResultTypes:   C(embeddings),
-		Attrs:         []textir.AttrSpec{{Name: AttrCombiner, Kind: textir.StringAttrKind}},
+		Attrs:         []textir.AttrSpec{{Name: AttrCombiner, Kind: textir.StringAttrKind}, {Name: AttrDivNoNaN, Kind: textir.UnitAttrKind, Optional: true}},
 		Traits:        textir.Pure,
 		Verify:        verifyLookup,
 		Canonicalize:  []textir.RewritePattern{lookupToGather(), lookupToGatherScatter()},
@@ -392,7 +395,7 @@ func Dialect() *textir.Dialect {
 		NamedResults:  []string{"result"},
 		OperandTypes:  C(tableType, intValues, splitsValue, weightValues),
 		ResultTypes:   C(embeddings),
-		Attrs:         []textir.AttrSpec{{Name: AttrCombiner, Kind: textir.StringAttrKind}},
+		Attrs:         []textir.AttrSpec{{Name: AttrCombiner, Kind: textir.StringAttrKind}, {Name: AttrDivNoNaN, Kind: textir.UnitAttrKind, Optional: true}},
 		Traits:        textir.Pure,
 		Verify:        verifyLookup,
 		Canonicalize:  []textir.RewritePattern{gatherScatterToGather()},

@@ -8,7 +8,8 @@ package emb
 // emb.table reads its parameter from exec.Options.Variables by its 'name'
 // (the name of the TensorFlow variable node, as the tfg kernels of
 // VariableV2 and VarHandleOp do), or else, with RandomTables, makes the
-// same random values as the tfg variable of that name (exec.RandomTensor).
+// same random values as the tfg variable of that name (exec.RandomTensor);
+// a partitioned table reads its shards' variables so (partitions.go).
 // A large random table read only by lookups is never materialized: the
 // lookups make the rows they need.
 
@@ -509,6 +510,9 @@ type table struct {
 	key   uint64
 	rows  int64
 	width int64
+	// A partitioned table (partitions.go): its shards and strategy.
+	parts    []*table
+	strategy string
 }
 
 // lazyTables maps the stub tensors that stand for lazy tables to them.
@@ -548,6 +552,9 @@ func tableKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*
 	dt, err := resultDType(op, 0)
 	if err != nil {
 		return nil, err
+	}
+	if parts, strategy := Partitions(op); parts != nil {
+		return partitionedTable(op, st, tt, dt, parts, strategy)
 	}
 	if d, ok := op.LookupAttr(AttrValue).(*textir.DenseElementsAttr); ok {
 		v, err := st.Memo(func() (any, error) {
@@ -606,6 +613,10 @@ func tableOf(op *textir.Operation, st *exec.State, t *interp.Tensor) (*table, er
 
 // row returns table row i, in buf when the table is lazy.
 func row[T float32 | float64](t *table, i int64, buf []T) []T {
+	if t.parts != nil {
+		p, r := ShardOf(t.strategy, t.rows, int64(len(t.parts)), i)
+		return row(t.parts[p], r, buf)
+	}
 	if t.value != nil {
 		d, _ := interp.Values[T](t.value)
 		return d[i*t.width : (i+1)*t.width]
@@ -667,7 +678,7 @@ func lookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]
 				return nil, op.Errorf("weights must be float32, got %v", w.DType())
 			}
 		}
-		return one(interp.New(shape, pool(tab, ids, splits, ws, comb)))
+		return one(interp.New(shape, pool(tab, ids, splits, ws, comb, DivNoNaN(op))))
 	case interp.Float64:
 		var ws []float64
 		if w != nil {
@@ -675,7 +686,7 @@ func lookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]
 				return nil, op.Errorf("weights must be float64, got %v", w.DType())
 			}
 		}
-		return one(interp.New(shape, pool(tab, ids, splits, ws, comb)))
+		return one(interp.New(shape, pool(tab, ids, splits, ws, comb, DivNoNaN(op))))
 	}
 	return nil, op.Errorf("unsupported result dtype %v", dt)
 }
@@ -685,8 +696,9 @@ func lookupKernel(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]
 // and by its square root for sqrtn, as SparseSegment{Sum,Mean,SqrtN}.
 // Weighted, as embedding_lookup_sparse with weights: rows times weights in
 // T, summed; mean divides by the sum of the weights, sqrtn by the square
-// root of the sum of their squares (RealDiv, in T). Empty bags are zero.
-func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb string) []T {
+// root of the sum of their squares (RealDiv, in T; with noNaN DivNoNan: 0
+// where the divisor is 0). Empty bags are zero.
+func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb string, noNaN bool) []T {
 	d := int(tab.width)
 	bags := len(splits) - 1
 	out := make([]T, bags*d)
@@ -729,12 +741,12 @@ func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb stri
 		case w != nil && comb == CombinerMean:
 			den := T(ws)
 			for c := range dst {
-				dst[c] = T(acc[c]) / den
+				dst[c] = divide(T(acc[c]), den, noNaN)
 			}
 		case w != nil && comb == CombinerSqrtN:
 			den := T(math.Sqrt(float64(T(ws2))))
 			for c := range dst {
-				dst[c] = T(acc[c]) / den
+				dst[c] = divide(T(acc[c]), den, noNaN)
 			}
 		default:
 			for c := range dst {
@@ -743,6 +755,14 @@ func pool[T float32 | float64](tab *table, ids, splits []int64, w []T, comb stri
 		}
 	}
 	return out
+}
+
+// divide is x / y (RealDiv), or DivNoNan's 0 where y is 0 with noNaN.
+func divide[T float32 | float64](x, y T, noNaN bool) T {
+	if noNaN && y == 0 {
+		return 0
+	}
+	return x / y
 }
 
 // emb.gather: row b is table[ids[b]] (GatherV2 on the CPU: an id out of

@@ -216,7 +216,7 @@ func verifyTable(op *textir.Operation) error {
 	if v, ok := op.LookupAttr(AttrValue).(*textir.DenseElementsAttr); ok && textir.Type(v.Type) != op.Result(0).Type() {
 		return op.Errorf("value type %s does not match the table type %s", v.Type, op.Result(0).Type())
 	}
-	return nil
+	return verifyPartitions(op)
 }
 
 // checkRows verifies the result of a lookup against its table.
@@ -252,7 +252,17 @@ func verifyLookup(op *textir.Operation) error {
 			return op.Errorf("weights element type %s does not match the table element type %s", w, table.Elem)
 		}
 	}
+	if DivNoNaN(op) && (op.NumOperands() != 4 || Combiner(op) == CombinerSum) {
+		return op.Errorf("div_no_nan is for weighted mean and sqrtn lookups")
+	}
 	return nil
+}
+
+// DivNoNaN reports whether a pooled lookup divides by its weights' sum (or
+// the root of their squares') as DivNoNan does: 0 where the divisor is 0.
+func DivNoNaN(op *textir.Operation) bool {
+	_, ok := op.LookupAttr(AttrDivNoNaN).(textir.UnitAttr)
+	return ok
 }
 
 func verifyGather(op *textir.Operation) error { return checkRows(op) }

@@ -299,7 +299,8 @@ func (v FilterView) FilteredWeights() *textir.Value {
 }
 
 // TableView names the values of an emb.table op (an embedding table: the
-// parameter 'name' read at run time, or the constant 'value'): result result.
+// parameter 'name' read at run time (or its 'partitions', see partitions.go),
+// or the constant 'value'): result result.
 type TableView struct{ op *textir.Operation }
 
 // AsTable returns the view of op when op is an emb.table; otherwise ok is false
@@ -318,8 +319,9 @@ func (v TableView) Op() *textir.Operation { return v.op }
 func (v TableView) Result() *textir.Value { return textir.ViewResult(v.op, 0) }
 
 // LookupView names the values of an emb.lookup op (pools the table rows of each
-// bag (sum, mean or sqrtn, optionally weighted); empty bags give zeros):
-// operands table, ids, row_splits and weights (optional); result result.
+// bag (sum, mean or sqrtn, optionally weighted; div_no_nan: 0 where the
+// weights' sum is 0); empty bags give zeros): operands table, ids, row_splits
+// and weights (optional); result result.
 type LookupView struct{ op *textir.Operation }
 
 // AsLookup returns the view of op when op is an emb.lookup; otherwise ok is

@@ -665,7 +665,7 @@ func (k *Kernel) Launch(grid, block int64, args []any, opts *LaunchOptions) erro
 	if opts != nil && opts.MaxSteps > 0 {
 		l.maxSteps = opts.MaxSteps
 	}
-	l.steps.Store(l.maxSteps)
+	l.steps = l.maxSteps
 	if workers <= 1 {
 		w := l.newWorker()
 		for b := int64(0); b < grid; b++ {
@@ -717,12 +717,15 @@ type launch struct {
 	parallel    bool
 	atomicMu    sync.Mutex
 	maxSteps    int64
-	steps       atomic.Int64 // what is left of the budget of loop iterations
+	stepsMu     sync.Mutex
+	steps       int64 // what is left of the budget of loop iterations, not granted to a worker
+	holders     int   // workers holding a grant of steps they have not run
 }
 
 type worker struct {
 	l       *launch
 	left    int64     // loop iterations taken from the launch's budget, not yet run
+	holding bool      // counted in the launch's holders
 	mems    []*memory // the launch's, then this worker's shared memories
 	regs    []uint64
 	threads []thread
@@ -757,6 +760,7 @@ func (l *launch) newWorker() *worker {
 }
 
 func (w *worker) runBlock(b int64) error {
+	defer w.releaseSteps()
 	w.bid = b
 	for _, m := range w.mems[len(w.l.mems):] {
 		for i := range m.data {
@@ -947,14 +951,51 @@ func f(v uint64) float64 { return math.Float64frombits(v) }
 
 // takeSteps takes loop iterations from the launch's budget for the worker
 // (one of them for the iteration that asked), or fails when it is spent.
+// The budget is exact with any number of workers: a worker never takes more
+// than is left, gives back what it did not run at the end of each block
+// (releaseSteps), and finding nothing left fails only once no other worker
+// holds steps it may still give back.
 func (w *worker) takeSteps(in *instr, tid int) error {
-	before := w.l.steps.Add(-stepChunk) + stepChunk
-	if before <= 0 {
-		w.left = 0
-		return w.errorf(in, tid, "the launch ran more than %d loop iterations (set %s to raise the limit; see docs/LIMITS.md)", w.l.maxSteps, EnvMaxSteps)
+	l := w.l
+	for {
+		l.stepsMu.Lock()
+		if w.holding {
+			w.holding = false
+			l.holders--
+		}
+		if l.steps > 0 {
+			c := min(l.steps, stepChunk)
+			l.steps -= c
+			w.left = c - 1
+			if w.left > 0 {
+				w.holding = true
+				l.holders++
+			}
+			l.stepsMu.Unlock()
+			return nil
+		}
+		others := l.holders
+		l.stepsMu.Unlock()
+		if others == 0 {
+			w.left = 0
+			return w.errorf(in, tid, "the launch ran more than %d loop iterations (set %s to raise the limit; see docs/LIMITS.md)", l.maxSteps, EnvMaxSteps)
+		}
+		runtime.Gosched()
 	}
-	w.left = min(before, stepChunk) - 1
-	return nil
+}
+
+// releaseSteps gives the steps the worker took and did not run back to the
+// launch's budget.
+func (w *worker) releaseSteps() {
+	if !w.holding {
+		return
+	}
+	l := w.l
+	l.stepsMu.Lock()
+	l.steps += w.left
+	l.holders--
+	l.stepsMu.Unlock()
+	w.left, w.holding = 0, false
 }
 
 func (w *worker) errorf(in *instr, tid int, format string, args ...any) error {

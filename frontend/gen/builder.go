@@ -566,5 +566,8 @@ func nodeEstimate(s *Spec) int {
 	if d := s.Dense; d != nil {
 		n += 12 * (len(d.Bottom) + len(d.Top) + 2)
 	}
+	for _, t := range s.Towers {
+		n += 12 * (len(t.Hidden) + 1)
+	}
 	return n
 }

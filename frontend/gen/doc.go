@@ -12,8 +12,10 @@
 // categorical, shared embeddings), their table size, width, combiner and
 // table style (VariableV2 + Identity, VarHandleOp + ResourceGather, or a
 // frozen Const + Identity), the distributions of their feeds, and an
-// optional DLRM dense part. The bundled presets are spec files
-// (examples/specs, embedded).
+// optional DLRM dense part, or instead two towers (towers.go: a two-tower
+// retrieval model, each tower an input_layer of its own groups under its
+// scope and an MLP, the output the sigmoid of their dot product). The
+// bundled presets are spec files (examples/specs, embedded).
 //
 // Names follow TensorFlow's Python graph builder: name scopes, the
 // "name_1" rule for repeats, constants named after the argument they feed
@@ -30,6 +32,13 @@
 // tf.Example records in one string Placeholder, parsed by ParseExampleV2
 // (or TF1's ParseExample) with make_parse_example_spec's features
 // (serving.go); Feeds then draws the records (feedserving.go).
+//
+// A LookupSpec (plain.go, recom gen --lookups) describes a model built
+// without feature columns: tf.nn.embedding_lookup, embedding_lookup_sparse
+// and safe_embedding_lookup_sparse on variables, resource variables or
+// constants, whole or partitioned, as TensorFlow 1.15, 2.6 or 2.16's
+// embedding_ops.py writes them (lookups.go, which safe_embedding_lookup_sparse
+// of the feature columns shares).
 //
 // The spec that produced a graph is stored in it as the string Const
 // "recom/spec" (connected to nothing), so Feeds can be drawn from a graph

@@ -1,10 +1,7 @@
 package gen
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"slices"
@@ -71,14 +68,9 @@ type InputSpec struct {
 // ParseFeedSpec reads a FeedSpec; name is used in error messages. Unknown
 // fields and trailing data are errors; the result is validated.
 func ParseFeedSpec(data []byte, name string) (FeedSpec, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s FeedSpec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: trailing data after the feed spec", name)
+	if err := decodeStrict(data, name, "feed spec", &s); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

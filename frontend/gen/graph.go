@@ -231,7 +231,30 @@ func (g *gen) build(cols []*column) string {
 		b.exit(s)
 		g.splits[c.key] = sp
 	}
-	// input_layer: columns sorted by name, one ConcatV2 on axis 1.
+	var out string
+	if len(g.spec.Towers) > 0 {
+		out = g.towers(cols)
+	} else {
+		emb := g.inputLayer(cols)
+		out = emb.ref
+		if d := g.spec.Dense; d != nil {
+			out = g.dense(d, dense, emb)
+		}
+	}
+	if len(g.inits) > 0 {
+		n := b.op("NoOp", TableInitNode, nil, nil)
+		for _, dep := range g.inits {
+			b.control(n.ref, dep)
+		}
+	}
+	b.constProto(SpecNode, &tfpb.TensorProto{Dtype: dtString, TensorShape: shapeProto(nil), StringVal: [][]byte{g.spec.JSON()}})
+	return out
+}
+
+// inputLayer writes input_layer over cols (sorted by name, one ConcatV2 on
+// axis 1) in the current scope and returns its [batch, ΣD] output.
+func (g *gen) inputLayer(cols []*column) tensor {
+	b := g.b
 	sorted := append([]*column{}, cols...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
 	_, s := b.enter("input_layer")
@@ -247,18 +270,7 @@ func (g *gen) build(cols []*column) string {
 		emb = b.concatV2("concat", outs, 1)
 	}
 	b.exit(s)
-	out := emb.ref
-	if d := g.spec.Dense; d != nil {
-		out = g.dense(d, dense, emb)
-	}
-	if len(g.inits) > 0 {
-		n := b.op("NoOp", TableInitNode, nil, nil)
-		for _, dep := range g.inits {
-			b.control(n.ref, dep)
-		}
-	}
-	b.constProto(SpecNode, &tfpb.TensorProto{Dtype: dtString, TensorShape: shapeProto(nil), StringVal: [][]byte{g.spec.JSON()}})
-	return out
+	return emb
 }
 
 // sparseT is a SparseTensor: indices, values, dense_shape.
@@ -328,12 +340,12 @@ func (g *gen) column(c *column) tensor {
 			c.share.table = g.table(varScope+"/embedding_weights", c)
 			c.share.made = true
 		}
-		res = g.safeLookup(c.name+"_weights", c, c.share.table, ids, w)
+		res = g.safeLookup(c.name+"_weights", c.g.Combiner, lookupParams{shards: []tableRef{c.share.table}}, ids, w)
 		b.exit(s)
 	} else {
 		ids, w := g.sparseIDs(c)
 		t := g.table(varScope+"/embedding_weights", c)
-		res = g.safeLookup(c.name+"_weights", c, t, ids, w)
+		res = g.safeLookup(c.name+"_weights", c.g.Combiner, lookupParams{shards: []tableRef{t}}, ids, w)
 	}
 	bs := b.dim0(res)
 	out := b.reshapePacked(res, bs, c.g.Dim)
@@ -579,9 +591,10 @@ func truncNormal(r *rand.Rand) float64 {
 	}
 }
 
-// safeLookup is safe_embedding_lookup_sparse(table, ids, weights,
-// combiner, name=name) with default_id None.
-func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w *sparseT) tensor {
+// safeLookup is safe_embedding_lookup_sparse(params, ids, weights,
+// combiner, name=name) with default_id None, as TensorFlow 2.6 writes it
+// (params.style picks another version's embedding_lookup_sparse).
+func (g *gen) safeLookup(name, combiner string, params lookupParams, ids sparseT, w *sparseT) tensor {
 	b := g.b
 	scopeName, saved := b.enter(name)
 	orig := ids.shape
@@ -633,7 +646,7 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 	sp = g.retain(sp, valid)
 	if ws != nil {
 		*ws = g.retain(*ws, valid)
-		if c.g.Combiner != "sum" {
+		if combiner != "sum" {
 			pos := b.binaryConstY("Greater", "Greater", ws.values, zero(dtFloat), dtBool)
 			sp = g.retain(sp, pos)
 			*ws = g.retain(*ws, pos)
@@ -653,66 +666,12 @@ func (g *gen) safeLookup(name string, c *column, table tableRef, ids sparseT, w 
 		wf = fill(*ws, func(b *builder, n string) tensor { return b.scalarF32(n, 1) })
 	}
 	// embedding_lookup_sparse.
-	elsName, s := b.enter("embedding_lookup_sparse")
-	seg := b.stridedSlice(sf.out(0, dtInt64), []int32{0, 0}, []int32{0, 1}, []int32{1, 1}, 1, 1, 2)
-	seg32 := b.cast("Cast", seg, dtInt32)
-	uq := b.op("Unique", "Unique", []tensor{sf.out(1, sp.values.dt)}, attrs("T", aType(sp.values.dt), "out_idx", aType(dtInt32)))
-	uq.dt = sp.values.dt
-	elName, s2 := b.enter("embedding_lookup")
-	var rows tensor
-	if table.resource {
-		rows = b.emit(elName, "ResourceGather", []tensor{table.read, uq}, attrs("Tindices", aType(uq.dt),
-			"batch_dims", aInt(0), "dtype", aType(dtFloat), "validate_indices", aBool(true)))
-	} else {
-		ax := b.scalarI32("axis", 0)
-		rows = b.gatherV2Named(elName, table.read, uq, ax)
+	var wv *tensor
+	if ws != nil {
+		v := wf.out(1, dtFloat)
+		wv = &v
 	}
-	rows.dt = dtFloat
-	rows = b.identity("Identity", rows)
-	b.exit(s2)
-	idx := uq.out(1, dtInt32)
-	var result tensor
-	if ws == nil {
-		op := map[string]string{"sum": "SparseSegmentSum", "mean": "SparseSegmentMean", "sqrtn": "SparseSegmentSqrtN"}[c.g.Combiner]
-		result = b.emit(elsName, op, []tensor{rows, idx, seg32}, attrs("T", aType(dtFloat), "Tidx", aType(dtInt32), "Tsegmentids", aType(dtInt32)))
-	} else {
-		wv := wf.out(1, dtFloat)
-		emb := b.gatherV2("GatherV2", rows, idx)
-		rank := b.scalarI32("Rank", 2)
-		sub := b.binaryConstY("Sub", "sub", rank, func(b *builder, n string) tensor { return b.scalarI32(n, 1) }, 0)
-		ed := b.expandDims(sub, 0)
-		full, s3 := b.enter("Fill")
-		one := b.scalarI32("value", 1)
-		b.exit(s3)
-		ones := b.emit(full, "Fill", []tensor{ed, one}, attrs("T", aType(dtInt32), "index_type", aType(dtInt32)))
-		ones.dt = dtInt32
-		wsh := b.shape("Shape", wv, dtInt32)
-		bshape := b.concatV2("concat", []tensor{wsh, ones}, 0)
-		wr := b.reshape(wv, bshape)
-		mul := b.binary("Mul", "mul", emb, wr, 0)
-		segSum := func(name string, x tensor) tensor {
-			t := b.emit(name, "SegmentSum", []tensor{x, seg32}, attrs("T", aType(dtFloat), "Tindices", aType(dtInt32)))
-			t.dt = dtFloat
-			return t
-		}
-		switch c.g.Combiner {
-		case "sum":
-			result = segSum(elsName, mul)
-		case "mean":
-			num := segSum(b.unique(b.scope+"SegmentSum"), mul)
-			den := segSum(b.unique(b.scope+"SegmentSum"), wr)
-			result = b.emit(elsName, "RealDiv", []tensor{num, den}, g.b.tAttr(dtFloat))
-		default:
-			num := segSum(b.unique(b.scope+"SegmentSum"), mul)
-			pw := b.binaryConstY("Pow", "Pow", wr, func(b *builder, n string) tensor { return b.scalarF32(n, 2) }, 0)
-			den := segSum(b.unique(b.scope+"SegmentSum"), pw)
-			sq := b.op("Sqrt", "Sqrt", []tensor{den}, g.b.tAttr(dtFloat))
-			sq.dt = dtFloat
-			result = b.emit(elsName, "RealDiv", []tensor{num, sq}, g.b.tAttr(dtFloat))
-		}
-	}
-	result.dt = dtFloat
-	b.exit(s)
+	result := g.lookupSparse("embedding_lookup_sparse", combiner, params, sparseT{indices: sf.out(0, dtInt64), values: sf.out(1, sp.values.dt)}, wv)
 	// Rows without ids give zeros.
 	empty := b.reshapeConst(sf.out(2, dtBool), -1, 1)
 	sh := b.shape("Shape", result, dtInt32)
@@ -750,45 +709,7 @@ func (g *gen) retain(st sparseT, keep tensor) sparseT {
 // the embedding layer, top MLP, dense(1), sigmoid.
 func (g *gen) dense(d *Dense, x, emb tensor) string {
 	b := g.b
-	style := denseStyle(g.spec)
-	layer := func(scope string, in tensor, inDim, units int, relu bool) tensor {
-		full, s := b.enter(scope)
-		std := math.Sqrt(2 / float64(inDim+units))
-		k := g.variable(full+"/kernel", style, []int64{int64(inDim), int64(units)}, func(r *rand.Rand, v []float32) {
-			for i := range v {
-				v[i] = float32(truncNormal(r) * std)
-			}
-		})
-		bias := g.variable(full+"/bias", style, []int64{int64(units)}, func(r *rand.Rand, v []float32) {
-			for i := range v {
-				v[i] = float32(0.01 * truncNormal(r))
-			}
-		})
-		// read is the kernel or bias as the op named full sees it: the read
-		// Identity, or a ReadVariableOp in the op's scope.
-		read := func(full string, t tableRef) tensor {
-			if !t.resource {
-				return t.read
-			}
-			s := b.enterAbs(full)
-			rv := b.op("ReadVariableOp", "ReadVariableOp", []tensor{t.read}, attrs("dtype", aType(dtFloat)))
-			rv.dt = dtFloat
-			b.exit(s)
-			return rv
-		}
-		mm := b.unique(b.scope + "MatMul")
-		out := b.emit(mm, "MatMul", []tensor{in, read(mm, k)}, attrs("T", aType(dtFloat), "transpose_a", aBool(false), "transpose_b", aBool(false)))
-		out.dt = dtFloat
-		ba := b.unique(b.scope + "BiasAdd")
-		out = b.emit(ba, "BiasAdd", []tensor{out, read(ba, bias)}, attrs("T", aType(dtFloat), "data_format", aStr("NHWC")))
-		out.dt = dtFloat
-		if relu {
-			out = b.op("Relu", "Relu", []tensor{out}, g.b.tAttr(dtFloat))
-			out.dt = dtFloat
-		}
-		b.exit(s)
-		return out
-	}
+	layer := g.mlpLayer
 	h, in := x, d.Features
 	for _, w := range d.Bottom {
 		h = layer("bottom_mlp/dense", h, in, w, true)
@@ -807,6 +728,50 @@ func (g *gen) dense(d *Dense, x, emb tensor) string {
 	h = layer("top_mlp/dense", h, in, 1, false)
 	p := b.op("Sigmoid", PredictionNode, []tensor{h}, g.b.tAttr(dtFloat))
 	return p.ref
+}
+
+// mlpLayer is tf.compat.v1.layers.dense(in, units, relu?) under scope:
+// kernel and bias variables in the spec's dense table style, MatMul,
+// BiasAdd and the ReLU.
+func (g *gen) mlpLayer(scope string, in tensor, inDim, units int, relu bool) tensor {
+	b := g.b
+	style := denseStyle(g.spec)
+	full, s := b.enter(scope)
+	std := math.Sqrt(2 / float64(inDim+units))
+	k := g.variable(full+"/kernel", style, []int64{int64(inDim), int64(units)}, func(r *rand.Rand, v []float32) {
+		for i := range v {
+			v[i] = float32(truncNormal(r) * std)
+		}
+	})
+	bias := g.variable(full+"/bias", style, []int64{int64(units)}, func(r *rand.Rand, v []float32) {
+		for i := range v {
+			v[i] = float32(0.01 * truncNormal(r))
+		}
+	})
+	// read is the kernel or bias as the op named full sees it: the read
+	// Identity, or a ReadVariableOp in the op's scope.
+	read := func(full string, t tableRef) tensor {
+		if !t.resource {
+			return t.read
+		}
+		s := b.enterAbs(full)
+		rv := b.op("ReadVariableOp", "ReadVariableOp", []tensor{t.read}, attrs("dtype", aType(dtFloat)))
+		rv.dt = dtFloat
+		b.exit(s)
+		return rv
+	}
+	mm := b.unique(b.scope + "MatMul")
+	out := b.emit(mm, "MatMul", []tensor{in, read(mm, k)}, attrs("T", aType(dtFloat), "transpose_a", aBool(false), "transpose_b", aBool(false)))
+	out.dt = dtFloat
+	ba := b.unique(b.scope + "BiasAdd")
+	out = b.emit(ba, "BiasAdd", []tensor{out, read(ba, bias)}, attrs("T", aType(dtFloat), "data_format", aStr("NHWC")))
+	out.dt = dtFloat
+	if relu {
+		out = b.op("Relu", "Relu", []tensor{out}, g.b.tAttr(dtFloat))
+		out.dt = dtFloat
+	}
+	b.exit(s)
+	return out
 }
 
 // ErrNoSpec means a graph holds no recom/spec node.

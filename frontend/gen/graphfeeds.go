@@ -856,6 +856,14 @@ func drawSparse(g *sparseGroup, specs map[*input]*InputSpec, batch int, seed uin
 			}
 		}
 	}
+	if g.like != nil {
+		if _, done := out[g.like.indices]; !done {
+			if err := drawSparse(g.like, specs, batch, seed, tables, out, how); err != nil {
+				return err
+			}
+		}
+		return drawLike(g, specs, seed, tables, out, how)
+	}
 	r := streamRNG(seed, name)
 	rows := batch
 	if sp.Rows > 0 {
@@ -880,6 +888,11 @@ func drawSparse(g *sparseGroup, specs map[*input]*InputSpec, batch int, seed uin
 	width := defaultWidth
 	if d.maxLen >= 0 {
 		width = d.maxLen
+	}
+	if g.indices != nil && g.indices.vals.segments {
+		// embedding_lookup_sparse: every row has a value.
+		d.empty, d.minLen = 0, max(d.minLen, 1)
+		width = max(width, 1)
 	}
 	var idx []int64
 	longest := 0

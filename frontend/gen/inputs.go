@@ -57,6 +57,10 @@ type values struct {
 	parses []*textir.Operation
 	// used reports whether anything uses the values at all.
 	used bool
+	// segments: the values (a sparse tensor's row numbers) are segment
+	// ids as they are, without SparseFillEmptyRows: embedding_lookup_sparse
+	// assumes every row has a value.
+	segments bool
 }
 
 // splitUse is a StringSplit or StringSplitV2 of the values.
@@ -78,6 +82,9 @@ const (
 // sparseGroup is a sparse tensor fed as three placeholders.
 type sparseGroup struct {
 	indices, values, shape *input
+	// like is the group whose indices these must be (sparse weights and
+	// their ids): pairSparse.
+	like *sparseGroup
 }
 
 // input is one placeholder and what its values are for.
@@ -263,6 +270,10 @@ func follow(v *textir.Value, vals *values, seen map[*textir.Value]bool) {
 			}
 		case "Reshape":
 			if is("tensor") {
+				if rows, by, ok := partitionedLookup(op); ok {
+					vals.bound(rows, by)
+					continue
+				}
 				on(optab.Result(op, "output"))
 			}
 		case "Slice", "StridedSlice":
@@ -292,6 +303,13 @@ func follow(v *textir.Value, vals *values, seen map[*textir.Value]bool) {
 			"SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments":
 			if is("indices") {
 				vals.bound(tableRows(optab.Operand(op, "data")))
+			}
+			if is("segment_ids") && !strings.HasSuffix(name, "WithNumSegments") {
+				vals.segments = true
+			}
+		case "SegmentSum", "SegmentMean":
+			if is("segment_ids") {
+				vals.segments = true
 			}
 		case "Unique", "UniqueV2":
 			if is("x") {
@@ -572,20 +590,34 @@ func (a *analysis) findSparse(m *textir.Operation) {
 	}
 	for _, in := range a.inputs {
 		base, ok := strings.CutSuffix(in.name, "/indices")
-		if !ok || in.group != nil {
+		if !ok {
 			continue
 		}
 		vals, shape := byName[base+"/values"], byName[base+"/shape"]
 		if shape == nil {
 			shape = byName[base+"/dense_shape"]
 		}
-		if vals == nil || shape == nil || vals.group != nil || shape.group != nil {
+		if g := in.group; g != nil {
+			// A group an op made of the indices and the shape alone
+			// (SparseReshape): the values by their name.
+			if g.indices == in && g.values == nil && vals != nil && vals.group == nil && (shape == nil || g.shape == shape) {
+				g.values, vals.group, vals.role = vals, g, sparseValues
+			}
+			continue
+		}
+		// The shape may be gone (a cut keeps what the outputs need, and
+		// embedding_lookup_sparse reads no dense shape).
+		if vals == nil || vals.group != nil || (shape != nil && shape.group != nil) {
 			continue
 		}
 		g := &sparseGroup{indices: in, values: vals, shape: shape}
-		in.group, vals.group, shape.group = g, g, g
-		in.role, vals.role, shape.role = sparseIndices, sparseValues, sparseShape
+		in.group, vals.group = g, g
+		in.role, vals.role = sparseIndices, sparseValues
+		if shape != nil {
+			shape.group, shape.role = g, sparseShape
+		}
 	}
+	a.pairSparse()
 }
 
 // rootPlaceholder returns the Placeholder whose values v is (through

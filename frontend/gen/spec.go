@@ -107,6 +107,10 @@ type Spec struct {
 	// Estimator's parsing serving input receiver writes it;
 	// "tf_example_v1" the same with TensorFlow 1's ParseExample.
 	Serving string `json:"serving,omitempty"`
+	// Towers, when set, makes a two-tower (DSSM) model (towers.go): two
+	// input_layers, each over its own groups and followed by its own MLP,
+	// and the sigmoid of their dot product; no Dense part.
+	Towers []Tower `json:"towers,omitempty"`
 }
 
 // Group is Count columns of one kind with the same parameters.
@@ -202,19 +206,28 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 // ParseSpec reads a JSON spec; name is used in error messages. Unknown
 // fields and trailing data are errors; the result is validated.
 func ParseSpec(data []byte, name string) (*Spec, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s: trailing data after the spec", name)
+	if err := decodeStrict(data, name, "spec", &s); err != nil {
+		return nil, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &s, nil
+}
+
+// decodeStrict decodes one JSON value of data into v: unknown fields and
+// trailing data (after it, "the WHAT") are errors, prefixed with name.
+func decodeStrict(data []byte, name, what string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: trailing data after the %s", name, what)
+	}
+	return nil
 }
 
 // LoadSpec reads a JSON spec file.
@@ -432,6 +445,7 @@ func (s *Spec) Validate() error {
 		}
 		checkStyle("dense.tables", d.Tables)
 	}
+	s.validateTowers(bad)
 	return errors.Join(errs...)
 }
 

@@ -191,6 +191,11 @@ func (k *kb) transformID(c *abi.Column, a *kernelArgs, j *textir.Value, v idValu
 			}
 		case abi.TransformAddOffset:
 			v.x = k.Add(v.x, k.Mul(P[0], k.Bin(arith.SubIOp, j, a.bagLo)))
+		case abi.TransformDrop:
+			// Kept ids are in the table (the fuse pattern proved it), so
+			// -1 marks a dropped one (addRows skips it).
+			in := k.Bin(arith.AndIOp, k.Cmp(arith.SGE, v.x, P[0]), k.Cmp(arith.SLE, v.x, P[1]))
+			v.x = k.Sel(in, v.x, k.C64(-1))
 		}
 	}
 	return v.x

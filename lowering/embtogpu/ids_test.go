@@ -3,6 +3,7 @@ package embtogpu_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,10 @@ func idFeeds(batch int64, seed uint64) map[string]*interp.Tensor {
 		"@f:7": interp.Must(interp.New([]int64{batch, 3}, []string(strs(3*batch, str).Strings()))),
 		"@f:8": interp.Must(interp.New([]int64{batch, 3}, w)),
 		"@f:9": interp.Must(interp.New([]int64{batch}, xd)),
+		// Vocabulary words and misses, some bags all misses; weights
+		// around 0.
+		"@f:10": ints([]int64{batch, 3}, func() int64 { return []int64{5, 9, 2, 42, -1, 7, 1e12}[r.IntN(7)] }),
+		"@f:11": interp.Must(interp.New([]int64{batch, 3}, []float32(slices.Repeat([]float32{1.5, -0.5, 0, 2, 0.25, 1}, int(batch))[:3*batch]))),
 	}
 }
 
@@ -120,6 +125,10 @@ func TestIDTransforms(t *testing.T) {
 					switch op.Name() {
 					case "emb.hash", "emb.as_string", "emb.check_range", "emb.cast", "emb.add_offset", "emb.bucketize", "emb.vocab_lookup":
 						t.Errorf("%s remains", op.Name())
+					case "emb.filter":
+						if op.LookupAttr("min") != nil || op.LookupAttr("max") != nil {
+							t.Errorf("%s remains", op.Name())
+						}
 					}
 					return true
 				})
@@ -169,5 +178,17 @@ func TestHostIDs(t *testing.T) {
 	}
 	if want := []int64{1, -1, 0}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("vocabulary HostIDs = %v, want %v", got, want)
+	}
+	// Missing words pruned (drop): HostIDs marks them -1, HostBags leaves
+	// them and their weights out of the bags.
+	d := abi.Column{Name: "d", Kind: abi.KindLookup, Weighted: true, Source: abi.SourceStr, Transforms: []abi.Transform{
+		{Op: abi.TransformVocab, Keys: keys, Default: -1}, {Op: abi.TransformDrop, Min: 0, Max: math.MaxInt64}}}
+	x = &abi.ColumnInput{Values: interp.Vector("b", "z", "a", "y", "x", "b"), Splits: []int64{0, 3, 5, 6}, Weights: []float32{1, 2, 3, 4, 5, 6}}
+	if got, err = d.HostIDs(x); err != nil || !slices.Equal(got, []int64{1, -1, 0, -1, -1, 1}) {
+		t.Fatalf("drop HostIDs = %v, %v", got, err)
+	}
+	ids, splits, w, err := d.HostBags(x)
+	if err != nil || !slices.Equal(ids, []int64{1, 0, 1}) || !slices.Equal(splits, []int64{0, 2, 2, 3}) || !slices.Equal(w, []float32{1, 3, 6}) {
+		t.Fatalf("drop HostBags = %v %v %v, %v", ids, splits, w, err)
 	}
 }

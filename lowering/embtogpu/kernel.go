@@ -181,11 +181,13 @@ func (k *kb) bag(c *abi.Column, a *kernelArgs, b *textir.Value) (lo, hi *textir.
 	return k.word(a.in, p), k.word(a.in, k.AddC(p, 1))
 }
 
-// accum is a row accumulator: width floats, and for weighted columns the
-// sum of the weights and of their squares.
+// accum is a row accumulator: width floats, for weighted columns the sum
+// of the weights and of their squares, and for columns whose kernel drops
+// ids (abi.Column.Drops) the number of ids kept (i64).
 type accum struct {
 	v       []*textir.Value
 	ws, ws2 *textir.Value
+	n       *textir.Value
 }
 
 func (x accum) flat() []*textir.Value {
@@ -193,18 +195,28 @@ func (x accum) flat() []*textir.Value {
 	if x.ws != nil {
 		out = append(out, x.ws, x.ws2)
 	}
+	if x.n != nil {
+		out = append(out, x.n)
+	}
 	return out
 }
 
-func unflat(vs []*textir.Value, n int, weighted bool) accum {
+// unflat is the accumulator of n floats flattened by flat, for column c.
+func unflat(vs []*textir.Value, n int, c *abi.Column) accum {
 	x := accum{v: vs[:n]}
-	if weighted {
+	if c.Weighted {
 		x.ws, x.ws2 = vs[n], vs[n+1]
+		n += 2
+	}
+	if c.Drops() {
+		x.n = vs[n]
 	}
 	return x
 }
 
-func (k *kb) zeros(n int, weighted bool) accum {
+// zeros is an empty accumulator of n floats for column c (weights only
+// when weighted is set: a gather's are never).
+func (k *kb) zeros(n int, c *abi.Column, weighted bool) accum {
 	z := k.cf(0)
 	x := accum{}
 	for range n {
@@ -212,6 +224,9 @@ func (k *kb) zeros(n int, weighted bool) accum {
 	}
 	if weighted {
 		x.ws, x.ws2 = z, z
+	}
+	if c.Drops() {
+		x.n = k.C64(0)
 	}
 	return x
 }
@@ -222,7 +237,9 @@ func (k *kb) zeros(n int, weighted bool) accum {
 // a position at or past end adds nothing: it reads the row of position
 // end-1 (in the bag, so every load stays valid) and its values are
 // replaced by zeros, so that a bag's last, partial group of rows costs
-// one round trip to memory like the others.
+// one round trip to memory like the others. A dropped id (-1, from
+// abi.TransformDrop) adds nothing either: it reads row 0 and counts
+// neither in the floats nor in the weights nor in the kept ids.
 func (k *kb) addRows(c *abi.Column, a *kernelArgs, js []*textir.Value, end *textir.Value, e int64, eDyn *textir.Value, floats int64, xs []accum) []accum {
 	type fetched struct {
 		rows  []*textir.Value
@@ -241,6 +258,15 @@ func (k *kb) addRows(c *abi.Column, a *kernelArgs, js []*textir.Value, end *text
 	ids := k.columnIDs(c, a, pos)
 	for r, j := range pos {
 		id := ids[r]
+		if c.Drops() {
+			keep := k.Cmp(arith.SGE, id, k.C64(0))
+			id = k.Sel(keep, id, k.C64(0))
+			if fs[r].valid == nil {
+				fs[r].valid = keep
+			} else {
+				fs[r].valid = k.Bin(arith.AndIOp, fs[r].valid, keep)
+			}
+		}
 		base := k.Add(a.tableBase, k.mulc(id, c.Width))
 		if eDyn != nil {
 			base = k.Add(base, eDyn)
@@ -267,6 +293,13 @@ func (k *kb) addRows(c *abi.Column, a *kernelArgs, js []*textir.Value, end *text
 	for r := range fs {
 		x := xs[r]
 		y := accum{ws: x.ws, ws2: x.ws2}
+		if x.n != nil {
+			one := k.C64(1)
+			if fs[r].valid != nil {
+				one = k.Cast(arith.ExtUIOp, fs[r].valid, i64)
+			}
+			y.n = k.Add(x.n, one)
+		}
 		for q, v := range fs[r].rows {
 			if c.Weighted {
 				v = k.Bin(arith.MulFOp, v, fs[r].w)
@@ -294,12 +327,12 @@ func (k *kb) pool(c *abi.Column, a *kernelArgs, lo, hi *textir.Value, e int64, e
 	a.bagLo = lo
 	var total accum
 	if c.Kind == abi.KindGather {
-		total = k.addRows(c, a, []*textir.Value{lo}, nil, e, eDyn, floats, []accum{k.zeros(n, false)})[0]
+		total = k.addRows(c, a, []*textir.Value{lo}, nil, e, eDyn, floats, []accum{k.zeros(n, c, false)})[0]
 		return total.v
 	}
 	xs := make([]accum, rif)
 	for r := range xs {
-		xs[r] = k.zeros(n, c.Weighted)
+		xs[r] = k.zeros(n, c, c.Weighted)
 	}
 	cnt := k.Bin(arith.SubIOp, hi, lo)
 	if rif > 1 {
@@ -313,7 +346,7 @@ func (k *kb) pool(c *abi.Column, a *kernelArgs, lo, hi *textir.Value, e int64, e
 			cur := make([]accum, rif)
 			js := make([]*textir.Value, rif)
 			for r := range cur {
-				cur[r] = unflat(it[r*per:(r+1)*per], n, c.Weighted)
+				cur[r] = unflat(it[r*per:(r+1)*per], n, c)
 				js[r] = k.AddC(j, int64(r))
 			}
 			var ys []*textir.Value
@@ -323,13 +356,13 @@ func (k *kb) pool(c *abi.Column, a *kernelArgs, lo, hi *textir.Value, e int64, e
 			return ys
 		})
 		for r := range xs {
-			xs[r] = unflat(res[r*per:(r+1)*per], n, c.Weighted)
+			xs[r] = unflat(res[r*per:(r+1)*per], n, c)
 		}
 	} else {
 		rem := k.For(lo, hi, one, xs[0].flat(), func(j *textir.Value, it []*textir.Value) []*textir.Value {
-			return k.addRows(c, a, []*textir.Value{j}, nil, e, eDyn, floats, []accum{unflat(it, n, c.Weighted)})[0].flat()
+			return k.addRows(c, a, []*textir.Value{j}, nil, e, eDyn, floats, []accum{unflat(it, n, c)})[0].flat()
 		})
-		xs[0] = unflat(rem, n, c.Weighted)
+		xs[0] = unflat(rem, n, c)
 	}
 	// Sum the accumulators pairwise.
 	for len(xs) > 1 {
@@ -343,11 +376,18 @@ func (k *kb) pool(c *abi.Column, a *kernelArgs, lo, hi *textir.Value, e int64, e
 				y.ws = k.Bin(arith.AddFOp, xs[r].ws, xs[r+1].ws)
 				y.ws2 = k.Bin(arith.AddFOp, xs[r].ws2, xs[r+1].ws2)
 			}
+			if xs[r].n != nil {
+				y.n = k.Add(xs[r].n, xs[r+1].n)
+			}
 			next = append(next, y)
 		}
 		xs = next
 	}
 	total = xs[0]
+	if total.n != nil {
+		// The ids kept, not the bag's positions.
+		cnt = total.n
+	}
 	return k.combine(c, total, cnt)
 }
 
@@ -370,9 +410,17 @@ func (k *kb) combine(c *abi.Column, total accum, cnt *textir.Value) []*textir.Va
 		return total.v
 	}
 	den = k.Sel(k.Cmp(arith.SGT, cnt, k.C64(0)), den, k.cf(1))
+	var zero *textir.Value
+	if c.DivNoNaN {
+		// DivNoNan: 0 where the weights' sum (or root) is 0.
+		zero = k.CmpF(arith.FOEQ, den, k.cf(0))
+	}
 	out := make([]*textir.Value, len(total.v))
 	for q, v := range total.v {
 		out[q] = k.Bin(arith.DivFOp, v, den)
+		if zero != nil {
+			out[q] = k.Sel(zero, k.cf(0), out[q])
+		}
 	}
 	return out
 }

@@ -3,7 +3,9 @@ package embtogpu
 import (
 	"fmt"
 
+	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/emb"
+	sh "github.com/recom-compiler/recom/dialects/shape"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
@@ -254,9 +256,12 @@ func lastDim(v *textir.Value) (int64, bool) {
 }
 
 // reshapeKeepsWidth reports whether the shape operand of a Reshape of a
-// [B, d] tensor is [x, d] (so x is B): the input_layer's
-// Pack(StridedSlice(Shape(t))[0], d), or safe_embedding_lookup_sparse's
-// ConcatV2(Slice(dense_shape, [0], [1]), Slice(Shape(result), [1], [-1])).
+// [B, d] tensor is [x, d] (so x is B, the element count being kept): the
+// input_layer's Pack(StridedSlice(Shape(t))[0], d), or
+// safe_embedding_lookup_sparse's ConcatV2(Slice(dense_shape, [0], [1]),
+// Slice(Shape(result), [1], [-1])), or either as --simplify-shapes rebuilds
+// it when it cannot prove the reshape a no-op: shape.from_extents(x, d)
+// with d an index constant.
 func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 	if shape == nil {
 		return false
@@ -266,6 +271,14 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		return false
 	}
 	switch def.Name() {
+	case sh.FromExtentsOp:
+		fe, _ := sh.AsFromExtents(def)
+		ext := fe.Extents()
+		if len(ext) != 2 || d <= 0 {
+			return false
+		}
+		w, ok := arith.ConstantValue(ext[1]).(textir.IntegerAttr)
+		return ok && w.Value == d
 	case "tfg.Pack":
 		in := optab.Operands(def, "values")
 		if len(in) != 2 {

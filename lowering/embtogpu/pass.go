@@ -25,11 +25,15 @@
 // its node and why) and every concatenation that looks like an input layer
 // but is not fused.
 //
-// Version 1 leaves the id computations before the lookups (emb.hash,
-// emb.bucketize, emb.vocab_lookup, emb.check_range, the ragged sources,
-// ...) where they are: their results (ids, row splits, weights) become the
-// kernel's inputs, packed into one buffer by the runtime (see package
-// fused). Moving the id transforms into the kernel is version 2.
+// The id computations before the lookups (emb.hash, emb.bucketize,
+// emb.vocab_lookup, emb.check_range, emb.cast, emb.add_offset, and the
+// filters on the ids: a range filter becomes the kernel's "drop", a
+// positive_weights filter is rebuilt on the raw values) move into the
+// kernel when their ids are proved inside the table (absorb.go); the
+// kernel then takes the raw values. What stays before the layer (the
+// ragged sources, ids computed by tfg ops, ids not proved in range) gets
+// a remark (RemarkHostIDs) and is packed into one buffer by the runtime
+// with the rest (see package fused).
 //
 // The tuned schedule (default): a task is one warp and handles a chunk of
 // bags of one column; all tasks of all columns form one flat grid of
@@ -89,19 +93,20 @@ var Decl = pass.Decl{
 		{Name: "min-tasks", Kind: pass.IntOption, Default: DefaultMinTasks,
 			Help: "Tasks a launch should have at least: small batches get smaller tasks (0: off)"},
 		{Name: "host-ids", Kind: pass.StringListOption,
-			Help: "Id transforms left before the layer (ablations): any of hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset"},
+			Help: "Id transforms left before the layer (ablations): any of hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, filter, split_strings"},
 		{Name: "min-blocks", Kind: pass.IntOption, Default: 3,
 			Help: "Blocks per SM the tuned kernel must fit (caps its registers at 64K / (max-threads x min-blocks))"},
 		{Name: "id-pass", Kind: pass.StringOption, Default: "all",
 			Help: "Columns whose ids the tuned kernel computes in a pass of their own: all, auto (all but gather columns of cheap transforms), hashes (string and integer hashes only) or none"},
 		{Name: "ids-in-kernel", Kind: pass.BoolOption, Default: true,
-			Help: "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts) in the kernel"},
+			Help: "Compute the id transforms (hash, vocabulary, bucketize, range checks, casts, id filters) in the kernel"},
 	},
 	Statistics: []pass.StatDecl{
 		{Name: "layers", Help: "Embedding layers fused into one kernel"},
 		{Name: "columns", Help: "Columns fused"},
 		{Name: "classes", Help: "Schedule classes (code paths) in the kernels"},
 		{Name: "id-chains", Help: "Columns whose id transforms run in the kernel"},
+		{Name: "host-id-chains", Help: "Columns fused whose ids are computed, in part or in whole, before the layer (see the remarks)"},
 	},
 	New: func(o *pass.Options) pass.Runner { return &Pass{opts: optionsFrom(o)} },
 }
@@ -136,7 +141,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	columns := st.Stat("columns", "Columns fused")
 	classes := st.Stat("classes", "Schedule classes (code paths) in the kernels")
 	a := newLayers()
-	remarkUnfused(root, a, st.Emit)
+	host := remarkUnfused(root, a, opts, st.Emit)
 	var patterns conversion.PatternList
 	var n Counts
 	PopulateFusePatterns(&patterns, opts, &n)
@@ -146,6 +151,7 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	classes.Add(n.Classes)
 	if n.Layers > 0 {
 		st.Stat("id-chains", "Columns whose id transforms run in the kernel").Add(n.IDChains)
+		st.Stat("host-id-chains", "Columns fused whose ids are computed, in part or in whole, before the layer (see the remarks)").Add(host)
 	}
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package embtogpu
 import (
 	"fmt"
 
+	"github.com/recom-compiler/recom/dialects/arith"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
@@ -69,9 +70,7 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	chains := make([]*idChain, len(lookups))
 	for i, lk := range lookups {
 		infos[i] = columnInfo(lk)
-		if opts.InKernelIDs {
-			chains[i] = absorbIDs(lk, opts.HostIDs)
-		}
+		chains[i], _ = absorbIDs(lk, opts)
 		if c := chains[i]; c != nil {
 			infos[i].Source, infos[i].Transforms, infos[i].IDBytes, infos[i].Sep = c.source, c.transforms, c.idBytes, c.sep
 		}
@@ -135,11 +134,14 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 		lk := lookups[order[k]]
 		l, _ := emb.AsTableLookup(lk)
 		ids := l.IDs()
+		splits, weights := bags(lk)
 		if ch := chains[order[k]]; ch != nil {
 			ids = ch.values
+			if ch.splits != nil {
+				splits, weights = ch.splits, ch.weights
+			}
 		}
 		operands = append(operands, l.Table(), ids)
-		splits, weights := bags(lk)
 		if c.HasSplits() {
 			operands = append(operands, splits)
 		}
@@ -196,6 +198,7 @@ func columnInfo(lk *textir.Operation) ColumnInfo {
 	}
 	if weights != nil {
 		ci.Weighted = true
+		ci.DivNoNaN = emb.DivNoNaN(lk)
 	}
 	if ci.Kind == abi.KindLookup && ci.MaxBag < 0 {
 		if _, hi, ok := emb.BagSize(splits); ok {
@@ -265,6 +268,9 @@ var removable = map[string]bool{
 	// on raw values (absorb.go).
 	emb.FilterOp: true, emb.HashOp: true, emb.AsStringOp: true, emb.BucketizeOp: true, emb.VocabLookupOp: true,
 	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true, emb.SplitStringsOp: true,
+	// The shape operands --simplify-shapes rebuilt for the reshapes the
+	// layer takes.
+	shape.FromExtentsOp: true, arith.ConstantOp: true,
 }
 
 // eraseDead erases op and then every removable op left without uses.

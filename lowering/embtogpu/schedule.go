@@ -15,6 +15,7 @@ type ColumnInfo struct {
 	Kind     string // abi.KindLookup or abi.KindGather
 	Combiner string
 	Weighted bool
+	DivNoNaN bool
 	Rows     int64
 	Width    int64
 	// MaxBag bounds the ids of a bag (1 for gather and gather-scatter
@@ -98,9 +99,9 @@ func (o *Options) check() error {
 	}
 	for _, h := range o.HostIDs {
 		switch h {
-		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings":
+		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings", "filter":
 		default:
-			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings)", h)
+			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings, filter)", h)
 		}
 	}
 	return nil
@@ -144,7 +145,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error
 	var out int64
 	planned := make([]abi.Column, len(cols))
 	for i, ci := range cols {
-		c := abi.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted,
+		c := abi.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted, DivNoNaN: ci.DivNoNaN,
 			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep}
 		if c.Source == "" {
 			c.Source = abi.SourceIDs
@@ -216,11 +217,11 @@ func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error
 	// Classes: columns with the same code share it; kernel order groups them.
 	type key struct {
 		kind, comb, ids                   string
-		weighted                          bool
+		weighted, noNaN                   bool
 		d, vec, sw, lanes, segs, rif, bpt int64
 	}
 	keyOf := func(c *abi.Column) key {
-		return key{c.Kind, c.Combiner, c.Signature(), c.Weighted, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
+		return key{c.Kind, c.Combiner, c.Signature(), c.Weighted, c.DivNoNaN, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
 	}
 	classOf := map[key]int64{}
 	for i := range planned {

@@ -94,21 +94,37 @@ func target(ctx *textir.Context, a *layers) *conversion.Target {
 	return t
 }
 
+// RemarkHostIDs starts the remark on a fused column whose ids (or part of
+// their computation) stay before the layer; the compiler's summary lists
+// these remarks.
+const RemarkHostIDs = "ids computed before the layer: "
+
+// RemarkNotFused starts the remark on a lookup (or a concatenation) that
+// is not fused.
+const RemarkNotFused = "not fused: "
+
 // remarkUnfused reports, in walk order, each concatenation that looks like
-// an input layer but is not fused, and each pooled lookup no layer takes,
-// with the reason.
-func remarkUnfused(root *textir.Operation, a *layers, emit func(*textir.Diagnostic)) {
+// an input layer but is not fused, each pooled lookup no layer takes, with
+// the reason, and each fused lookup whose ids are computed, in part or in
+// whole, before the layer (absorbIDs's reason). It returns the number of
+// the latter.
+func remarkUnfused(root *textir.Operation, a *layers, opts Options, emit func(*textir.Diagnostic)) int64 {
+	var host int64
 	root.Walk(func(op *textir.Operation) bool {
 		switch {
 		case isConcat(op):
 			if m := a.of(op); m.why != nil && m.why.remark {
-				emit(op.Remarkf("not fused: %s", m.why.msg))
+				emit(op.Remarkf("%s%s", RemarkNotFused, m.why.msg))
 			}
 		case lookupResult(op) != nil:
 			if a.fusedBy(op) == nil {
-				emit(op.Remarkf("not fused: %s", a.whyNot(op)))
+				emit(op.Remarkf("%s%s", RemarkNotFused, a.whyNot(op)))
+			} else if _, why := absorbIDs(op, opts); why != "" {
+				host++
+				emit(op.Remarkf("%s%s", RemarkHostIDs, why))
 			}
 		}
 		return true
 	})
+	return host
 }

@@ -48,10 +48,18 @@ type Column struct {
 	table, first *textir.Operation
 	ranged       []*textir.Operation
 	lookup       *textir.Operation
+	// named, when set, is the value before the output's final Reshape
+	// (finalReshape), which names the column and its lookup as the
+	// column would be named without it.
+	named *textir.Value
+	// parts are the shards of a partitioned table (Table is the first),
+	// nil for a table of one op.
+	parts []*textir.Operation
 	// The result of lookupChain, computed once for every pattern that
 	// tries the column.
 	chain    *plan
 	chainErr error
+	chainGen int
 }
 
 // tableOf returns the table op behind a gather's params (or resource)
@@ -73,6 +81,18 @@ func tableOf(v *textir.Value) *textir.Operation {
 		if a, ok := d.Attr("value").(*textir.DenseElementsAttr); ok && len(a.Type.Shape) == 2 && textir.IsFloat(a.Type.Elem) {
 			return d
 		}
+	}
+	return nil
+}
+
+// readTable returns the table a gather reads, or that a sparse segment
+// reduction pools directly (TF 2.16's embedding_lookup_sparse), or nil.
+func readTable(op *textir.Operation) *textir.Operation {
+	if t := gatherTable(op); t != nil {
+		return t
+	}
+	if _, ok := combiners[opName(op)]; ok {
+		return tableOf(optab.Operand(op, "data"))
 	}
 	return nil
 }
@@ -99,10 +119,43 @@ const many = -1
 // its empty-row fix-ups (Select(Tile, ZerosLike, ...)) instead. Columns are
 // returned in the order of their boundary operands.
 func FindColumns(b *textir.Block) []*Column {
+	// The shards that a partitioned lookup's stitch joins are one table,
+	// which its first shard stands for.
+	alias := map[*textir.Operation]*textir.Operation{}
+	shards := map[*textir.Operation][]*textir.Operation{}
+	for op := range b.Ops() {
+		if !isOp(op, "ParallelDynamicStitch", "DynamicStitch") {
+			continue
+		}
+		sh := stitchShards(op)
+		if sh == nil || sh[0].Block() != b {
+			continue
+		}
+		if prev, ok := shards[alias[sh[0]]]; ok {
+			if !slices.Equal(prev, sh) {
+				continue // shards of a table in two groupings: left as they are
+			}
+		}
+		fresh := true
+		for _, t := range sh {
+			if _, ok := alias[t]; ok && !slices.Equal(shards[alias[t]], sh) {
+				fresh = false
+			}
+		}
+		if fresh {
+			for _, t := range sh {
+				alias[t] = sh[0]
+			}
+			shards[sh[0]] = sh
+		}
+	}
 	var tables []*textir.Operation
 	index := map[*textir.Operation]int{}
 	for op := range b.Ops() {
-		if t := gatherTable(op); t != nil && t.Block() == b {
+		if t := readTable(op); t != nil && t.Block() == b {
+			if r, ok := alias[t]; ok {
+				t = r
+			}
 			if _, ok := index[t]; !ok {
 				index[t] = len(tables)
 				tables = append(tables, t)
@@ -116,8 +169,11 @@ func FindColumns(b *textir.Block) []*Column {
 	label := make(map[*textir.Operation]int, len(tables)*64)
 	var work []*textir.Operation
 	for ti, t := range tables {
-		label[t] = ti
-		work = append(work[:0], t)
+		work = work[:0]
+		for _, x := range append([]*textir.Operation{t}, shards[t]...) {
+			label[x] = ti
+			work = append(work, x)
+		}
 		for len(work) > 0 {
 			op := work[len(work)-1]
 			work = work[:len(work)-1]
@@ -146,12 +202,17 @@ func FindColumns(b *textir.Block) []*Column {
 	// columns of no table (indicator, numeric), the first meeting point
 	// lies past the column, and these are its outputs.
 	fixups := make([][]*textir.Value, len(tables))
+	// So are the results of plain lookups (plain.go).
 	for op := range b.Ops() {
 		l, ok := label[op]
-		if !ok || l == many || !isOp(op, "Select", "SelectV2") || numArgs(op) != 3 || is(optab.Operand(op, "t"), "ZerosLike") == nil {
+		if !ok || l == many {
 			continue
 		}
-		fixups[l] = append(fixups[l], forwardEnd(optab.Result(op, "output")))
+		if isFixup(op) {
+			fixups[l] = append(fixups[l], forwardEnd(optab.Result(op, "output"), widthOf(tables[l], shards)))
+		} else if v := plainEnd(op); v != nil {
+			fixups[l] = append(fixups[l], forwardEnd(v, widthOf(tables[l], shards)))
+		}
 	}
 	var cols []*Column
 	seen := map[*textir.Value]bool{}
@@ -180,6 +241,11 @@ func FindColumns(b *textir.Block) []*Column {
 				add(tables[l], v, op)
 				continue
 			}
+			if finalReshape(v, fixups[l], widthOf(tables[l], shards)) {
+				add(tables[l], v, op)
+				cols[len(cols)-1].named = optab.Operand(def(v), "tensor")
+				continue
+			}
 			for _, f := range fixups[l] {
 				add(tables[l], f, op)
 			}
@@ -194,7 +260,11 @@ func FindColumns(b *textir.Block) []*Column {
 		}
 	}
 	for _, c := range cols {
+		c.parts = shards[c.Table]
 		c.Name = columnName(c.Output)
+		if c.named != nil {
+			c.Name = columnName(c.named)
+		}
 		c.Ops = closure(c.Output)
 		c.Root = poolingRoot(c.Output)
 	}
@@ -202,30 +272,52 @@ func FindColumns(b *textir.Block) []*Column {
 }
 
 // PoolingOps are the ops that pool a column's rows, where the lower-emb
-// patterns are rooted: safe_embedding_lookup_sparse's combiners and, for a
-// weighted column, its SegmentSum (sum) and the division of the mean and
-// sqrtn combiners.
+// patterns are rooted: (safe_)embedding_lookup_sparse's combiners and, for
+// a weighted column, its SegmentSum (sum) and the division of the mean and
+// sqrtn combiners; the Sum or Mean over the rows of a plain
+// embedding_lookup, and for ids [batch] the lookup's own last op (its
+// gather, or the Reshape after a partitioned lookup's stitch).
 var PoolingOps = []string{"tfg.SparseSegmentSum", "tfg.SparseSegmentMean", "tfg.SparseSegmentSqrtN",
-	"tfg.SegmentSum", "tfg.RealDiv", "tfg.Div"}
+	"tfg.SegmentSum", "tfg.RealDiv", "tfg.Div", "tfg.DivNoNan", "tfg.Sum", "tfg.Mean",
+	"tfg.GatherV2", "tfg.Gather", "tfg.ResourceGather", "tfg.Reshape"}
 
 // poolingRoot follows a column's output back through the reshapes that
-// restore its shape and the empty-row Select(empty, zeros, pooled) to the
-// op that pools its rows, and returns it when it is one of PoolingOps.
+// restore its shape and the empty-row Select(empty, zeros, pooled) (if
+// any) to the op that pools its rows, and returns it when it is one of
+// PoolingOps; the rows of a plain embedding_lookup are their own root.
 func poolingRoot(out *textir.Value) *textir.Operation {
+	if r, ok, _ := rowsOf(out); ok {
+		if r != nil {
+			return r.root
+		}
+		return def(strip(out))
+	}
 	v, _, ok := pooledSelect(out)
-	sel := def(v)
-	if !ok || !isOp(sel, "Select", "SelectV2") || numArgs(sel) != 3 {
+	d := def(v)
+	if !ok {
 		return nil
 	}
-	if r := def(optab.Operand(sel, "e")); r != nil && slices.Contains(PoolingOps, r.Name()) {
-		return r
+	if isOp(d, "Select", "SelectV2") && numArgs(d) == 3 {
+		d = def(optab.Operand(d, "e"))
+	}
+	if d != nil && slices.Contains(PoolingOps, d.Name()) {
+		return d
 	}
 	return nil
 }
 
-// forwardEnd follows v through the single-use rank-2 Reshapes (and
-// Identities) that restore the column's shape.
-func forwardEnd(v *textir.Value) *textir.Value {
+// isFixup reports whether op is safe_embedding_lookup_sparse's empty-row
+// Select(empty, ZerosLike(pooled), pooled).
+func isFixup(op *textir.Operation) bool {
+	return isOp(op, "Select", "SelectV2") && numArgs(op) == 3 && is(optab.Operand(op, "t"), "ZerosLike") != nil
+}
+
+// forwardEnd follows v, [batch, d] rows, through the single-use Reshapes
+// (and Identities) that restore the column's shape: of a rank-2 result,
+// or (d > 0, graphs without output shapes) whose shape operand is
+// [x, d], as lookupChain checks it (checkReshapes).
+func forwardEnd(v *textir.Value, d int64) *textir.Value {
+	known := widths{v: d}
 	for i := 0; i < 8; i++ {
 		if !v.HasOneUse() {
 			return v
@@ -234,12 +326,47 @@ func forwardEnd(v *textir.Value) *textir.Value {
 		for x := range v.Users() {
 			u = x
 		}
-		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v || rank(optab.Result(u, "output")) != 2 {
+		if !isOp(u, "Reshape", "Identity") || reshaped(u) != v {
 			return v
 		}
-		v = optab.Result(u, "output")
+		out := optab.Result(u, "output")
+		if rank(out) != 2 {
+			if d <= 0 || !isOp(u, "Reshape") {
+				return v
+			}
+			sh, ok := known.vecTerms(optab.Operand(u, "shape"), 0)
+			if !ok || len(sh) != 2 || !sh[1].eq(cterm(d)) {
+				return v
+			}
+		}
+		known[out] = d
+		v = out
 	}
 	return v
+}
+
+// finalReshape reports whether v is the Reshape back to [batch, d] of one
+// of ends (a plain safe_embedding_lookup_sparse's last op, whose result
+// is also read by the Shape its shape operand takes): the column ends at
+// v, as lookupChain checks (checkReshapes).
+func finalReshape(v *textir.Value, ends []*textir.Value, d int64) bool {
+	rs := is(v, "Reshape")
+	if rs == nil || d <= 0 || !slices.Contains(ends, optab.Operand(rs, "tensor")) {
+		return false
+	}
+	known := widths{optab.Operand(rs, "tensor"): d}
+	sh, ok := known.vecTerms(optab.Operand(rs, "shape"), 0)
+	return ok && len(sh) == 2 && sh[1].eq(cterm(d))
+}
+
+// widthOf returns the width of table t (the first shard of shards[t],
+// when partitioned), or 0 when it is not known.
+func widthOf(t *textir.Operation, shards map[*textir.Operation][]*textir.Operation) int64 {
+	tt, err := tableTypeOf(t)
+	if err != nil {
+		return 0
+	}
+	return tt.Shape[1]
 }
 
 // columnName is the name scope of a column output's node.

@@ -23,7 +23,10 @@ func (l *Lowering) table(rw *rewrite.Rewriter, p *plan) *textir.Operation {
 		return t
 	}
 	attrs := []textir.NamedAttribute{{Name: emb.AttrName, Value: textir.Str(tfg.NodeName(p.table))}}
-	if isOp(p.table, "Const") {
+	switch {
+	case p.parts != nil:
+		attrs = partitionAttrs(p)
+	case isOp(p.table, "Const"):
 		if a, ok := p.table.Attr("value").(*textir.DenseElementsAttr); ok {
 			attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrValue, Value: a})
 		}
@@ -71,8 +74,15 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 		}
 	}
 	rw.SetInsertionPoint(p.outDef)
-	loc := p.outDef.Loc()
+	loc := p.locDef.Loc()
 	c.table = l.table(rw, p)
+	if p.segments != nil {
+		// A plain embedding_lookup_sparse has max(segments)+1 bags.
+		p.src.shape = segmentShape(rw, p)
+		if p.wsrc.kind == srcSparse && p.wsrc.ind != nil {
+			p.wsrc.shape = p.src.shape
+		}
+	}
 	vals, splits, first := ragged(rw, p.src, loc)
 	c.first = first
 	for _, x := range p.xforms {
@@ -131,8 +141,11 @@ func (l *Lowering) emit(rw *rewrite.Rewriter, c *Column, p *plan) {
 	if ot := tensorType(p.out); ot == nil || len(ot.Shape) != 2 || ot.Shape[1] < 0 {
 		rt = textir.TensorOf([]int64{textir.Dynamic, p.tableType.Shape[1]}, p.tableType.Elem)
 	}
-	c.lookup = create(rw, emb.LookupOp, loc, operands, []textir.Type{rt},
-		[]textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}})
+	attrs := []textir.NamedAttribute{{Name: emb.AttrCombiner, Value: textir.Str(p.combiner)}}
+	if p.noNaN {
+		attrs = append(attrs, textir.NamedAttribute{Name: emb.AttrDivNoNaN, Value: textir.UnitAttr{}})
+	}
+	c.lookup = create(rw, emb.LookupOp, loc, operands, []textir.Type{rt}, attrs)
 	c.ranged = append(c.ranged, rangeChecks(vals)...)
 	old := p.outDef
 	lk, _ := emb.AsLookup(c.lookup)

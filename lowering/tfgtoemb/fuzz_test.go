@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -73,6 +74,25 @@ func fuzzBases() ([]fuzzBase, error) {
 			}
 			for _, a := range feeds {
 				b.feeds[a.Name] = a.Tensor
+			}
+			fuzzBasesList = append(fuzzBasesList, b)
+		}
+		// Plain lookups (plain_test.go): partitioned by both strategies,
+		// sparse with and without weights, in TF 1.15's and 2.16's graphs.
+		for _, spec := range []string{plainSpecs()["tf1.15-variable-mod"], plainSpecs()["tf2.16-resource-div"]} {
+			s, err := gen.ParseLookupSpec([]byte(spec), "spec")
+			var m *gen.Model
+			if err == nil {
+				m, err = gen.GenerateLookups(s, gen.Options{Seed: 3})
+			}
+			if err != nil {
+				fuzzBasesErr = err
+				return
+			}
+			b := fuzzBase{graph: m.Graph, vars: map[string]*interp.Tensor{}, outputs: []string{m.Output},
+				feeds: plainFeeds(s, 3, false, rand.New(rand.NewPCG(3, 11)))}
+			for _, a := range m.Tables {
+				b.vars[a.Name] = a.Tensor
 			}
 			fuzzBasesList = append(fuzzBasesList, b)
 		}

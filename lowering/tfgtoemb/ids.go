@@ -19,6 +19,9 @@ import (
 // vocabulary list): its values are _to_sparse_input_and_drop_ignore_values
 // of the feature, through the column's id transforms.
 func categoricalIDs(p *plan) (source, []xform, bool) {
+	if p.plain() {
+		return source{}, nil, false
+	}
 	src, ok := denseSource(p.base, p.src.ind, p.src.shape)
 	if !ok {
 		return source{}, nil, false
@@ -29,6 +32,9 @@ func categoricalIDs(p *plan) (source, []xform, bool) {
 // bucketizedIDs recognises bucketized_column over a [batch, 1] numeric
 // feature: Bucketize, then the column's sparse index construction.
 func bucketizedIDs(p *plan) (source, []xform, bool) {
+	if p.plain() {
+		return source{}, nil, false
+	}
 	src, pre, ok := bucketizedSource(p.base, p.src.ind, p.src.shape)
 	if !ok {
 		return source{}, nil, false
@@ -39,6 +45,9 @@ func bucketizedIDs(p *plan) (source, []xform, bool) {
 // splitIDs recognises a string feature split into tokens by StringSplitV2
 // (maxsplit -1), then hashed.
 func splitIDs(p *plan) (source, []xform, bool) {
+	if p.plain() {
+		return source{}, nil, false
+	}
 	src, ok := splitSource(p.base, p.src.ind, p.src.shape)
 	if !ok {
 		return source{}, nil, false
@@ -531,12 +540,17 @@ func kindOf(p *plan) emb.ColumnKind {
 
 // checkTypes refuses plans whose operands the emb ops cannot take, and
 // picks the dense operands: a [B] tensor for ExpandDims([B], -1), and a
-// placeholder of unranked type refined to the shape it declares.
+// placeholder (or SparseReshape result) of unranked type refined to the
+// shape it declares (or has).
 func checkTypes(p *plan) error {
 	ranked := func(v *textir.Value, r int) bool {
 		if rank(v) == r {
 			return true
 		}
+		// A placeholder's declared shape, a parse op's result as its
+		// attributes say (refinable), or the sparse tensor a
+		// SparseReshape makes ([N, len(new_shape)] indices and the new
+		// shape), as dimsOf reads them.
 		if tensorType(v) == nil && rankOf(v) == r && refinable(def(v)) {
 			dims, _ := dimsOf(v)
 			p.refine = append(p.refine, refinement{v, textir.TensorOf(dims, textir.ElementType(v.Type()))})
@@ -565,10 +579,20 @@ func checkTypes(p *plan) error {
 	}
 	switch p.src.kind {
 	case srcSparse:
+		if p.segments != nil {
+			// The dense shape is made from the segment ids (emit).
+			if !ranked(p.src.ind, 2) || !ranked(p.src.vals, 1) || textir.ElementType(p.src.ind.Type()) != textir.I64() {
+				return fail("the sparse ids have no known 2-D int64 indices and vector values (indices %s, values %s)", p.src.ind.Type(), p.src.vals.Type())
+			}
+			if dims, _ := dimsOf(p.src.ind); dims[1] >= 0 && dims[1] != 2 {
+				return fail("the sparse ids are not 2-D (indices %s)", p.src.ind.Type())
+			}
+			break
+		}
 		if !ranked(p.src.ind, 2) || !ranked(p.src.shape, 1) || !ranked(p.src.vals, 1) {
 			return fail("the sparse ids have no known 2-D types (indices %s, values %s, dense shape %s)", p.src.ind.Type(), p.src.vals.Type(), p.src.shape.Type())
 		}
-		it, st := refinedType(p, p.src.ind), refinedType(p, p.src.shape)
+		it, st := p.typeOf(p.src.ind), p.typeOf(p.src.shape)
 		if it.Elem != textir.I64() || (it.Shape[1] >= 0 && it.Shape[1] != 2) {
 			return fail("the sparse ids are not 2-D (indices %s)", p.src.ind.Type())
 		}
@@ -623,6 +647,17 @@ func checkTypes(p *plan) error {
 		}
 	}
 	return nil
+}
+
+// typeOf returns v's ranked type: its own, or the one checkTypes refines
+// it to.
+func (p *plan) typeOf(v *textir.Value) *textir.TensorType {
+	for _, r := range p.refine {
+		if r.v == v {
+			return r.t.(*textir.TensorType)
+		}
+	}
+	return tensorType(v)
 }
 
 // refinement is a placeholder's unranked result type made ranked.

@@ -59,6 +59,7 @@ type source struct {
 type plan struct {
 	out       *textir.Value
 	outDef    *textir.Operation
+	locDef    *textir.Operation // the op whose location the lookup takes
 	table     *textir.Operation
 	tableType *textir.TensorType
 	combiner  string
@@ -70,7 +71,20 @@ type plan struct {
 	wsrc      source        // weights: srcDense (values of from_dense) or srcSparse; vals used raw when kind is srcSparse and ind is nil
 	unique    *textir.Operation
 	kind      emb.ColumnKind
-	refine    []refinement
+	// parts are the shards of a partitioned table (nil for one table),
+	// looked up by strategy.
+	parts    []*textir.Operation
+	strategy string
+	// segments (a plain embedding_lookup_sparse) are the ids' rows,
+	// indices[:, 0]: the bags are max(segments)+1, and src.shape is made
+	// from them when the column is rewritten.
+	segments *textir.Value
+	// noNaN: the weighted pooling divides with DivNoNan (emb.lookup's
+	// div_no_nan).
+	noNaN bool
+	// dense: a plain embedding_lookup of dense ids (src is srcDense).
+	dense  bool
+	refine []refinement
 	// base and xs are src.vals parsed by parseTransforms: the value the
 	// transforms start from, and the transforms in forward order.
 	base *textir.Value
@@ -157,18 +171,28 @@ func pooledSelect(out *textir.Value) (v *textir.Value, reshapes []*textir.Operat
 
 // lookupChain matches what every column form shares: from the column's
 // output back through the reshapes to [batch, D], the empty-row
-// Select(Tile, ZerosLike, pooled), the pooling (a SparseSegment* combiner,
-// or the weighted SegmentSum with its division), the table gather at
-// Unique ids, the id pruning layers and the SparseReshape to 2-D, to the
-// sparse ids. The plan reads the ids as that sparse tensor, its values
-// parsed into transforms; complete finishes it once an id form has said
-// where the ids come from.
+// Select(Tile, ZerosLike, pooled) of safe_embedding_lookup_sparse (absent
+// in a plain embedding_lookup_sparse), the pooling (a SparseSegment*
+// combiner, or the weighted SegmentSum with its division), the table's
+// rows at Unique ids (or the table itself, read at the ids), the id
+// pruning layers and the SparseReshape to 2-D, to the sparse ids. The
+// plan reads the ids as that sparse tensor, its values parsed into
+// transforms; complete finishes it once an id form has said where the
+// ids come from. A plain embedding_lookup (denseChain) reads its ids
+// dense.
 func lookupChain(c *Column) (*plan, error) {
-	p := &plan{out: c.Output, outDef: def(c.Output), table: c.Table}
+	p := &plan{out: c.Output, outDef: def(c.Output), table: c.Table, parts: c.parts}
 	if p.outDef == nil {
 		return nil, fail("the output is not an op result")
 	}
-	tt, err := tableTypeOf(c.Table)
+	if p.outDef.Block() == nil || c.Table.Block() == nil {
+		return nil, fail("its ops were rewritten with another column's")
+	}
+	p.locDef = p.outDef
+	if c.named != nil && def(c.named) != nil {
+		p.locDef = def(c.named)
+	}
+	tt, err := columnTableType(c)
 	if err != nil {
 		return nil, err
 	}
@@ -177,40 +201,60 @@ func lookupChain(c *Column) (*plan, error) {
 	if ot := tensorType(c.Output); textir.ElementType(c.Output.Type()) != tt.Elem || ot != nil && (len(ot.Shape) != 2 || (ot.Shape[1] >= 0 && ot.Shape[1] != d)) {
 		return nil, fail("the output type %s is not [batch, %d] of %s", c.Output.Type(), d, tt.Elem)
 	}
+	// embedding_lookup of ids [batch]: the rows are the column.
+	if r, ok, err := rowsOf(c.Output); ok {
+		if err != nil {
+			return nil, err
+		}
+		return denseChain(p, c, r, nil, nil)
+	}
 	// Reshapes back to [batch, D] (the lookup's and the input_layer's),
 	// checked once the pooled result is known to be [batch, D].
 	v, reshapes, ok := pooledSelect(c.Output)
 	if !ok {
 		return nil, fail("too many reshapes")
 	}
-	// Empty rows: Select(Tile(Reshape(empty_flags, [-1, 1]), ...), ZerosLike(r), r).
-	sel := def(v)
-	if !isOp(sel, "Select", "SelectV2") || numArgs(sel) != 3 {
-		return nil, fail("no empty-row Select(Tile, ZerosLike, lookup) before the output (found %s)", opDesc(sel))
-	}
-	res := optab.Operand(sel, "e")
-	if zl := is(optab.Operand(sel, "t"), "ZerosLike"); zl == nil || optab.Operand(zl, "x") != res {
-		return nil, fail("the empty-row Select does not choose zeros")
-	}
-	tile := is(optab.Operand(sel, "condition"), "Tile")
-	if tile == nil {
-		return nil, fail("the empty-row condition is not a Tile")
-	}
-	rs := is(optab.Operand(tile, "input"), "Reshape")
-	if rs == nil || !constIntsEq(optab.Operand(rs, "shape"), -1, 1) {
-		return nil, fail("the empty-row condition is not Reshape(empty_rows, [-1, 1])")
-	}
-	sfe := is(optab.Operand(rs, "tensor"), "SparseFillEmptyRows")
-	if sfe == nil || !isOutput(optab.Operand(rs, "tensor"), "empty_row_indicator") {
-		return nil, fail("the empty-row flags do not come from SparseFillEmptyRows")
+	var res *textir.Value
+	var sfe *textir.Operation
+	if sel := def(v); isOp(sel, "Select", "SelectV2") && numArgs(sel) == 3 {
+		// Empty rows: Select(Tile(Reshape(empty_flags, [-1, 1]), ...), ZerosLike(r), r).
+		res = optab.Operand(sel, "e")
+		if zl := is(optab.Operand(sel, "t"), "ZerosLike"); zl == nil || optab.Operand(zl, "x") != res {
+			return nil, fail("the empty-row Select does not choose zeros")
+		}
+		tile := is(optab.Operand(sel, "condition"), "Tile")
+		if tile == nil {
+			return nil, fail("the empty-row condition is not a Tile")
+		}
+		rs := is(optab.Operand(tile, "input"), "Reshape")
+		if rs == nil || !constIntsEq(optab.Operand(rs, "shape"), -1, 1) {
+			return nil, fail("the empty-row condition is not Reshape(empty_rows, [-1, 1])")
+		}
+		sfe = is(optab.Operand(rs, "tensor"), "SparseFillEmptyRows")
+		if sfe == nil || !isOutput(optab.Operand(rs, "tensor"), "empty_row_indicator") {
+			return nil, fail("the empty-row flags do not come from SparseFillEmptyRows")
+		}
+	} else {
+		res = v
 	}
 	// The pooled lookup.
 	var rows, idx, seg *textir.Value
 	var sfeW *textir.Operation
+	var wv *textir.Value // the weights' values (plain embedding_lookup_sparse)
 	ro := def(res)
 	if comb, ok := combiners[opName(ro)]; ok && numArgs(ro) == 3 {
 		p.combiner = comb
 		rows, idx, seg = optab.Operand(ro, "data"), optab.Operand(ro, "indices"), optab.Operand(ro, "segment_ids")
+	} else if isOp(ro, "Sum", "Mean") && sfe == nil {
+		// embedding_lookup of ids [batch, k], pooled over the ids.
+		r, ok, err := rowsOf(optab.Operand(ro, "input"))
+		if !ok {
+			return nil, fail("%s does not pool a table's rows", opDesc(ro))
+		}
+		if err != nil {
+			return nil, err
+		}
+		return denseChain(p, c, r, ro, reshapes)
 	} else {
 		// Weighted: SegmentSum(rows[idx] * w) [/ SegmentSum(w) | / Sqrt(SegmentSum(w^2))].
 		p.weighted = true
@@ -218,7 +262,7 @@ func lookupChain(c *Column) (*plan, error) {
 		switch {
 		case isOp(ro, "SegmentSum"):
 			num, p.combiner = ro, emb.CombinerSum
-		case isOp(ro, "RealDiv", "Div"):
+		case isOp(ro, "RealDiv", "Div", "DivNoNan"):
 			num = is(optab.Operand(ro, "x"), "SegmentSum")
 			den = def(optab.Operand(ro, "y"))
 			if isOp(den, "Sqrt") {
@@ -229,6 +273,8 @@ func lookupChain(c *Column) (*plan, error) {
 			if num == nil || den == nil {
 				return nil, fail("unrecognized weighted pooling %q", tfg.NodeName(ro))
 			}
+			// TF 2.16: DivNoNan, 0 where the weights sum to 0.
+			p.noNaN = isOp(ro, "DivNoNan")
 		default:
 			return nil, fail("unrecognized pooling %s", opDesc(ro))
 		}
@@ -251,10 +297,14 @@ func lookupChain(c *Column) (*plan, error) {
 		if wr == nil {
 			return nil, fail("weights are not reshaped to a column")
 		}
-		wv := optab.Operand(wr, "tensor")
-		sfeW = is(wv, "SparseFillEmptyRows")
-		if sfeW == nil || !isOutput(wv, "output_values") {
-			return nil, fail("weights do not come from SparseFillEmptyRows")
+		wv = optab.Operand(wr, "tensor")
+		if sfe != nil {
+			sfeW = is(wv, "SparseFillEmptyRows")
+			if sfeW == nil || !isOutput(wv, "output_values") {
+				return nil, fail("weights do not come from SparseFillEmptyRows")
+			}
+		} else if rank(wv) > 1 {
+			return nil, fail("the weights %s are not a vector", opDesc(def(wv)))
 		}
 		if den != nil {
 			if !same(optab.Operand(den, "segment_ids"), seg) {
@@ -273,49 +323,59 @@ func lookupChain(c *Column) (*plan, error) {
 			}
 		}
 	}
-	known := widths{v: d}
-	for i := len(reshapes) - 1; i >= 0; i-- {
-		o := reshapes[i]
-		x := optab.Operand(o, "tensor")
-		sh, ok := known.vecTerms(optab.Operand(o, "shape"), 0)
-		if _, seen := known[x]; !seen && !(isOp(def(x), "Identity") && known[strip(x)] == d) {
-			return nil, fail("reshape %q is not of the pooled result", tfg.NodeName(o))
-		}
-		if !ok || len(sh) != 2 || !sh[1].eq(cterm(d)) || d == 0 {
-			return nil, fail("reshape %q does not keep [batch, %d]", tfg.NodeName(o), d)
-		}
-		known[optab.Result(o, "output")] = d
+	if err := checkReshapes(v, reshapes, d); err != nil {
+		return nil, err
 	}
-	// Segment ids: Cast(StridedSlice(sfe.indices, [0, 0], [0, 1], [1, 1]) shrink 1).
+	// Segment ids: Cast(StridedSlice(indices, [0, 0], [0, 1], [1, 1]) shrink 1),
+	// of the filled indices (safe_) or of the sparse ids' own.
 	s := strip(seg)
 	if c := is(s, "Cast"); c != nil {
 		s = strip(optab.Operand(c, "x"))
 	}
 	ss := is(s, "StridedSlice")
-	if ss == nil || !same(optab.Operand(ss, "input"), optab.Result(sfe, "output_indices")) || !constIntsEq(optab.Operand(ss, "begin"), 0, 0) ||
+	if ss == nil || (sfe != nil && !same(optab.Operand(ss, "input"), optab.Result(sfe, "output_indices"))) || !constIntsEq(optab.Operand(ss, "begin"), 0, 0) ||
 		!constIntsEq(optab.Operand(ss, "end"), 0, 1) || !constIntsEq(optab.Operand(ss, "strides"), 1, 1) ||
 		!intAttrIs(ss, "shrink_axis_mask", 2) || !intAttrIs(ss, "begin_mask", 1) || !intAttrIs(ss, "end_mask", 1) {
-		return nil, fail("segment ids are not the rows of the filled indices")
+		return nil, fail("segment ids are not the rows of the sparse indices")
 	}
-	// rows = Gather(table, Unique(ids)), idx = Unique:1.
-	gop := def(strip(rows))
-	if gatherTable(gop) != c.Table {
+	// The rows: the table's at Unique ids (idx = Unique:1), or the table
+	// itself read at the ids (TF 2.16).
+	r, ok, err := rowsOf(rows)
+	if !ok {
 		return nil, fail("the rows are not a gather of the table")
 	}
-	if isOp(gop, "GatherV2") && !constIntsEq(optab.Operand(gop, "axis"), 0) {
-		return nil, fail("the table gather is not on axis 0")
+	if err != nil {
+		return nil, err
 	}
-	if isOp(gop, "GatherV2", "ResourceGather") && !intAttrIs(gop, "batch_dims", 0) {
-		return nil, fail("the table gather has batch dims")
+	if err := p.sameTable(r); err != nil {
+		return nil, err
 	}
-	ids := optab.Operand(gop, "indices")
-	if u := is(ids, "Unique"); u != nil {
-		if !isOutput(ids, "y") || !same(idx, optab.Result(u, "idx")) || !same(optab.Operand(u, "x"), optab.Result(sfe, "output_values")) {
+	var vals *textir.Value
+	if r.ids == nil {
+		vals = idx
+	} else if u := is(r.ids, "Unique"); u != nil {
+		if !isOutput(r.ids, "y") || !same(idx, optab.Result(u, "idx")) {
 			return nil, fail("Unique does not pair the ids with their rows")
 		}
 		p.unique = u
+		vals = optab.Operand(u, "x")
 	} else {
 		return nil, fail("the table is not read at Unique ids")
+	}
+	if sfe == nil {
+		// embedding_lookup_sparse: the sparse ids as they are; the bags
+		// are counted from the segment ids (plain.go).
+		if rank(vals) > 1 {
+			return nil, fail("the ids %s are not a vector", opDesc(def(vals)))
+		}
+		p.segments = optab.Result(ss, "output")
+		p.src = source{kind: srcSparse, ind: optab.Operand(ss, "input"), vals: strip(vals), loc: ss.Loc()}
+		p.wvals = wv
+		p.base, p.xs = parseTransforms(p.src.vals)
+		return p, nil
+	}
+	if !same(vals, optab.Result(sfe, "output_values")) {
+		return nil, fail("Unique does not pair the ids with their rows")
 	}
 	// Id pruning layers between the sparse ids and SparseFillEmptyRows.
 	ind, vals, shp := optab.Operand(sfe, "indices"), optab.Operand(sfe, "values"), optab.Operand(sfe, "dense_shape")
@@ -377,10 +437,29 @@ func lookupChain(c *Column) (*plan, error) {
 			}
 		}
 	}
-	p.src = source{kind: srcSparse, ind: ind, vals: vals, shape: shp, loc: p.outDef.Loc()}
+	p.src = source{kind: srcSparse, ind: ind, vals: vals, shape: shp, loc: p.locDef.Loc()}
 	p.wvals = wvals
 	p.base, p.xs = parseTransforms(vals)
 	return p, nil
+}
+
+// checkReshapes checks that the reshapes from a column's pooled result v
+// to its output (output first) keep [batch, d].
+func checkReshapes(v *textir.Value, reshapes []*textir.Operation, d int64) error {
+	known := widths{v: d}
+	for i := len(reshapes) - 1; i >= 0; i-- {
+		o := reshapes[i]
+		x := optab.Operand(o, "tensor")
+		sh, ok := known.vecTerms(optab.Operand(o, "shape"), 0)
+		if _, seen := known[x]; !seen && !(isOp(def(x), "Identity") && known[strip(x)] == d) {
+			return fail("reshape %q is not of the pooled result", tfg.NodeName(o))
+		}
+		if !ok || len(sh) != 2 || !sh[1].eq(cterm(d)) || d == 0 {
+			return fail("reshape %q does not keep [batch, %d]", tfg.NodeName(o), d)
+		}
+		known[optab.Result(o, "output")] = d
+	}
+	return nil
 }
 
 // complete finishes the plan of a column whose ids an id form recognised

@@ -62,20 +62,9 @@ func parsedDims(v *textir.Value) ([]int64, bool) {
 }
 
 // refinable reports whether the unranked results of op may take the type
-// their dims say (checkTypes): a placeholder's shape attribute, or a
+// their dims say (checkTypes): a placeholder's shape attribute, a
+// SparseReshape's new shape, or a
 // parse op's attributes.
 func refinable(op *textir.Operation) bool {
-	return isOp(op, "Placeholder") || tfg.IsExampleParse(op)
-}
-
-// refinedType returns v's ranked type, or the one checkTypes refines it
-// to (nil for neither).
-func refinedType(p *plan, v *textir.Value) *textir.TensorType {
-	for _, r := range p.refine {
-		if r.v == v {
-			t, _ := r.t.(*textir.TensorType)
-			return t
-		}
-	}
-	return tensorType(v)
+	return isOp(op, "Placeholder", "SparseReshape") || tfg.IsExampleParse(op)
 }

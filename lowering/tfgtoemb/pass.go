@@ -10,10 +10,19 @@
 // It is written as MLIR writes a lowering: an analysis, a pattern set and
 // a conversion target, run by the conversion driver.
 //
+//   - First, vocabulary files (vocabfile.go): each table filled from a
+//     file by InitializeTableFromTextFileV2 gets the file's keys and ids
+//     as constants (read when compiling, relative names from the option
+//     asset-dir), so that its lookups match as vocabulary lists do.
 //   - Column identification (FindColumns, columns.go) is an analysis, as in
 //     RECom: the tables, the forward walk to the boundary where tables meet,
 //     each column the backward closure of its boundary input. Each column
 //     is rooted at the op that pools its rows (one of PoolingOps).
+//   - Plain lookups (plain.go): tables read by tf.nn's embedding_lookup,
+//     embedding_lookup_sparse and safe_embedding_lookup_sparse directly,
+//     whole or partitioned (a partitioned table is one emb.table of its
+//     shards), are columns too, rooted at their pooling op or, for ids
+//     [batch], at their rows.
 //   - PopulateLowerEmbPatterns (patterns.go) adds the patterns to a
 //     conversion.PatternList, rooted at the pooling ops: one per form of a
 //     column's ids (a categorical column over a dense feature, a bucketized
@@ -90,6 +99,8 @@ var Decl = pass.Decl{
 			Help: "Keep Identity and arithmetic identities (x+0, x*1, identity Transpose) in the tfg ops left inside columns"},
 		{Name: "no-layer-grouping", Kind: pass.BoolOption,
 			Help: "Leave lookups that meet other tensors in a ConcatV2 or AddN ungrouped (see group.go)"},
+		{Name: "asset-dir", Kind: pass.StringOption,
+			Help: "Directory that relative vocabulary file names (InitializeTableFromTextFileV2) are read from (default: the current directory)"},
 	},
 	Statistics: append([]pass.StatDecl{
 		{Name: "columns", Help: "Embedding columns found"},
@@ -105,6 +116,7 @@ var Decl = pass.Decl{
 		{Name: "lookups-to-gather", Help: "Lookups rewritten to emb.gather (exactly one id per row)"},
 		{Name: "lookups-to-gather-scatter", Help: "Lookups rewritten to emb.gather_scatter (at most one id per row)"},
 		{Name: "layers-grouped", Help: "ConcatV2 and AddN ops whose lookups were gathered into one emb.concat"},
+		{Name: "vocabulary-files", Help: "Vocabulary files read into constants (InitializeTableFromTextFileV2 made InitializeTableV2; see vocabfile.go)"},
 	}, kindStats()...),
 	New: func(o *pass.Options) pass.Runner { return newPass(o) },
 }
@@ -128,6 +140,7 @@ type Pass struct {
 	noUnique   *bool
 	noIdentity *bool
 	noGroup    *bool
+	assetDir   string
 }
 
 func newPass(o *pass.Options) *Pass {
@@ -138,6 +151,7 @@ func newPass(o *pass.Options) *Pass {
 		noUnique:   flag("no-unique-removal"),
 		noIdentity: flag("no-identity-removal"),
 		noGroup:    flag("no-layer-grouping"),
+		assetDir:   o.String("asset-dir"),
 	}
 }
 
@@ -250,6 +264,9 @@ func countTfg(b *textir.Block, s *stats, open bool) int64 {
 func (p *Pass) runBlock(st *pass.State, g *textir.Operation, b *textir.Block, s *stats) (bool, error) {
 	ctx := st.Context()
 	s.before.Add(countTfg(b, s, true))
+	files := st.Stat("vocabulary-files", "Vocabulary files read into constants (InitializeTableFromTextFileV2 made InitializeTableV2; see vocabfile.go)")
+	vf := bindVocabularyFiles(rewrite.NewRewriter(ctx, nil), b, p.assetDir, st.Emit)
+	files.Add(vf)
 	low := NewLowering(b, *p.noUnique)
 	var patterns conversion.PatternList
 	PopulateLowerEmbPatterns(&patterns, low)
@@ -259,7 +276,7 @@ func (p *Pass) runBlock(st *pass.State, g *textir.Operation, b *textir.Block, s 
 	l := &listener{unique: s.uniqueRemoved}
 	rw := rewrite.NewRewriter(ctx, l)
 	low.placeTables(rw)
-	changed := false
+	changed := vf > 0
 	for _, c := range low.Columns() {
 		s.columns.Inc()
 		if c.Kind == "" {

@@ -22,6 +22,8 @@ type Lowering struct {
 	keep    bool
 	// The tfg ops the patterns erased, and the tfg.Unique ops among them.
 	removed, uniques int64
+	// rewrites counts the columns rewritten (matchLookup).
+	rewrites int
 }
 
 // NewLowering identifies the columns of b (FindColumns). A column whose
@@ -43,7 +45,7 @@ func NewLowering(b *textir.Block, keepChains bool) *Lowering {
 			l.byRoot[c.Root] = append(l.byRoot[c.Root], c)
 			continue
 		}
-		_, err := c.matchLookup()
+		_, err := c.matchLookup(0)
 		if err == nil {
 			err = fail("its output does not lead to a pooling op")
 		}
@@ -69,10 +71,13 @@ func (l *Lowering) Settled(op *textir.Operation) bool {
 }
 
 // matchLookup returns the column's lookupChain, matched once for all the
-// patterns that try it.
-func (c *Column) matchLookup() (*plan, error) {
-	if c.chain == nil && c.chainErr == nil {
+// patterns that try it while no column is rewritten (gen counts the
+// rewrites: a rewrite may erase ops that another column's plan holds, when
+// columns share them).
+func (c *Column) matchLookup(gen int) (*plan, error) {
+	if (c.chain == nil && c.chainErr == nil) || c.chainGen != gen {
 		c.chain, c.chainErr = lookupChain(c)
+		c.chainGen = gen
 	}
 	return c.chain, c.chainErr
 }
@@ -86,9 +91,11 @@ type idForm struct {
 }
 
 // idForms are tried at each pooling op by decreasing benefit: the four
-// forms told apart by structure, then sparse, which takes every column
-// they did not recognise.
+// forms told apart by structure (the dense ids of a plain embedding_lookup,
+// plain.go, and three feature-column forms), then sparse, which takes
+// every column they did not recognise.
 var idForms = []idForm{
+	{"dense", 2, denseIDs},
 	{"categorical", 2, categoricalIDs},
 	{"bucketized", 2, bucketizedIDs},
 	{"split-string", 2, splitIDs},
@@ -131,7 +138,7 @@ func (cp *columnPattern) MatchAndRewrite(op *textir.Operation, _ []*textir.Value
 		if c.Kind != "" {
 			continue
 		}
-		p, err := c.matchLookup()
+		p, err := c.matchLookup(l.rewrites)
 		if err != nil {
 			c.Kind, c.Err = emb.KindUnmatched, err
 			continue
@@ -156,6 +163,7 @@ func (cp *columnPattern) MatchAndRewrite(op *textir.Operation, _ []*textir.Value
 		// its type, so the conversion's casts to the old type are not
 		// wanted; the conversion still sees every change.
 		l.emit(rw.Rewriter, c, q)
+		l.rewrites++
 		c.Lowered = true
 		lowered = true
 	}

@@ -1,6 +1,8 @@
 package tfgtoemb
 
 import (
+	"slices"
+
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/dialects/tfg/optab"
 	"github.com/recom-compiler/recom/textir"
@@ -280,6 +282,50 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 				return []int64{-1, n[0]}, true
 			}
 			return n, true
+		case isOp(d, "Pack") && intAttrIs(d, "axis", 0):
+			// safe_embedding_lookup_sparse's new 2-D shape.
+			ins := tfg.DataOperands(d)
+			if len(ins) == 0 {
+				return nil, false
+			}
+			in, ok := dimsOf(ins[0])
+			if !ok {
+				return nil, false
+			}
+			return append([]int64{int64(len(ins))}, in...), true
+		case isOp(d, "Prod", "Sum", "Max", "Min") && !intAttrIs(d, "keep_dims", 1):
+			in, ok := dimsOf(optab.Operand(d, "input"))
+			axes, ok2 := constInts(optab.Operand(d, "reduction_indices"))
+			if !ok || !ok2 {
+				return nil, false
+			}
+			var out []int64
+			for i, x := range in {
+				if !slices.ContainsFunc(axes, func(a int64) bool { return a == int64(i) || a == int64(i-len(in)) }) {
+					out = append(out, x)
+				}
+			}
+			return out, true
+		case isOp(d, "Slice"):
+			in, ok := dimsOf(optab.Operand(d, "input"))
+			size, ok2 := constInts(optab.Operand(d, "size"))
+			if !ok || !ok2 || len(size) != len(in) {
+				return nil, false
+			}
+			out := slices.Clone(size)
+			for i := range out {
+				if out[i] < 0 {
+					out[i] = -1
+				}
+			}
+			return out, true
+		case isOp(d, "GatherV2") && constIntsEq(optab.Operand(d, "axis"), 0) && intAttrIs(d, "batch_dims", 0):
+			p, ok := dimsOf(optab.Operand(d, "params"))
+			ix, ok2 := dimsOf(optab.Operand(d, "indices"))
+			if !ok || !ok2 || len(p) == 0 {
+				return nil, false
+			}
+			return append(slices.Clone(ix), p[1:]...), true
 		case isOp(d, "ExpandDims"):
 			in, ok := dimsOf(optab.Operand(d, "input"))
 			ax, ok2 := constInt(optab.Operand(d, "dim"))

@@ -2,8 +2,10 @@ package hostpack
 
 import (
 	"context"
+	"flag"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +49,7 @@ func BenchmarkHostPack(b *testing.B) {
 		batch  int
 	}{{"E", 256}, {"E", 2048}, {"probe", 256}} {
 		b.Run(c.preset+"/B="+strconv.Itoa(c.batch), func(b *testing.B) {
+			spinForBench(b)
 			m, s := benchModel(b, c.preset)
 			plan, err := NewForModule(m, nil)
 			if err != nil {
@@ -136,6 +139,79 @@ func BenchmarkHostPathInterp(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// benchSpin sets SetSpinWait for the benchmarks (negative: the default).
+var benchSpin = flag.Duration("hostpack-spin", -1, "benchmarks: the pool's spin wait (SetSpinWait; negative: the default)")
+
+// spinForBench applies -hostpack-spin for one benchmark.
+func spinForBench(b *testing.B) {
+	if *benchSpin >= 0 {
+		old := SetSpinWait(*benchSpin)
+		b.Cleanup(func() { SetSpinWait(old) })
+	}
+}
+
+// cpuTime returns the CPU time (user+system) the process has used: per
+// op, it is the work of a batch on all threads, which a shared machine's
+// other load does not inflate as it inflates wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPackE is what a runtime does per batch of preset E with a
+// plan: Plan.Pack from the feeds by name (look them up, check them,
+// measure, pack) into a reused buffer, rotating over 4 feed sets so that
+// the caches do not keep one batch's feeds for the next (cpu-us: the
+// process's CPU time per batch, helpers included):
+//
+//	go test -run '^$' -bench 'PackE' -cpu 1,2 ./runtime/hostpack/
+func BenchmarkPackE(b *testing.B) {
+	for _, batch := range []int{256, 2048} {
+		b.Run("B="+strconv.Itoa(batch), func(b *testing.B) {
+			spinForBench(b)
+			m, s := benchModel(b, "E")
+			plan, err := NewForModule(m, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sets := make([]map[string]*interp.Tensor, 4)
+			for i := range sets {
+				sets[i] = specFeeds(s)(b, batch, 100+uint64(i))
+			}
+			var buf []byte
+			alloc := func(_, n int64) ([]byte, error) {
+				if int64(cap(buf)) < n {
+					buf = make([]byte, n+n/4)
+				}
+				return buf[:n], nil
+			}
+			for _, f := range sets {
+				if _, err := plan.Pack(f, alloc); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var times []time.Duration
+			i := 0
+			c0 := cpuTime()
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := plan.Pack(sets[i%len(sets)], alloc); err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(t0))
+				i++
+			}
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/1e3/float64(i), "cpu-us")
+			slices.Sort(times)
+			b.ReportMetric(float64(times[0].Nanoseconds())/1e3, "min-us")
+			b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-us")
 		})
 	}
 }

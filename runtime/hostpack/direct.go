@@ -67,14 +67,15 @@ func putSplits[T comparable](s []int32, d []T, rows, per int64, ign T, has bool)
 
 // checkIDs returns the ids of d (those not ign) and fails on the first
 // outside [0, rows), as Pack does.
-func checkIDs[T integer](c *abi.Column, d []T, ign T, has bool) (int64, error) {
+func checkIDs[T integer](cp *colPlan, d []T, ign T, has bool) (int64, error) {
 	var n int64
+	rows := cp.rows
 	for _, x := range d {
 		if has && x == ign {
 			continue
 		}
-		if v := int64(x); v < 0 || v >= c.Rows {
-			return 0, fmt.Errorf("column %q: id %d (value %d) is not in [0, %d)", c.Name, v, n, c.Rows)
+		if v := int64(x); v < 0 || v >= rows {
+			return 0, fmt.Errorf("column %q: id %d (value %d) is not in [0, %d)", cp.c.Name, v, n, rows)
 		}
 		n++
 	}
@@ -151,8 +152,8 @@ func putF64(w []int32, d []float64, ign float64, has bool) {
 
 // strSize returns the strings of d (not ign) and the bytes of their
 // strings region, refusing a string too long for its slot.
-func strSize(c *abi.Column, d []string, ign string, has bool) (n, bytes int64, err error) {
-	if !c.StrSlots() {
+func strSize(cp *colPlan, d []string, ign string, has bool) (n, bytes int64, err error) {
+	if !cp.slots {
 		for _, s := range d {
 			if has && s == ign {
 				continue
@@ -168,8 +169,8 @@ func strSize(c *abi.Column, d []string, ign string, has bool) (n, bytes int64, e
 		}
 		n++
 		if len(s) >= 8 {
-			if err := c.TooLong(len(s)); err != nil {
-				return 0, 0, err
+			if len(s) > abi.MaxSlotString {
+				return 0, 0, cp.c.TooLong(len(s))
 			}
 			bytes += int64(len(s))
 		}
@@ -177,11 +178,11 @@ func strSize(c *abi.Column, d []string, ign string, has bool) (n, bytes int64, e
 	return n, bytes, nil
 }
 
-// putStrs writes the strings of d (not ign) of column c: with s, the row
-// splits of rows of per strings; their slots (StrSlots) or byte offsets
-// from word at; and their bytes (size: bytes) from word bytesAt, the
-// region's last word padded with zeros.
-func putStrs(c *abi.Column, w, s []int32, per int64, at, bytesAt, bytes int64, d []string, ign string, has bool) {
+// putStrs writes the strings of d (not ign): with s, the row splits of
+// rows of per strings; their slots (with slots: Column.StrSlots) or byte
+// offsets from word at; and their bytes (size: bytes) from word bytesAt,
+// the region's last word padded with zeros.
+func putStrs(slots bool, w, s []int32, per int64, at, bytesAt, bytes int64, d []string, ign string, has bool) {
 	if !littleEndian {
 		clear(w[bytesAt : bytesAt+(bytes+3)/4])
 	}
@@ -190,7 +191,6 @@ func putStrs(c *abi.Column, w, s []int32, per int64, at, bytesAt, bytes int64, d
 		rows, rowLen = int64(len(s)-1), per
 		s[0] = 0
 	}
-	slots := c.StrSlots()
 	var off int64
 	j := at
 	for r := range rows {
@@ -292,7 +292,7 @@ func directRows(cp *colPlan, t *interp.Tensor) (rows, per int64, err error) {
 		}
 		return 0, 0, d.from.Errorf("input must have rank 1 or 2, got shape %s", interp.ShapeString(t.Shape()))
 	}
-	if t.Rank() == 1 || (cp.c.Source == abi.SourceSplit && t.Rank() == 2 && t.Dim(1) == 1) {
+	if t.Rank() == 1 || (cp.src == srcSplit && t.Rank() == 2 && t.Dim(1) == 1) {
 		return t.Dim(0), 1, nil
 	}
 	return 0, 0, fmt.Errorf("column %q: values must be a vector, got shape %s", cp.c.Name, interp.ShapeString(t.Shape()))
@@ -305,50 +305,50 @@ func measureDirect(cp *colPlan, st *colState, t *interp.Tensor) error {
 	if err != nil {
 		return err
 	}
-	if c.HasSplits() && rows > maxBatch {
+	if cp.splits && rows > maxBatch {
 		return errBatch(c.Name, rows)
 	}
 	st.rows, st.per = rows, per
 	var s abi.ColumnSize
-	switch c.Source {
-	case abi.SourceIDs:
+	switch cp.src {
+	case srcIDs:
 		switch x := t.Data().(type) {
 		case []int64:
-			s.N, err = checkIDsIgn(c, x, d.ign)
+			s.N, err = checkIDsIgn(cp, x, d.ign)
 		case []int32:
-			s.N, err = checkIDsIgn(c, x, d.ign)
+			s.N, err = checkIDsIgn(cp, x, d.ign)
 		case []int16:
-			s.N, err = checkIDsIgn(c, x, d.ign)
+			s.N, err = checkIDsIgn(cp, x, d.ign)
 		case []int8:
-			s.N, err = checkIDsIgn(c, x, d.ign)
+			s.N, err = checkIDsIgn(cp, x, d.ign)
 		case []uint8:
-			s.N, err = checkIDsIgn(c, x, d.ign)
+			s.N, err = checkIDsIgn(cp, x, d.ign)
 		default:
 			err = fmt.Errorf("column %q: ids must be integers, got %v", c.Name, t.DType())
 		}
-	case abi.SourceStr, abi.SourceSplit:
+	case srcStr, srcSplit:
 		x := t.Strings()
 		if x == nil && t.Len() > 0 {
 			return fmt.Errorf("column %q: source %q cannot take values of %v", c.Name, c.Source, t.DType())
 		}
-		s.N, s.Bytes, err = strSize(c, x, d.ign.s, d.ign.has)
+		s.N, s.Bytes, err = strSize(cp, x, d.ign.s, d.ign.has)
 	default:
-		s.N, err = countFeed(c, t, d.ign)
+		s.N, err = countFeed(cp, t, d.ign)
 	}
 	if err != nil {
 		return err
 	}
 	st.size = s
 	st.batch = s.N
-	if c.HasSplits() {
+	if cp.splits {
 		st.batch = rows
 	}
 	return nil
 }
 
-func checkIDsIgn[T integer](c *abi.Column, d []T, ign ignore) (int64, error) {
+func checkIDsIgn[T integer](cp *colPlan, d []T, ign ignore) (int64, error) {
 	v, has := intIgnore[T](ign)
-	return checkIDs(c, d, v, has)
+	return checkIDs(cp, d, v, has)
 }
 
 func countInts[T integer](d []T, ign ignore) int64 {
@@ -358,9 +358,9 @@ func countInts[T integer](d []T, ign ignore) int64 {
 
 // countFeed returns the elements of the numeric feed t that are not the
 // ignore value, checking that the column's source takes them.
-func countFeed(c *abi.Column, t *interp.Tensor, ign ignore) (int64, error) {
-	if !sourceTakes(c.Source, t.DType()) {
-		return 0, fmt.Errorf("column %q: source %q cannot take values of %v", c.Name, c.Source, t.DType())
+func countFeed(cp *colPlan, t *interp.Tensor, ign ignore) (int64, error) {
+	if !cp.src.takes(t.DType()) {
+		return 0, fmt.Errorf("column %q: source %q cannot take values of %v", cp.c.Name, cp.c.Source, t.DType())
 	}
 	if !ign.has {
 		return int64(t.Len()), nil
@@ -381,30 +381,30 @@ func countFeed(c *abi.Column, t *interp.Tensor, ign ignore) (int64, error) {
 	case []float64:
 		return count(x, ign.f64, ign.has), nil
 	}
-	return 0, fmt.Errorf("column %q: source %q cannot take values of %v", c.Name, c.Source, t.DType())
+	return 0, fmt.Errorf("column %q: source %q cannot take values of %v", cp.c.Name, cp.c.Source, t.DType())
 }
 
 // writeDirect writes column cp's regions (descriptor d) from its feed t.
 func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int64) {
-	c, ign := cp.c, cp.direct.ign
+	ign := cp.direct.ign
 	n := st.size.N
-	if c.Source == abi.SourceStr || c.Source == abi.SourceSplit {
+	if cp.src.strings() {
 		var s []int32
-		if c.HasSplits() {
+		if cp.splits {
 			s = w[d[0] : d[0]+st.rows+1]
 		}
-		putStrs(c, w, s, st.per, d[1], d[6], st.size.Bytes, t.Strings(), ign.s, ign.has)
+		putStrs(cp.slots, w, s, st.per, d[1], d[6], st.size.Bytes, t.Strings(), ign.s, ign.has)
 		if s != nil {
 			pad(w, d[0]+st.rows+1)
 		}
-		if c.StrSlots() {
+		if cp.slots {
 			pad(w, d[1]+2*n)
 		} else {
 			pad(w, d[1]+n+1)
 		}
 		return
 	}
-	if c.HasSplits() {
+	if cp.splits {
 		s := w[d[0]:]
 		switch x := t.Data().(type) {
 		case []int64:
@@ -425,8 +425,8 @@ func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int
 		pad(w, d[0]+st.rows+1)
 	}
 	at := d[1]
-	switch c.Source {
-	case abi.SourceIDs:
+	switch cp.src {
+	case srcIDs:
 		switch x := t.Data().(type) {
 		case []int64:
 			idsInts(w[at:], x, ign)
@@ -440,7 +440,7 @@ func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int
 			idsInts(w[at:], x, ign)
 		}
 		pad(w, at+n)
-	case abi.SourceI64:
+	case srcI64:
 		switch x := t.Data().(type) {
 		case []int64:
 			i64Ints(w[at:], x, ign)
@@ -454,10 +454,10 @@ func writeDirect(cp *colPlan, st *colState, t *interp.Tensor, w []int32, d []int
 			i64Ints(w[at:], x, ign)
 		}
 		pad(w, at+2*n)
-	case abi.SourceF32:
+	case srcF32:
 		putF32(w[at:at+n], t.Float32s(), ign.f32, ign.has)
 		pad(w, at+n)
-	case abi.SourceF64:
+	case srcF64:
 		putF64(w[at:at+2*n], t.Float64s(), ign.f64, ign.has)
 		pad(w, at+2*n)
 	}

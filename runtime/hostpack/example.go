@@ -440,7 +440,9 @@ func (xb *exBatch) strAt(r int, s []byte) string {
 }
 
 // indexExamples indexes the records of every parse op of the plan.
-func (k *Packer) indexExamples(in []*interp.Tensor) error {
+// The records are Measure's feeds (k.in) or looked up by name
+// (MeasureFeeds) and checked here: no column reads them as a feed.
+func (k *Packer) indexExamples() error {
 	p := k.p
 	if len(p.examples) == 0 {
 		return nil
@@ -448,12 +450,18 @@ func (k *Packer) indexExamples(in []*interp.Tensor) error {
 	if len(k.ex) != len(p.examples) {
 		k.ex = make([]exBatch, len(p.examples))
 	}
-	workers := p.workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := min(p.maxWorkers(), runtime.GOMAXPROCS(0))
 	for i, x := range p.examples {
-		if err := k.ex[i].index(x, in[x.input], workers); err != nil {
+		var t *interp.Tensor
+		if k.in != nil {
+			t = k.in[x.input]
+		} else {
+			t = p.inputs[x.input].lookup(k.feeds)
+		}
+		if err := checkFeed(&p.inputs[x.input], t); err != nil {
+			return err
+		}
+		if err := k.ex[i].index(x, t, workers); err != nil {
 			return err
 		}
 	}
@@ -473,12 +481,6 @@ func (x *exPlan) desc() string {
 		}
 	}
 	return fmt.Sprintf("%s %q (%s features)", strings.TrimPrefix(x.op.Name(), "tfg."), tfg.NodeName(x.op), strings.Join(kinds, ", "))
-}
-
-// exampleWork estimates the work of measuring an exColumn: its feature's
-// records.
-func exampleWork(cp *colPlan, in []*interp.Tensor) int64 {
-	return 20 * int64(in[cp.example.input].Len()+1)
 }
 
 // parallelRanges runs fn(i) for i in [0, n), on n goroutines (the

@@ -192,14 +192,15 @@ func checkSplits(n *gnode, s *vec, values int) error {
 	return nil
 }
 
-// eval computes node n (its operands computed) into ns.
-func eval(n *gnode, ns *nodeState, args []*vec, in []*interp.Tensor) error {
+// eval computes node n (its operands computed) into ns; feeds are the
+// column's inputs (colPlan.inputs).
+func eval(n *gnode, ns *nodeState, args []*vec, feeds []*interp.Tensor) error {
 	out := &ns.res
 	switch n.kind {
 	case gExample:
 		return evalExample(n, ns, ns.x, ns.xb)
 	case gInput:
-		if err := ns.setFeed(&out[0], in[n.input]); err != nil {
+		if err := ns.setFeed(&out[0], feeds[n.local]); err != nil {
 			return n.op.Errorf("%v", err)
 		}
 		return nil
@@ -589,9 +590,10 @@ type graphState struct {
 	vals, splits, weights *vec
 }
 
-// measureGraph computes column cp's operands and measures them, with
-// the checks of abi.Layer.Inputs and Pack.
-func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor, ex []exBatch) error {
+// measureGraph computes column cp's operands from its feeds (st.feeds)
+// and the batch's record indexes (ex), and measures them, with the
+// checks of abi.Layer.Inputs and Pack.
+func measureGraph(cp *colPlan, st *colState, ex []exBatch) error {
 	g, c := cp.graph, cp.c
 	gs := st.graph
 	if gs == nil {
@@ -606,7 +608,7 @@ func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor, ex []exBatch) 
 		if n.kind == gExample {
 			gs.nodes[k].x, gs.nodes[k].xb = n.exPlan, &ex[n.input]
 		}
-		if err := eval(n, &gs.nodes[k], gs.args, in); err != nil {
+		if err := eval(n, &gs.nodes[k], gs.args, st.feeds); err != nil {
 			return err
 		}
 	}
@@ -618,22 +620,22 @@ func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor, ex []exBatch) 
 	}
 	v, s, w := ref(g.vals), ref(g.splits), ref(g.weights)
 	gs.vals, gs.splits, gs.weights = v, s, w
-	if c.Source == abi.SourceSplit && v.rank == 2 && v.d1 == 1 {
+	if cp.src == srcSplit && v.rank == 2 && v.d1 == 1 {
 		v.rank, v.d1 = 1, 0
 	}
 	if v.rank != 1 {
 		return fmt.Errorf("column %q: values must be a vector, got shape %s", c.Name, v.shape())
 	}
-	if !sourceTakes(c.Source, v.dt) {
+	if !cp.src.takes(v.dt) {
 		return fmt.Errorf("column %q: source %q cannot take values of %v", c.Name, c.Source, v.dt)
 	}
 	var sz abi.ColumnSize
 	var err error
-	switch c.Source {
-	case abi.SourceIDs:
-		sz.N, err = checkIDs(c, v.i, 0, false)
-	case abi.SourceStr, abi.SourceSplit:
-		sz.N, sz.Bytes, err = strSize(c, v.s, "", false)
+	switch cp.src {
+	case srcIDs:
+		sz.N, err = checkIDs(cp, v.i, 0, false)
+	case srcStr, srcSplit:
+		sz.N, sz.Bytes, err = strSize(cp, v.s, "", false)
 	default:
 		sz.N = int64(v.len())
 	}
@@ -674,7 +676,7 @@ func measureGraph(cp *colPlan, st *colState, in []*interp.Tensor, ex []exBatch) 
 // writeGraph writes column cp's regions (descriptor d) from its
 // computed operands.
 func writeGraph(cp *colPlan, st *colState, w []int32, d []int64) {
-	c, gs := cp.c, st.graph
+	gs := st.graph
 	n := st.size.N
 	if s := gs.splits; s != nil {
 		ws := w[d[0] : d[0]+int64(len(s.i))]
@@ -685,28 +687,28 @@ func writeGraph(cp *colPlan, st *colState, w []int32, d []int64) {
 	}
 	at := d[1]
 	v := gs.vals
-	switch c.Source {
-	case abi.SourceIDs:
+	switch cp.src {
+	case srcIDs:
 		putIDs(w[at:], v.i, 0, false)
 		pad(w, at+n)
-	case abi.SourceI64:
+	case srcI64:
 		putI64(w[at:], v.i, 0, false)
 		pad(w, at+2*n)
-	case abi.SourceF32:
+	case srcF32:
 		putF32(w[at:at+n], v.f32, 0, false)
 		pad(w, at+n)
-	case abi.SourceF64:
+	case srcF64:
 		putF64(w[at:at+2*n], v.f64, 0, false)
 		pad(w, at+2*n)
-	case abi.SourceStr, abi.SourceSplit:
-		putStrs(c, w, nil, 0, at, d[6], st.size.Bytes, v.s, "", false)
-		if c.StrSlots() {
+	case srcStr, srcSplit:
+		putStrs(cp.slots, w, nil, 0, at, d[6], st.size.Bytes, v.s, "", false)
+		if cp.slots {
 			pad(w, at+2*n)
 		} else {
 			pad(w, at+n+1)
 		}
 	}
-	if c.Weighted {
+	if cp.weighted {
 		putF32(w[d[2]:d[2]+n], gs.weights.f32, 0, false)
 		pad(w, d[2]+n)
 	}

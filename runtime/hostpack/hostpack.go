@@ -31,28 +31,35 @@
 // memory wraps them with interp.New, which does not copy them.
 //
 // A Packer packs batches with a Plan, in two steps, each run in parallel
-// over ranges of columns sized by their work: Measure reads the feeds,
-// checks them (dtypes, shapes, ids in range, every size against the
-// kernel's 32-bit offsets before any memory is taken) and places the
-// columns' regions (abi.Layout: what a runtime needs to size its
-// buffers); Pack writes the packed words into a caller-provided []byte
-// (pinned memory, say), every byte of it, padding included. The common
-// columns (a dense feed through emb.from_dense, or the feed itself) are
-// written straight from the feed; the others are computed in the
-// Packer's buffers, reused from batch to batch, with the interpreter's
-// semantics.
+// over chunks of columns (see parallel.go: contiguous ranges of about
+// equal estimated work, claimed one at a time by the caller and up to
+// Options.Workers-1 workers of a process-wide pool of GOMAXPROCS-1, which
+// spin for SetSpinWait's time before they sleep so that batch after batch
+// they are awake when the next one comes):
+// Measure (or MeasureFeeds, which looks each feed up by name in the same
+// pass) reads the feeds, checks them (dtypes, shapes, ids in range, every
+// size against the kernel's 32-bit offsets before any memory is taken)
+// and places the columns' regions (abi.Layout: what a runtime needs to
+// size its buffers); Pack writes the packed words into a caller-provided
+// []byte (pinned memory, say), every byte of it, padding included. The
+// common columns (a dense feed through emb.from_dense, or the feed
+// itself) are written straight from the feed; the others are computed in
+// the Packer's buffers, reused from batch to batch, with the
+// interpreter's semantics. An error is the first failing column's, in
+// column order, whatever the number of workers.
 //
 //	plan, err := hostpack.New(layerOp, nil)
 //	pk := plan.NewPacker()
-//	in, err := plan.Gather(feeds)        // the feeds, in Plan.Inputs order
-//	lay, err := pk.Measure(in)           // sizes: 4*lay.Words bytes, then 4*lay.Scratch of scratch
+//	lay, err := pk.MeasureFeeds(feeds)   // sizes: 4*lay.Words bytes, then 4*lay.Scratch of scratch
 //	p, err := pk.Pack(buf[:4*lay.Words]) // p.Inputs is buf[:4*lay.Words]; p.Grid, p.Tasks, p.Batch
+//
+// (or in, err := plan.Gather(feeds), the feeds in Plan.Inputs order, then
+// pk.Measure(in); Plan.Pack does all of it with a pooled Packer).
 package hostpack
 
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,7 +79,9 @@ type Options struct {
 	// passes with the placeholders. Without it such a value makes New
 	// fail with an *UnsupportedError.
 	Partial bool
-	// Workers bounds the goroutines of one Measure or Pack (0: GOMAXPROCS).
+	// Workers bounds the goroutines of one Measure or Pack: the caller
+	// and Workers-1 workers of the process's pool (0: GOMAXPROCS). The
+	// pool has GOMAXPROCS-1 workers for all the Packers together.
 	Workers int
 }
 
@@ -97,6 +106,31 @@ type Input struct {
 	// Value is the tensor in the program: Op's result, or the function
 	// argument.
 	Value *textir.Value
+	// alt is the other name of the tensor ("n" for "n:0", "n:0" for
+	// "n"; "" when there is none).
+	alt string
+}
+
+// lookup returns the input's feed, by its name or its other name (nil
+// when missing).
+func (in *Input) lookup(feeds map[string]*interp.Tensor) *interp.Tensor {
+	t, ok := feeds[in.Name]
+	if !ok && in.alt != "" {
+		t = feeds[in.alt]
+	}
+	return t
+}
+
+// altName returns the other name of the tensor named name ("n" for
+// "n:0", "n:0" for "n"; "" for "n:i", i > 0).
+func altName(name string) string {
+	if base, idx, cut := strings.Cut(name, ":"); cut {
+		if idx == "0" {
+			return base
+		}
+		return ""
+	}
+	return name + ":0"
 }
 
 // UnsupportedError is New's error for a value between the placeholders
@@ -118,9 +152,10 @@ func (e *UnsupportedError) Unwrap() error { return e.Diag }
 type Plan struct {
 	op      *textir.Operation
 	layer   *abi.Layer
+	rules   *abi.LayoutRules // the layer's placement, read once
 	inputs  []Input
 	cols    []colPlan
-	workers int
+	workers int // Options.Workers (0: GOMAXPROCS at each call)
 	// examples are the parses of tf.Example records the plan reads
 	// (example.go), and exCols the columns read straight from each.
 	examples []*exPlan
@@ -197,17 +232,9 @@ func (p *Plan) gather(feeds map[string]*interp.Tensor, in []*interp.Tensor) ([]*
 	in = in[:len(p.inputs)]
 	var missing []string
 	for i := range p.inputs {
-		name := p.inputs[i].Name
-		t, ok := feeds[name]
-		if !ok {
-			if base, idx, cut := strings.Cut(name, ":"); cut && idx == "0" {
-				t, ok = feeds[base]
-			} else if !cut {
-				t, ok = feeds[name+":0"]
-			}
-		}
-		if !ok || t == nil {
-			missing = append(missing, strconv.Quote(name))
+		t := p.inputs[i].lookup(feeds)
+		if t == nil {
+			missing = append(missing, strconv.Quote(p.inputs[i].Name))
 			continue
 		}
 		in[i] = t
@@ -241,11 +268,8 @@ func New(op *textir.Operation, opts *Options) (*Plan, error) {
 	if op.NumOperands() != n {
 		return nil, op.Errorf("columns take %d operands, got %d", n, op.NumOperands())
 	}
-	b := &builder{opts: opts, p: &Plan{op: op, layer: l}, inputOf: map[*textir.Value]int{}, exOf: map[*textir.Operation]int{}}
-	b.p.workers = opts.Workers
-	if b.p.workers <= 0 {
-		b.p.workers = runtime.GOMAXPROCS(0)
-	}
+	b := &builder{opts: opts, p: &Plan{op: op, layer: l, rules: l.LayoutRules()}, inputOf: map[*textir.Value]int{}, exOf: map[*textir.Operation]int{}}
+	b.p.workers = max(opts.Workers, 0)
 	k := 0
 	for i := range l.Columns {
 		c := &l.Columns[i]
@@ -267,6 +291,9 @@ func New(op *textir.Operation, opts *Options) (*Plan, error) {
 		b.p.cols = append(b.p.cols, cp)
 	}
 	b.p.groupExamples()
+	for i := range b.p.inputs {
+		b.p.inputs[i].alt = altName(b.p.inputs[i].Name)
+	}
 	return b.p, nil
 }
 

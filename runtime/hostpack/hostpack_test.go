@@ -311,6 +311,9 @@ func check(tb testing.TB, md *model, plan *Plan, pk *Packer, feeds map[string]*i
 				tb.Fatalf("the interpreter fails (%v), the plan packs", werr)
 			}
 		}
+		if _, err := plan.Pack(all, garbage); err == nil {
+			tb.Fatalf("the interpreter fails (%v), Plan.Pack packs", werr)
+		}
 		return werr
 	}
 	if err != nil {
@@ -323,7 +326,24 @@ func check(tb testing.TB, md *model, plan *Plan, pk *Packer, feeds map[string]*i
 		}
 		comparePacked(tb, plan.Layer(), got, want)
 	}
+	// By name (MeasureFeeds: the feeds looked up and checked column by
+	// column in the parallel pass), as a runtime packs.
+	got, err := plan.Pack(all, garbage)
+	if err != nil {
+		tb.Fatalf("Plan.Pack: %v (the interpreter packs)", err)
+	}
+	comparePacked(tb, plan.Layer(), got, want)
 	return nil
+}
+
+// garbage is a Plan.Pack alloc whose buffers hold garbage (every byte
+// must be written).
+func garbage(_, n int64) ([]byte, error) {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 0xab
+	}
+	return b, nil
 }
 
 // mustCheck is check on feeds the interpreter takes.

@@ -4,33 +4,33 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
+	"runtime"
 	"unsafe"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
 )
 
-// Packer packs batches with a Plan: Measure, then Pack. It keeps its
-// buffers (those of the computed columns, the last launch's layout) from
-// batch to batch. A Packer is not safe for concurrent use; make one per
-// goroutine (Plan.NewPacker).
+// Packer packs batches with a Plan: Measure (or MeasureFeeds), then
+// Pack. It keeps its buffers (those of the computed columns, the last
+// launch's layout) from batch to batch. A Packer is not safe for
+// concurrent use; make one per goroutine (Plan.NewPacker).
 type Packer struct {
 	p    *Plan
-	in   []*interp.Tensor
 	cols []colState
 	la   *abi.Launch
 	lay  *abi.Layout // nil until a Measure succeeds, else &layout
 	// layout is the last Measure's layout, its buffers reused.
 	layout abi.Layout
-	// sizes, work and bounds are per-batch buffers.
-	sizes  []abi.ColumnSize
-	work   []int64
-	bounds []int
-	errs   []error
-	words  []int32 // the words, when the caller's bytes cannot hold them as words
-	// gathered is Plan.Pack's feeds in input order.
-	gathered []*interp.Tensor
+	// sizes and work are per-batch buffers.
+	sizes []abi.ColumnSize
+	work  []int64
+	words []int32 // the words, when the caller's bytes cannot hold them as words
+	// Where a Measure reads the feeds: in (Measure) or feeds (MeasureFeeds).
+	in    []*interp.Tensor
+	feeds map[string]*interp.Tensor
+	// dst is the words a Pack writes.
+	dst []int32
 	// ex is the batch's index of each parse's records (example.go).
 	ex []exBatch
 }
@@ -40,13 +40,21 @@ type colState struct {
 	batch     int64
 	rows, per int64 // direct: the feed's rows and elements per row
 	size      abi.ColumnSize
-	graph     *graphState
+	// feeds are the column's inputs (colPlan.inputs) of the batch, and
+	// elems their elements (the work estimate of the next measure).
+	feeds []*interp.Tensor
+	elems int64
+	graph *graphState
 }
 
 // NewPacker returns a Packer for p.
 func (p *Plan) NewPacker() *Packer {
 	C := len(p.cols)
-	return &Packer{p: p, cols: make([]colState, C), sizes: make([]abi.ColumnSize, C), work: make([]int64, C)}
+	k := &Packer{p: p, cols: make([]colState, C), sizes: make([]abi.ColumnSize, C), work: make([]int64, C)}
+	for i := range k.cols {
+		k.cols[i].feeds = make([]*interp.Tensor, 0, len(p.cols[i].inputs))
+	}
+	return k
 }
 
 // Layout returns the layout of the last successful Measure (nil before).
@@ -60,42 +68,43 @@ func (k *Packer) Layout() *abi.Layout { return k.lay }
 // holds until the next Measure. The feeds must not change until Pack has
 // run.
 func (k *Packer) Measure(in []*interp.Tensor) (*abi.Layout, error) {
-	k.lay, k.in = nil, nil
-	p := k.p
-	if len(in) != len(p.inputs) {
-		return nil, fmt.Errorf("hostpack: %d feeds for %d inputs", len(in), len(p.inputs))
+	k.lay = nil
+	if len(in) != len(k.p.inputs) {
+		return nil, fmt.Errorf("hostpack: %d feeds for %d inputs", len(in), len(k.p.inputs))
 	}
-	for i, t := range in {
-		if err := checkFeed(&p.inputs[i], t); err != nil {
-			return nil, err
+	k.in = in
+	lay, err := k.measure()
+	k.in = nil
+	return lay, err
+}
+
+// MeasureFeeds is Measure of the feeds by name (as Plan.Gather reads
+// them), each looked up and checked by the goroutine that measures its
+// column: what a runtime calls per batch, without ordering the feeds
+// first. A feed missing is an error naming every missing input (up to
+// five), as Gather's.
+func (k *Packer) MeasureFeeds(feeds map[string]*interp.Tensor) (*abi.Layout, error) {
+	k.lay = nil
+	k.feeds = feeds
+	lay, err := k.measure()
+	k.feeds = nil
+	if err != nil {
+		if _, gerr := k.p.gather(feeds, nil); gerr != nil {
+			return nil, gerr
 		}
 	}
-	if err := k.indexExamples(in); err != nil {
+	return lay, err
+}
+
+func (k *Packer) measure() (*abi.Layout, error) {
+	p := k.p
+	for i := range p.cols {
+		k.work[i] = measureWork(&p.cols[i], &k.cols[i])
+	}
+	if err := k.indexExamples(); err != nil {
 		return nil, err
 	}
-	for i := range p.cols {
-		k.work[i] = measureWork(&p.cols[i], in)
-	}
-	err := k.parallel(k.work, func(lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			cp, st := &p.cols[i], &k.cols[i]
-			var err error
-			switch {
-			case cp.example != nil:
-				err = measureExample(cp, st, k)
-			case cp.direct != nil:
-				err = measureDirect(cp, st, in[cp.direct.input])
-			default:
-				err = measureGraph(cp, st, in, k.ex)
-			}
-			if err != nil {
-				return err
-			}
-			k.sizes[i] = st.size
-		}
-		return nil
-	})
-	if err != nil {
+	if err := k.parallel(phaseMeasure); err != nil {
 		return nil, err
 	}
 	l := p.layer
@@ -115,11 +124,67 @@ func (k *Packer) Measure(in []*interp.Tensor) (*abi.Layout, error) {
 		}
 		k.la = la
 	}
-	if err := l.LayoutInto(&k.layout, k.la, k.sizes); err != nil {
+	if err := p.rules.LayoutInto(&k.layout, k.la, k.sizes); err != nil {
 		return nil, err
 	}
-	k.lay, k.in = &k.layout, in
+	k.lay = &k.layout
 	return k.lay, nil
+}
+
+// measureRange measures columns [lo, hi): their feeds looked up (or
+// taken from Measure's) and checked, then their sizes. It goes over the
+// range several times, each loop's loads independent from one column to
+// the next, so that the processor overlaps the cache misses of many
+// columns (a feed's tensor, its shape, its slice header and its data are
+// four allocations apart) instead of waiting for each in turn.
+func (k *Packer) measureRange(lo, hi int) error {
+	p := k.p
+	for i := lo; i < hi; i++ {
+		cp, st := &p.cols[i], &k.cols[i]
+		st.feeds = st.feeds[:0]
+		for _, j := range cp.inputs {
+			var t *interp.Tensor
+			if k.in != nil {
+				t = k.in[j]
+			} else {
+				t = p.inputs[j].lookup(k.feeds)
+			}
+			st.feeds = append(st.feeds, t)
+		}
+	}
+	for i := lo; i < hi; i++ {
+		cp, st := &p.cols[i], &k.cols[i]
+		for x, j := range cp.inputs {
+			if err := checkFeed(&p.inputs[j], st.feeds[x]); err != nil {
+				return err
+			}
+		}
+	}
+	for i := lo; i < hi; i++ {
+		st := &k.cols[i]
+		st.elems = 0
+		for _, t := range st.feeds {
+			st.elems += int64(t.Len())
+			st.rows = t.Dim(0) // loads the shape; measureDirect sets rows
+		}
+	}
+	for i := lo; i < hi; i++ {
+		cp, st := &p.cols[i], &k.cols[i]
+		var err error
+		switch {
+		case cp.example != nil:
+			err = measureExample(cp, st, k)
+		case cp.direct != nil:
+			err = measureDirect(cp, st, st.feeds[0])
+		default:
+			err = measureGraph(cp, st, k.ex)
+		}
+		if err != nil {
+			return err
+		}
+		k.sizes[i] = st.size
+	}
+	return nil
 }
 
 // Pack writes the packed words of the last Measure into dst, which must
@@ -150,32 +215,51 @@ func (k *Packer) Pack(dst []byte) (*abi.Packed, error) {
 	for i := range p.cols {
 		k.work[i] = packWork(&p.cols[i], &k.cols[i])
 	}
-	err := k.parallel(k.work, func(lo, hi int) error {
-		if lo == 0 {
-			lay.PutHeader(p.layer, words)
-		}
-		for i := lo; i < hi; i++ {
-			cp, d := &p.cols[i], lay.Desc[abi.DescWords*i:]
-			switch {
-			case cp.example != nil:
-				finishExample(cp, &k.cols[i], words, d)
-			case cp.direct != nil:
-				writeDirect(cp, &k.cols[i], k.in[cp.direct.input], words, d)
-			default:
-				writeGraph(cp, &k.cols[i], words, d)
-			}
-		}
-		return nil
-	})
+	if len(k.work) > 0 {
+		k.work[0] += lay.Header / 4 // PutHeader, in column 0's chunk
+	}
+	k.dst = words
+	err := k.parallel(phasePack)
+	k.dst = nil
 	if err != nil {
 		return nil, err
 	}
-	if &words[0] != (*int32)(unsafe.Pointer(&dst[0])) {
+	if len(words) > 0 && &words[0] != (*int32)(unsafe.Pointer(&dst[0])) {
 		for i, w := range words {
 			binary.LittleEndian.PutUint32(dst[4*i:], uint32(w))
 		}
 	}
 	return &abi.Packed{Inputs: dst, Scratch: 4 * lay.Scratch, Batch: lay.Batch, Tasks: lay.Tasks, Grid: lay.Grid, Block: lay.Block}, nil
+}
+
+// packRange writes the regions of columns [lo, hi), and the header with
+// column 0.
+func (k *Packer) packRange(lo, hi int) error {
+	p, lay, words := k.p, k.lay, k.dst
+	if lo == 0 {
+		lay.PutHeader(p.layer, words)
+	}
+	for i := lo; i < hi; i++ {
+		cp, st, d := &p.cols[i], &k.cols[i], lay.Desc[abi.DescWords*i:]
+		switch {
+		case cp.example != nil:
+			finishExample(cp, st, words, d)
+		case cp.direct != nil:
+			writeDirect(cp, st, st.feeds[0], words, d)
+		default:
+			writeGraph(cp, st, words, d)
+		}
+	}
+	return nil
+}
+
+// forget drops the Packer's references to the last batch's feeds.
+func (k *Packer) forget() {
+	for i := range k.cols {
+		st := &k.cols[i]
+		clear(st.feeds)
+		st.feeds = st.feeds[:0]
+	}
 }
 
 // PackFeeds is Measure then Pack into dst, or into a new buffer when dst
@@ -194,12 +278,16 @@ func (k *Packer) PackFeeds(in []*interp.Tensor, dst []byte) (*abi.Packed, error)
 // Name says how the plan packs, for a runtime's summary.
 func (p *Plan) Name() string {
 	direct, computed, ops := p.Columns()
-	return fmt.Sprintf("native (runtime/hostpack): %d columns straight from their feeds, %d computed by %d ops on the host, %d workers",
-		direct, computed, ops, p.workers)
+	workers := fmt.Sprintf("up to %d workers", p.workers)
+	if p.workers <= 0 {
+		workers = fmt.Sprintf("up to GOMAXPROCS (%d) workers", runtime.GOMAXPROCS(0))
+	}
+	return fmt.Sprintf("native (runtime/hostpack): %d columns straight from their feeds, %d computed by %d ops on the host, %s",
+		direct, computed, ops, workers)
 }
 
-// Pack packs one batch: the feeds by name (Gather), measured, then
-// packed into the buffer alloc returns for the batch's rows and the
+// Pack packs one batch: the feeds by name, measured (MeasureFeeds),
+// then packed into the buffer alloc returns for the batch's rows and the
 // packed bytes (exactly that many bytes, pinned memory say). It returns
 // the launch as abi.Layer.PackInputs would (Inputs is alloc's buffer).
 // Pack is safe for concurrent use: each call takes a Packer of its own
@@ -210,12 +298,8 @@ func (p *Plan) Pack(feeds map[string]*interp.Tensor, alloc func(batch, bytes int
 		k = p.NewPacker()
 	}
 	defer p.pool.Put(k)
-	in, err := p.gather(feeds, k.gathered)
-	k.gathered = in
-	if err != nil {
-		return nil, err
-	}
-	lay, err := k.Measure(in)
+	defer k.forget() // the pooled Packer keeps no feeds
+	lay, err := k.MeasureFeeds(feeds)
 	if err != nil {
 		return nil, err
 	}
@@ -226,10 +310,7 @@ func (p *Plan) Pack(feeds map[string]*interp.Tensor, alloc func(batch, bytes int
 	if int64(len(dst)) != 4*lay.Words {
 		return nil, fmt.Errorf("hostpack: alloc gave %d bytes for %d", len(dst), 4*lay.Words)
 	}
-	packed, err := k.Pack(dst)
-	clear(in) // the pooled Packer keeps no feeds
-	k.in = nil
-	return packed, err
+	return k.Pack(dst)
 }
 
 // wordsOf returns b as int32 words without a copy, or nil where the
@@ -265,33 +346,31 @@ func checkFeed(in *Input, t *interp.Tensor) error {
 	return nil
 }
 
-// The work estimates below are in nanoseconds, roughly, on one core: a
-// string's slot or offset and its bytes cost most, a number written
-// whole least.
+// The work estimates below are in nanoseconds, roughly, on one core
+// (measured on preset E: a string's slot or offset and its bytes cost
+// most, a number copied whole least).
 
-// measureWork estimates the work of measuring a column: the elements it
-// scans (none for a numeric feed written whole).
-func measureWork(cp *colPlan, in []*interp.Tensor) int64 {
+// measureWork estimates the work of measuring a column from its last
+// batch's elements (256 per feed before the first): checking its feeds
+// and scanning the elements its sizes depend on.
+func measureWork(cp *colPlan, st *colState) int64 {
 	if cp.example != nil {
-		return exampleWork(cp, in)
+		return 50 + 20*max(st.batch, 256) // its feature's records (the last batch's)
+	}
+	elems := st.elems
+	if elems == 0 {
+		elems = 256 * int64(len(cp.inputs))
 	}
 	if d := cp.direct; d != nil {
-		t := in[d.input]
 		switch {
-		case t.DType() == interp.String:
-			return int64(t.Len())
-		case d.ign.has || cp.c.Source == abi.SourceIDs:
-			return int64(t.Len()) / 2
+		case cp.src.strings():
+			return 50 + 2*elems
+		case d.ign.has || cp.src == srcIDs:
+			return 50 + elems
 		}
-		return 10
+		return 50
 	}
-	var w int64
-	for _, n := range cp.graph.nodes {
-		if n.kind == gInput {
-			w += int64(in[n.input].Len())
-		}
-	}
-	return 10 * w * int64(len(cp.graph.nodes))
+	return 50 + 10*elems*int64(len(cp.graph.nodes))
 }
 
 // packWork estimates the work of writing a column's regions.
@@ -300,74 +379,17 @@ func packWork(cp *colPlan, st *colState) int64 {
 		return 10 // the regions' ends: packExamples wrote the rest
 	}
 	n := st.size.N
-	w := st.batch / 2
-	switch cp.c.Source {
-	case abi.SourceStr, abi.SourceSplit:
-		w += 5*n + st.size.Bytes/4
-	case abi.SourceF32, abi.SourceIDs:
-		w += n / 4
+	w := 50 + st.batch
+	switch cp.src {
+	case srcStr, srcSplit:
+		w += 8*n + st.size.Bytes/4
+	case srcF32, srcIDs:
+		w += n / 2
 	default:
-		w += n
+		w += 2 * n
 	}
 	if cp.direct != nil && cp.direct.ign.has {
 		w += n
 	}
 	return w
-}
-
-// minWork is the least work (about nanoseconds) worth a goroutine of its
-// own.
-const minWork = 20000
-
-// parallel runs fn over ranges of the columns, contiguous and of about
-// equal work, on up to the plan's workers goroutines (the caller's among
-// them), and returns the error of the first range that failed. fn runs
-// at least once, on a range starting at 0.
-func (k *Packer) parallel(work []int64, fn func(lo, hi int) error) error {
-	C := len(work)
-	var total int64
-	for _, w := range work {
-		total += w
-	}
-	P := int(max(min(int64(k.p.workers), total/minWork+1, int64(C)), 1))
-	b := append(k.bounds[:0], 0)
-	var acc int64
-	for i, w := range work {
-		acc += w
-		if len(b) < P && acc*int64(P) >= total*int64(len(b)) && i+1 < C {
-			b = append(b, i+1)
-		}
-	}
-	b = append(b, C)
-	k.bounds = b
-	R := len(b) - 1
-	if cap(k.errs) < R {
-		k.errs = make([]error, R)
-	}
-	errs := k.errs[:R]
-	clear(errs)
-	var wg sync.WaitGroup
-	run := func(r int) {
-		defer func() {
-			if e := recover(); e != nil {
-				errs[r] = fmt.Errorf("hostpack: internal error packing columns %d..%d: %v", b[r], b[r+1]-1, e)
-			}
-		}()
-		errs[r] = fn(b[r], b[r+1])
-	}
-	for r := 1; r < R; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(r)
-		}()
-	}
-	run(0)
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }

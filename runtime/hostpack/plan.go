@@ -21,7 +21,63 @@ type colPlan struct {
 	direct  *directPlan
 	graph   *graphPlan
 	example *exColumn // read straight from tf.Example records (example.go)
+	// What the packer reads of the column per batch, read once: its
+	// source, whether it has row splits (HasSplits), string slots
+	// (StrSlots) and weights, and its table's rows (the ids' range).
+	src      source
+	splits   bool
+	slots    bool
+	weighted bool
+	rows     int64
+	// inputs are the plan inputs the column reads (Plan.Inputs indexes):
+	// a direct column's feed, or a graph column's gInput nodes' in node
+	// order (a node's local index).
+	inputs []int
 }
+
+// source is a column's abi source.
+type source uint8
+
+const (
+	srcIDs source = iota
+	srcI64
+	srcF32
+	srcF64
+	srcStr
+	srcSplit
+)
+
+func sourceOf(s string) source {
+	switch s {
+	case abi.SourceI64:
+		return srcI64
+	case abi.SourceF32:
+		return srcF32
+	case abi.SourceF64:
+		return srcF64
+	case abi.SourceStr:
+		return srcStr
+	case abi.SourceSplit:
+		return srcSplit
+	}
+	return srcIDs
+}
+
+// takes reports whether the source takes values of dt (sourceTakes).
+func (s source) takes(dt interp.DType) bool {
+	switch s {
+	case srcIDs, srcI64:
+		return dt.IsInteger()
+	case srcF32:
+		return dt == interp.Float32
+	case srcF64:
+		return dt == interp.Float64
+	}
+	return dt == interp.String
+}
+
+// strings reports whether the source is strings ("str" or "split").
+func (s source) strings() bool { return s == srcStr || s == srcSplit }
 
 // directPlan is a column whose values are a feed (its elements in
 // row-major order) or emb.from_dense of one, with its row splits when it
@@ -97,6 +153,7 @@ type gnode struct {
 	op    *textir.Operation
 	args  []gref
 	input int    // gInput: the plan input
+	local int    // gInput: its index in the column's inputs
 	ign   ignore // gFromDense
 	sep   string // gSplit
 	// gFilter.
@@ -262,24 +319,19 @@ var computed = map[string]int{
 	emb.CheckRangeOp: 1, emb.CastOp: 1, emb.AddOffsetOp: 1,
 }
 
-// sourceDTypes says which dtypes each source takes.
+// sourceTakes says which dtypes each source takes (none for a source
+// it does not know).
 func sourceTakes(src string, dt interp.DType) bool {
 	switch src {
-	case abi.SourceIDs, abi.SourceI64:
-		return dt.IsInteger()
-	case abi.SourceF32:
-		return dt == interp.Float32
-	case abi.SourceF64:
-		return dt == interp.Float64
-	case abi.SourceStr, abi.SourceSplit:
-		return dt == interp.String
+	case abi.SourceIDs, abi.SourceI64, abi.SourceF32, abi.SourceF64, abi.SourceStr, abi.SourceSplit:
+		return sourceOf(src).takes(dt)
 	}
 	return false
 }
 
 // column plans column i.
 func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Value) (colPlan, error) {
-	cp := colPlan{c: c}
+	cp := colPlan{c: c, src: sourceOf(c.Source), splits: c.HasSplits(), slots: c.StrSlots(), weighted: c.Weighted, rows: c.Rows}
 	layer := b.p.op
 	if ec, ok, err := b.exampleColumn(c, vals, splits, weights); err != nil || ok {
 		cp.example = ec
@@ -312,6 +364,7 @@ func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Val
 					return cp, err
 				}
 				cp.direct = &directPlan{input: in, from: def, ign: ign}
+				cp.inputs = []int{in}
 				return cp, nil
 			}
 		} else if splits == nil {
@@ -321,6 +374,7 @@ func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Val
 			}
 			if ok {
 				cp.direct = &directPlan{input: in}
+				cp.inputs = []int{in}
 				return cp, nil
 			}
 		}
@@ -341,6 +395,12 @@ func (b *builder) column(i int, c *abi.Column, vals, splits, weights *textir.Val
 		}
 	}
 	cp.graph = g
+	for _, n := range g.nodes {
+		if n.kind == gInput {
+			n.local = len(cp.inputs)
+			cp.inputs = append(cp.inputs, n.input)
+		}
+	}
 	return cp, nil
 }
 

@@ -39,6 +39,10 @@ type Throughput struct {
 	Wall          time.Duration
 	SamplesPerSec float64
 	BatchesPerSec float64
+	// Median and P99 are the batches' latencies in the run
+	// (Pipeline.NextTimed: from a free place in the pipeline to the
+	// outputs), as bench/peers.py times its peers' batches in flight.
+	Median, P99 time.Duration
 }
 
 // BenchResult is what Bench measured.
@@ -59,8 +63,8 @@ func (r *BenchResult) String() string {
 	fmt.Fprintf(&b, "E2E batch=%d sets=%d latency_n=%d median_us=%.1f p99_us=%.1f mean_us=%.1f min_us=%.1f max_us=%.1f\n",
 		r.Batch, r.Sets, l.N, us(l.Median), us(l.P99), us(l.Mean), us(l.Min), us(l.Max))
 	for _, t := range r.Throughput {
-		fmt.Fprintf(&b, "E2E batch=%d in_flight=%d batches=%d wall_ms=%.2f samples_per_s=%.0f batches_per_s=%.1f\n",
-			r.Batch, t.InFlight, t.Batches, float64(t.Wall.Nanoseconds())/1e6, t.SamplesPerSec, t.BatchesPerSec)
+		fmt.Fprintf(&b, "E2E batch=%d in_flight=%d batches=%d wall_ms=%.2f samples_per_s=%.0f batches_per_s=%.1f median_us=%.1f p99_us=%.1f\n",
+			r.Batch, t.InFlight, t.Batches, float64(t.Wall.Nanoseconds())/1e6, t.SamplesPerSec, t.BatchesPerSec, us(t.Median), us(t.P99))
 	}
 	return b.String()
 }
@@ -139,7 +143,7 @@ func Bench(s *Session, sets []map[string]*interp.Tensor, opts BenchOptions) (*Be
 	}
 	res.Summary = s.Summary()
 	slices.Sort(ds)
-	l := Latency{N: len(ds), Median: ds[len(ds)/2], P99: ds[(len(ds)*99+99)/100-1], Min: ds[0], Max: ds[len(ds)-1]}
+	l := Latency{N: len(ds), Median: ds[len(ds)/2], P99: p99(ds), Min: ds[0], Max: ds[len(ds)-1]}
 	var sum time.Duration
 	for _, d := range ds {
 		sum += d
@@ -163,6 +167,7 @@ func throughput(s *Session, sets, first []map[string]*interp.Tensor, k, n int) (
 	p := s.NewPipeline(k)
 	defer p.Close()
 	errc := make(chan error, 1)
+	lat := make([]time.Duration, 0, n)
 	t := time.Now()
 	go func() {
 		for i := range n {
@@ -175,8 +180,9 @@ func throughput(s *Session, sets, first []map[string]*interp.Tensor, k, n int) (
 	}()
 	var firstErr error
 	for i := range n {
-		out, err := p.Next()
+		out, d, err := p.NextTimed()
 		if err == nil {
+			lat = append(lat, d)
 			err = same(out, first[i%len(sets)])
 		}
 		if err != nil && firstErr == nil {
@@ -187,7 +193,18 @@ func throughput(s *Session, sets, first []map[string]*interp.Tensor, k, n int) (
 	if err := <-errc; err != nil && firstErr == nil {
 		firstErr = err
 	}
-	return Throughput{InFlight: k, Batches: n, Wall: wall}, firstErr
+	tp := Throughput{InFlight: k, Batches: n, Wall: wall}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		tp.Median, tp.P99 = lat[len(lat)/2], p99(lat)
+	}
+	return tp, firstErr
+}
+
+// p99 is the 99th percentile of sorted durations (the smallest value
+// at least 99% of them do not exceed).
+func p99(sorted []time.Duration) time.Duration {
+	return sorted[(len(sorted)*99+99)/100-1]
 }
 
 // rows is the batch size of a session's outputs (their first dim).

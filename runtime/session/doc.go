@@ -44,11 +44,14 @@
 //
 // # A batch
 //
-// A batch runs in a slot (Options.Slots of them): the feeds are checked,
-// the host steps before the graph run, each layer's packer packs into the
-// slot's pinned input buffer (after the values uploaded for the dense
-// layers, in the first layer's region), and the batch's graph is
-// launched on the slot's stream. The graph, captured once per batch size
+// A batch runs in a slot (Options.Slots of them): the feeds the session
+// reads itself (host steps, uploads, outputs) are looked up and checked
+// against their placeholders' types (read once, by New), the host steps
+// before the graph run, each layer's packer looks up, checks and packs
+// its own feeds into the slot's pinned input buffer (after the values
+// uploaded for the dense layers, in the first layer's region), and the
+// batch's graph is launched on the slot's stream. A slot's batch state
+// (host values, regions, the graph's key) is reused from batch to batch. The graph, captured once per batch size
 // and per size class of the packed inputs (rounded up to a sixteenth of
 // their power of two, which is what the graph copies), holds one
 // host-to-device copy per layer (one for the usual single layer), the
@@ -62,8 +65,10 @@
 //
 // RunAsync returns once the graph is launched, so that the host packs
 // the next batch while the GPU works; a Pipeline keeps a given number of
-// batches in flight, packed by as many goroutines, and returns their
-// outputs in order. Device buffers, pinned buffers and graphs belong to a
+// batches in flight: slots given in submission order, packers that take
+// the next batch as soon as they have launched one (packing batch i+1
+// while the GPU runs batch i), one finisher that waits for the GPU in
+// order, and the outputs returned in order. Device buffers, pinned buffers and graphs belong to a
 // slot, so batches in different slots never share memory; a slot keeps
 // the buffers and graphs of its last Options.BatchSizes batch sizes.
 //

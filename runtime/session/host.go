@@ -172,6 +172,26 @@ func shortNames(names []string) []string {
 	return out
 }
 
+// feedCheck is what a feed of a placeholder must be, read from its type
+// once: its dtype (when the type has one) and, for a ranked type, its
+// rank and static dims (-1 where dynamic).
+type feedCheck struct {
+	dtype  interp.DType
+	typed  bool
+	ranked bool
+	shape  []int64
+	ty     textir.Type // for errors
+}
+
+func feedCheckOf(v *textir.Value) feedCheck {
+	c := feedCheck{ty: v.Type()}
+	c.dtype, c.typed = exec.DTypeOf(v.Type())
+	if tt, ok := v.Type().(*textir.TensorType); ok {
+		c.ranked, c.shape = true, tt.Shape
+	}
+	return c
+}
+
 // checkFeed checks a fed tensor against its placeholder's type, as the
 // interpreter does: the dtype, and the rank and static dims of a ranked
 // type.
@@ -179,19 +199,19 @@ func checkFeed(v *value, t *interp.Tensor) error {
 	if t == nil {
 		return fmt.Errorf("feed %q: nil tensor", v.feed)
 	}
-	if want, ok := exec.DTypeOf(v.v.Type()); ok && want != t.DType() {
-		return fmt.Errorf("feed %q has dtype %v, but the placeholder is %v", v.feed, t.DType(), want)
+	c := &v.check
+	if c.typed && c.dtype != t.DType() {
+		return fmt.Errorf("feed %q has dtype %v, but the placeholder is %v", v.feed, t.DType(), c.dtype)
 	}
-	tt, ok := v.v.Type().(*textir.TensorType)
-	if !ok {
+	if !c.ranked {
 		return nil
 	}
-	bad := len(tt.Shape) != t.Rank()
-	for i := 0; !bad && i < len(tt.Shape); i++ {
-		bad = tt.Shape[i] >= 0 && tt.Shape[i] != t.Dim(i)
+	bad := len(c.shape) != t.Rank()
+	for i := 0; !bad && i < len(c.shape); i++ {
+		bad = c.shape[i] >= 0 && c.shape[i] != t.Dim(i)
 	}
 	if bad {
-		return fmt.Errorf("feed %q: shape %s is incompatible with the placeholder's type %s", v.feed, interp.ShapeString(t.Shape()), tt)
+		return fmt.Errorf("feed %q: shape %s is incompatible with the placeholder's type %s", v.feed, interp.ShapeString(t.Shape()), c.ty)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
@@ -14,7 +13,9 @@ import (
 
 // HostPacker is the native PackerFactory: runtime/hostpack's plan of the
 // layer, compiled once, packs each batch from the feeds straight into the
-// pinned buffer, in parallel over columns, without the interpreter. The
+// pinned buffer, in parallel over columns, without the interpreter
+// (hostpack.Plan.Pack: each feed looked up and checked by the goroutine
+// that packs its column, a pooled Packer per batch in flight). The
 // values hostpack cannot compute (Input.Computed of a partial plan: an op
 // outside the emb sources, filters and id transforms) are evaluated by
 // the interpreter from the feeds first, and the Summary says so.
@@ -66,7 +67,6 @@ type hostPacker struct {
 	plan     *hostpack.Plan
 	computed []int           // indexes into plan.Inputs of the interpreter's values
 	values   []*textir.Value // those values
-	pool     sync.Pool       // *hostpack.Packer: one per batch packed at once
 }
 
 func (p *hostPacker) Name() string {
@@ -93,22 +93,5 @@ func (p *hostPacker) Pack(feeds map[string]*interp.Tensor, alloc func(batch, byt
 		}
 		feeds = ext
 	}
-	in, err := p.plan.Gather(feeds)
-	if err != nil {
-		return nil, err
-	}
-	k, _ := p.pool.Get().(*hostpack.Packer)
-	if k == nil {
-		k = p.plan.NewPacker()
-	}
-	defer p.pool.Put(k)
-	lay, err := k.Measure(in)
-	if err != nil {
-		return nil, err
-	}
-	dst, err := alloc(lay.Batch, 4*lay.Words)
-	if err != nil {
-		return nil, err
-	}
-	return k.Pack(dst)
+	return p.plan.Pack(feeds, alloc)
 }

@@ -35,8 +35,10 @@ type value struct {
 	// konst is the value of a kindConst value (nil for a table, whose
 	// value goes straight into its layer's arena).
 	konst *interp.Tensor
-	// feed is the name of a placeholder (kindFeed).
-	feed string
+	// feed is the name of a placeholder (kindFeed), feedAlt its other
+	// name ("n:0"), and check what a feed of it must be.
+	feed, feedAlt string
+	check         feedCheck
 	// afterDevice: a host value computed from device values.
 	afterDevice bool
 	// dev is the device state of a kindDevice value, and of a host value
@@ -133,8 +135,11 @@ type plan struct {
 	uploads []*devValue  // fromHost values, in their upload order
 	consts  []*value     // constants to evaluate (tables apart)
 	// needFeed holds the feeds the session reads itself (host steps,
-	// uploads, outputs); the packers check their own.
+	// uploads, outputs); the packers check their own. ownFeeds lists
+	// them in feed order, the only feeds a batch looks up and checks
+	// before its packers run.
 	needFeed map[*value]bool
+	ownFeeds []*value
 }
 
 // nodeName is the TensorFlow node an op comes from ("" when unknown).
@@ -408,6 +413,13 @@ func planProgram(root *textir.Operation, outputs []string) (*plan, error) {
 		}
 	}
 	sortValues(p.consts, order)
+	for _, v := range p.feeds {
+		v.feedAlt = v.feed + ":0"
+		v.check = feedCheckOf(v.v)
+		if p.needFeed[v] {
+			p.ownFeeds = append(p.ownFeeds, v)
+		}
+	}
 	return p, nil
 }
 

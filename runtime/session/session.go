@@ -109,6 +109,9 @@ type Session struct {
 	fns       []*cuda.Function  // per layer
 	packers   []Packer
 
+	// env0 is a batch's host values before its feeds: the constants.
+	env0 []*interp.Tensor
+
 	devMu sync.Mutex // device allocations, frees and captures
 	slots []*slot
 	free  chan *slot
@@ -162,7 +165,10 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if err := evalConsts(ctx, xprog, p.consts, &constOpts); err != nil {
 		return nil, err
 	}
-	s := &Session{plan: p, opts: opts, backend: backend, denseNote: note}
+	s := &Session{plan: p, opts: opts, backend: backend, denseNote: note, env0: make([]*interp.Tensor, p.nhost)}
+	for _, c := range p.consts {
+		s.env0[c.host] = c.konst
+	}
 	ok := false
 	defer func() {
 		if !ok {

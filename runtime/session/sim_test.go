@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recom-compiler/recom/runtime/simgpu"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/dialects/all"
-	"github.com/recom-compiler/recom/dialects/gpu"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/importer"
@@ -157,54 +157,18 @@ func check(t testing.TB, what string, got, want map[string]*interp.Tensor) {
 // the gpu dialect's simulator over the simulated device memory.
 func simKernels(t testing.TB, sim *cuda.Sim, module *textir.Operation) {
 	t.Helper()
-	module.Walk(func(op *textir.Operation) bool {
-		if op.Name() != gpu.FuncOp || !gpu.IsKernel(op) {
-			return true
-		}
-		name, _ := textir.SymbolName(op)
-		k, err := gpu.Compile(op)
-		if err != nil {
-			t.Fatalf("kernel %s: %v", name, err)
-		}
-		args := op.Region(0).Front().Args()
-		sizes := make([]uint64, len(args))
-		ptr := make([]bool, len(args))
-		for i, a := range args {
-			switch ty := a.Type().(type) {
-			case *textir.IntType:
-				sizes[i] = uint64(ty.Width / 8)
-			case *textir.FloatType:
-				sizes[i] = 4
-				if ty.Kind == textir.KindF64 {
-					sizes[i] = 8
-				}
-			default:
-				sizes[i] = 8
-				ptr[i] = gpu.PtrSpace(ty) == gpu.Global
-			}
-		}
-		sim.AddKernel(name, sizes, func(s *cuda.Sim, grid, block uint32, vals []uint64) {
-			in := make([]any, len(vals))
-			for i, v := range vals {
-				switch {
-				case ptr[i]:
-					mem := s.Memory(v)
-					if mem == nil {
-						s.Fault(fmt.Errorf("%s: argument %d (%#x) is not device memory", name, i, v))
-						return
-					}
-					in[i] = gpu.Buf{Data: mem, Align: int64(v % 256)}
-				case sizes[i] == 4:
-					in[i] = int64(int32(v))
-				default:
-					in[i] = int64(v)
-				}
-			}
-			if err := k.Launch(int64(grid), int64(block), in, nil); err != nil {
-				s.Fault(fmt.Errorf("%s: %v", name, err))
-			}
-		})
-		return false
+	if err := simgpu.Register(sim, module); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eachKernel calls f with every gpu.func kernel of the module, its name
+// and its parameters' sizes in bytes (and which are global pointers).
+func eachKernel(t testing.TB, module *textir.Operation, f func(name string, op *textir.Operation, sizes []uint64, ptr []bool)) {
+	t.Helper()
+	simgpu.EachKernel(module, func(name string, op *textir.Operation, sizes []uint64, ptr []bool) error {
+		f(name, op, sizes, ptr)
+		return nil
 	})
 }
 

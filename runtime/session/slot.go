@@ -31,6 +31,11 @@ type slot struct {
 	frames     map[int64]*frame
 	tick       int64
 	inflight   bool // a graph launched and not waited for
+	// cur is the batch in the slot (one at a time: launch to release),
+	// its buffers reused from batch to batch; key is its graph's key.
+	cur  batch
+	key  []byte
+	offs []int64 // the uploads' offsets of the batch, then their total
 }
 
 // frame is a slot's device state for one batch size.
@@ -113,13 +118,28 @@ func growCap(need int64) int64 { return roundUp(need+need/4, 64<<10) }
 // prefixLayout returns the offsets of the uploads in region 0 for a batch
 // of b rows, and their total.
 func (s *Session) prefixLayout(b int64) ([]int64, int64) {
-	offs := make([]int64, len(s.plan.uploads))
+	offs := s.prefixLayoutInto(nil, b)
+	return offs[:len(s.plan.uploads)], offs[len(s.plan.uploads)]
+}
+
+// prefixLayoutInto appends to offs the offsets of the uploads in region 0
+// for a batch of b rows, then their total.
+func (s *Session) prefixLayoutInto(offs []int64, b int64) []int64 {
 	var n int64
-	for i, u := range s.plan.uploads {
-		offs[i] = n
+	for _, u := range s.plan.uploads {
+		offs = append(offs, n)
 		n += roundUp(4*b*u.width, align)
 	}
-	return offs, n
+	return append(offs, n)
+}
+
+// prefixBytes is the total of prefixLayout.
+func (s *Session) prefixBytes(b int64) int64 {
+	var n int64
+	for _, u := range s.plan.uploads {
+		n += roundUp(4*b*u.width, align)
+	}
+	return n
 }
 
 // dropGraphs destroys every graph of the slot (a buffer they copy from or
@@ -179,31 +199,46 @@ func (sl *slot) ensureDevice(p **cuda.DevicePtr, need int64) error {
 	return nil
 }
 
-func lookupFeed(feeds map[string]*interp.Tensor, name string) *interp.Tensor {
-	if t, ok := feeds[name]; ok {
+// lookupFeed returns the feed of v by its name or its other name (nil
+// when missing).
+func lookupFeed(feeds map[string]*interp.Tensor, v *value) *interp.Tensor {
+	if t, ok := feeds[v.feed]; ok {
 		return t
 	}
-	return feeds[name+":0"]
+	return feeds[v.feedAlt]
+}
+
+// newBatch readies the slot's batch state for a batch: the host values
+// (the constants set, nothing else), no regions used, nothing packed.
+func (sl *slot) newBatch() *batch {
+	s := sl.s
+	b := &sl.cur
+	if b.env == nil {
+		b.env = make([]*interp.Tensor, s.plan.nhost)
+		b.regions = make([]regionUse, s.nregions())
+	}
+	copy(b.env, s.env0)
+	clear(b.regions)
+	clear(b.packed)
+	b.packed = b.packed[:0]
+	b.b, b.fr, b.empty = 0, nil, false
+	return b
 }
 
 // launch runs the batch's host side (feeds, host steps, packing, staging)
-// and launches its graph on the slot's stream.
+// and launches its graph on the slot's stream. The feeds the session
+// reads itself are checked here; the packers look up and check theirs
+// while they pack.
 func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 	s := sl.s
 	p := s.plan
 	st := s.stats
-	b := &batch{env: make([]*interp.Tensor, p.nhost), regions: make([]regionUse, s.nregions())}
+	b := sl.newBatch()
 	t := time.Now()
-	for _, c := range p.consts {
-		b.env[c.host] = c.konst
-	}
-	for _, v := range p.feeds {
-		ft := lookupFeed(feeds, v.feed)
+	for _, v := range p.ownFeeds {
+		ft := lookupFeed(feeds, v)
 		if ft == nil {
-			if p.needFeed[v] {
-				return nil, fmt.Errorf("session: feed %q is missing", v.feed)
-			}
-			continue
+			return nil, fmt.Errorf("session: feed %q is missing", v.feed)
 		}
 		if err := checkFeed(v, ft); err != nil {
 			return nil, fmt.Errorf("session: %w", err)
@@ -248,7 +283,8 @@ func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 		}
 	}
 	b.b = bsz
-	offs, prefix := s.prefixLayout(bsz)
+	sl.offs = s.prefixLayoutInto(sl.offs[:0], bsz)
+	offs, prefix := sl.offs[:len(p.uploads)], sl.offs[len(p.uploads)]
 	if len(p.layers) == 0 {
 		b.regions[0].prefix = prefix
 		if err := sl.ensureHost(&sl.pinIn[0], prefix); err != nil {
@@ -286,10 +322,10 @@ func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 	if err := sl.ensureHost(&sl.pinOut, f.arenaBytes); err != nil {
 		return nil, err
 	}
-	key := graphKey(b)
-	g := f.graphs[key]
+	sl.key = graphKey(sl.key[:0], b)
+	g := f.graphs[string(sl.key)] // no allocation for the lookup
 	if g == nil {
-		if g, err = sl.capture(b, key); err != nil {
+		if g, err = sl.capture(b, string(sl.key)); err != nil {
 			return nil, err
 		}
 		t = st.add(statCapture, t)
@@ -326,7 +362,7 @@ func (sl *slot) alloc(b *batch, r int, rows, n int64) ([]byte, error) {
 	}
 	var prefix int64
 	if r == 0 {
-		_, prefix = sl.s.prefixLayout(rows)
+		prefix = sl.s.prefixBytes(rows)
 	}
 	if err := sl.ensureHost(&sl.pinIn[r], prefix+bucketOf(n)); err != nil {
 		return nil, err
@@ -335,13 +371,15 @@ func (sl *slot) alloc(b *batch, r int, rows, n int64) ([]byte, error) {
 	return sl.pinIn[r].Bytes()[prefix : prefix+n], nil
 }
 
-func graphKey(b *batch) string {
-	k := strconv.AppendInt(nil, b.b, 10)
+// graphKey appends the key of a batch's graph to k: its rows and the
+// size classes of its regions.
+func graphKey(k []byte, b *batch) []byte {
+	k = strconv.AppendInt(k, b.b, 10)
 	for _, r := range b.regions {
 		k = append(k, '/')
 		k = strconv.AppendInt(k, r.bucket, 10)
 	}
-	return string(k)
+	return k
 }
 
 // floats views n bytes of b as float32s (b is 4-byte aligned: pinned

@@ -109,7 +109,7 @@ func newStats(s *Session) *stats {
 		st.dense = ""
 	}
 	st.rows = make([]StepCost, statFixed)
-	st.rows[statFeeds] = StepCost{Step: fmt.Sprintf("check the feeds (%d placeholders)", len(p.feeds)), Where: WhereHost}
+	st.rows[statFeeds] = StepCost{Step: fmt.Sprintf("check the feeds the session reads (%d of %d placeholders; the packers check theirs as they pack)", len(p.ownFeeds), len(p.feeds)), Where: WhereHost}
 	st.rows[statStage] = StepCost{Step: fmt.Sprintf("stage the host values the device reads into pinned memory (%d)", len(p.uploads)), Where: WhereHost}
 	st.rows[statCapture] = StepCost{Step: "capture and instantiate a graph (a new batch size or input size)", Where: WhereHost}
 	st.rows[statLaunch] = StepCost{Step: "launch the batch's graph", Where: WhereHost}

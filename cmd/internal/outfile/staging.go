@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -209,17 +210,19 @@ func HandleSignals(parent context.Context, tool string, stderr io.Writer) (ctx c
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case sig := <-ch:
-			cancel()
-			RemoveStaging()
-			num := 2
-			if s, ok := sig.(syscall.Signal); ok {
-				num = int(s)
+		for {
+			select {
+			case sig := <-ch:
+				if h := graceful.Load(); h != nil && graceful.CompareAndSwap(h, nil) {
+					// A server drains its requests; a second signal
+					// still ends the tool at once.
+					(*h)(sig)
+					continue
+				}
+				exitOn(sig, cancel, tool, stderr)
+			case <-done:
+				return
 			}
-			fmt.Fprintf(stderr, "%s: interrupted by %s: unfinished outputs removed\n", tool, signalName(sig))
-			os.Exit(128 + num)
-		case <-done:
 		}
 	}()
 	return ctx, func() {
@@ -227,6 +230,31 @@ func HandleSignals(parent context.Context, tool string, stderr io.Writer) (ctx c
 		close(done)
 		cancel()
 	}
+}
+
+// graceful is the handler HandleGracefully installed, or nil.
+var graceful atomic.Pointer[func(os.Signal)]
+
+// HandleGracefully makes the next SIGINT or SIGTERM call h instead of
+// ending the tool (a server then finishes its requests and returns); a
+// later signal ends it as HandleSignals does. restore removes h when it
+// was not called.
+func HandleGracefully(h func(os.Signal)) (restore func()) {
+	p := &h
+	graceful.Store(p)
+	return func() { graceful.CompareAndSwap(p, nil) }
+}
+
+// exitOn ends the tool for sig, as HandleSignals says.
+func exitOn(sig os.Signal, cancel context.CancelFunc, tool string, stderr io.Writer) {
+	cancel()
+	RemoveStaging()
+	num := 2
+	if s, ok := sig.(syscall.Signal); ok {
+		num = int(s)
+	}
+	fmt.Fprintf(stderr, "%s: interrupted by %s: unfinished outputs removed\n", tool, signalName(sig))
+	os.Exit(128 + num)
 }
 
 // signalName is SIGINT or SIGTERM.

@@ -34,8 +34,10 @@
 //
 // A column whose ids come from a chain of elementwise transforms (hashes of
 // strings or of integers as decimal strings, vocabulary lookups, bucketize,
-// range checks with a default, casts, add_offset) gets the raw values as
-// its ids operand: its dictionary then has source ("i64", "f32", "f64" or
+// range checks with a default, casts, add_offset), possibly ending in a
+// drop (the ids outside a range pruned from their bags: a vocabulary's
+// missing words with default_value = -1), gets the raw values as its ids
+// operand, and its row splits and weights before the pruning: its dictionary then has source ("i64", "f32", "f64" or
 // "str"), transforms (the chain, in order) and params_offset (floats into
 // the tables arena of its parameter block: the numbers its class's shared
 // code reads, and its data: bucketize boundaries, vocabulary hash tables).
@@ -124,10 +126,13 @@ const TableAlign = 64
 
 // Column is one column of the layer: its static layout and its schedule.
 type Column struct {
-	Name        string
-	Kind        string
-	Combiner    string
-	Weighted    bool
+	Name     string
+	Kind     string
+	Combiner string
+	Weighted bool
+	// DivNoNaN: a weighted mean or sqrtn gives 0 where its divisor is 0
+	// (emb.lookup's div_no_nan).
+	DivNoNaN    bool
 	Rows, Width int64
 	TableOffset int64 // floats into the tables arena (a multiple of TableAlign)
 	OutOffset   int64 // floats into an output row
@@ -224,6 +229,9 @@ func (c *Column) Attr() textir.DictAttr {
 			attrs = append(attrs, textir.NamedAttribute{Name: "inline_ids", Value: textir.UnitAttr{}})
 		}
 	}
+	if c.DivNoNaN {
+		attrs = append(attrs, textir.NamedAttribute{Name: "div_no_nan", Value: textir.BoolAttr{Value: true}})
+	}
 	return textir.NewDictAttr(attrs)
 }
 
@@ -318,6 +326,8 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 		}
 		w, _ := d.Get("weighted").(textir.BoolAttr)
 		c.Weighted = w.Value
+		nn, _ := d.Get("div_no_nan").(textir.BoolAttr)
+		c.DivNoNaN = nn.Value
 		for _, f := range []struct {
 			name string
 			p    *int64
@@ -400,6 +410,8 @@ func (c *Column) check(l *Layer) error {
 		return fmt.Errorf("unknown combiner %q", c.Combiner)
 	case c.Kind == KindGather && c.Weighted:
 		return fmt.Errorf("a gather column cannot be weighted")
+	case c.DivNoNaN && (!c.Weighted || c.Combiner == "sum"):
+		return fmt.Errorf("div_no_nan is for weighted mean and sqrtn columns")
 	case c.Rows < 1 || c.Width < 1:
 		return fmt.Errorf("table must be at least 1x1, got %dx%d", c.Rows, c.Width)
 	case c.Rows > l.TableFloats/c.Width:

@@ -104,7 +104,69 @@ func (l *Layer) Layout(la *Launch, sizes []ColumnSize) (*Layout, error) {
 // LayoutInto is Layout into lay, whose Desc is reused when it is large
 // enough (a runtime places every batch in the same Layout).
 func (l *Layer) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) error {
-	C := int64(len(l.Columns))
+	return l.LayoutRules().LayoutInto(lay, la, sizes)
+}
+
+// LayoutRules is how a layer's columns are placed, read from the columns
+// once: a runtime that places every batch (runtime/hostpack) keeps it,
+// so that a batch's layout does not read the columns again.
+type LayoutRules struct {
+	l     *Layer
+	tuned bool
+	cols  []colRule
+}
+
+// colRule is one column's placement: which regions it has and the
+// descriptor words that do not depend on the batch.
+type colRule struct {
+	region   uint8 // how the values region is sized
+	splits   bool
+	weighted bool
+	prepass  bool
+	split    bool  // source "split": its scratch holds 2n+bytes words
+	table    int64 // descriptor words 3, 4, 5
+	out      int64
+	params   int64
+}
+
+// The values regions.
+const (
+	regionWords  = iota // one word per value: ids, f32
+	regionPairs         // two words per value: i64, f64
+	regionSlots         // strings in 8-byte slots, then the long ones' bytes
+	regionOffset        // strings as n+1 byte offsets, then the bytes
+)
+
+// LayoutRules reads the layer's placement rules (see LayoutRules).
+func (l *Layer) LayoutRules() *LayoutRules {
+	r := &LayoutRules{l: l, tuned: l.Schedule == ScheduleTuned, cols: make([]colRule, len(l.Columns))}
+	for i := range l.Columns {
+		c := &l.Columns[i]
+		cr := colRule{splits: c.HasSplits(), weighted: c.Weighted, prepass: l.Prepass(c), split: c.Source == SourceSplit,
+			table: c.TableOffset / TableAlign, out: c.OutOffset, params: -1}
+		switch c.Source {
+		case SourceI64, SourceF64:
+			cr.region = regionPairs
+		case SourceStr, SourceSplit:
+			cr.region = regionOffset
+			if c.StrSlots() {
+				cr.region = regionSlots
+			}
+		default:
+			cr.region = regionWords
+		}
+		if len(c.Transforms) > 0 {
+			cr.params = c.ParamsOffset / TableAlign
+		}
+		r.cols[i] = cr
+	}
+	return r
+}
+
+// LayoutInto is Layer.LayoutInto with the rules read.
+func (r *LayoutRules) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) error {
+	l := r.l
+	C := int64(len(r.cols))
 	if int64(len(sizes)) != C {
 		return fmt.Errorf("%d column sizes for %d columns", len(sizes), C)
 	}
@@ -114,7 +176,7 @@ func (l *Layer) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) error {
 	}
 	*lay = Layout{Launch: la, Desc: desc[:DescWords*C]}
 	pos := l.TaskMapOffset()
-	if l.Schedule == ScheduleTuned {
+	if r.tuned {
 		pos = align4(pos + la.Tasks)
 	}
 	lay.Header = pos
@@ -122,59 +184,55 @@ func (l *Layer) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) error {
 	// Every region grows pos by at most its size plus 3 and the sizes are
 	// checked below 2^31 words one by one, so pos cannot overflow.
 	const limit = math.MaxInt32
-	for i := range l.Columns {
-		c, s := &l.Columns[i], sizes[i]
+	for i := range r.cols {
+		cr, s := &r.cols[i], sizes[i]
 		if s.N < 0 || s.N > limit || s.Bytes < 0 || s.Bytes > 4*limit {
-			return fmt.Errorf("column %q: %d values of %d bytes exceed the kernel's 32-bit offsets", c.Name, s.N, s.Bytes)
+			return fmt.Errorf("column %q: %d values of %d bytes exceed the kernel's 32-bit offsets", l.Columns[i].Name, s.N, s.Bytes)
 		}
-		d := lay.Desc[DescWords*i:]
-		d[0], d[2], d[5], d[6] = -1, -1, -1, -1
-		if c.HasSplits() {
+		d := lay.Desc[DescWords*i : DescWords*(i+1)]
+		d[0], d[2], d[6] = -1, -1, -1
+		if cr.splits {
 			d[0] = pos
 			pos = align4(pos + batch + 1)
 		}
 		n := s.N
 		d[1] = pos
-		switch c.Source {
-		case SourceI64, SourceF64:
+		switch cr.region {
+		case regionPairs:
 			pos = align4(pos + 2*n)
-		case SourceStr, SourceSplit:
-			if c.StrSlots() {
-				if s.Bytes > math.MaxUint32 {
-					return fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", c.Name, s.Bytes)
-				}
-				pos = align4(pos + 2*n)
-			} else {
-				pos = align4(pos + n + 1)
+		case regionSlots:
+			if s.Bytes > math.MaxUint32 {
+				return fmt.Errorf("column %q: %d bytes of strings (a slot's offset has 32 bits)", l.Columns[i].Name, s.Bytes)
 			}
+			pos = align4(pos + 2*n)
+			d[6] = pos
+			pos = align4(pos + (s.Bytes+3)/4)
+		case regionOffset:
+			pos = align4(pos + n + 1)
 			d[6] = pos
 			pos = align4(pos + (s.Bytes+3)/4)
 		default:
 			pos = align4(pos + n)
 		}
-		if c.Weighted {
+		if cr.weighted {
 			d[2] = pos
 			pos = align4(pos + n)
 		}
-		d[3] = c.TableOffset / TableAlign
-		d[4] = c.OutOffset
-		if len(c.Transforms) > 0 {
-			d[5] = c.ParamsOffset / TableAlign
-		}
+		d[3], d[4], d[5] = cr.table, cr.out, cr.params
 		d[7] = la.BagsPerTask[i]
 		d[8] = -1
 		if pos > limit {
-			return fmt.Errorf("the packed inputs (%d words at column %q) exceed the kernel's 32-bit offsets", pos, c.Name)
+			return fmt.Errorf("the packed inputs (%d words at column %q) exceed the kernel's 32-bit offsets", pos, l.Columns[i].Name)
 		}
 	}
 	lay.Words = pos
 	// The scratch of the kernel's id pass, after the copied words.
 	scratch := pos
-	for i := range l.Columns {
-		if c := &l.Columns[i]; l.Prepass(c) {
+	for i := range r.cols {
+		if cr := &r.cols[i]; cr.prepass {
 			lay.Desc[DescWords*i+8] = scratch
 			n := sizes[i].N
-			if c.Source == SourceSplit {
+			if cr.split {
 				n = 2*n + sizes[i].Bytes
 			}
 			scratch = align4(scratch + n)

@@ -39,6 +39,12 @@ const (
 	TransformCheckRange = "check_range" // ids outside [0, num_buckets) become default
 	TransformCast       = "cast"        // wrap to a bits-wide signed integer
 	TransformAddOffset  = "add_offset"  // + stride * (position in the bag)
+	// TransformDrop drops the ids outside [min, max] from their bag
+	// (emb.filter with min or max: the pruning of the ids a vocabulary's
+	// default_value = -1 gives); the last transform of a chain. The
+	// kernel marks a dropped id -1 and leaves it out of the bag's sum and
+	// of its count (mean, sqrtn) and weights.
+	TransformDrop = "drop"
 )
 
 // Transform is one step of a column's id computation in the kernel.
@@ -50,6 +56,7 @@ type Transform struct {
 	Keys       *textir.DenseElementsAttr
 	Stride     int64 // add_offset
 	Bits       int64 // cast: the result's width (8, 16, 32 or 64)
+	Min, Max   int64 // drop: the ids kept (math.MinInt64, math.MaxInt64: no bound)
 }
 
 // ParamWords is the number of i64 words t takes in its column's parameter
@@ -81,6 +88,9 @@ func (t *Transform) Attr() textir.DictAttr {
 		attrs = append(attrs, textir.NamedAttribute{Name: "bits", Value: i(t.Bits)})
 	case TransformAddOffset:
 		attrs = append(attrs, textir.NamedAttribute{Name: "stride", Value: i(t.Stride)})
+	case TransformDrop:
+		attrs = append(attrs, textir.NamedAttribute{Name: "min", Value: i(t.Min)},
+			textir.NamedAttribute{Name: "max", Value: i(t.Max)})
 	}
 	return textir.NewDictAttr(attrs)
 }
@@ -141,6 +151,13 @@ func transformOf(a textir.Attribute) (Transform, error) {
 		}
 	case TransformAddOffset:
 		t.Stride, err = getInt(d, "stride")
+	case TransformDrop:
+		if t.Min, err = getInt(d, "min"); err == nil {
+			t.Max, err = getInt(d, "max")
+		}
+		if err == nil && t.Min > t.Max {
+			err = fmt.Errorf("drop: min %d is above max %d", t.Min, t.Max)
+		}
 	default:
 		err = fmt.Errorf("unknown transform %q", t.Op)
 	}
@@ -259,7 +276,25 @@ func (c *Column) CheckChain() error {
 	if kind != "int" {
 		return fmt.Errorf("the transforms must end in integer ids")
 	}
+	for i := range c.Transforms {
+		if c.Transforms[i].Op != TransformDrop {
+			continue
+		}
+		switch {
+		case i != len(c.Transforms)-1:
+			return fmt.Errorf("transform #%d (drop) must be the last", i)
+		case c.Kind != KindLookup && c.Kind != "":
+			return fmt.Errorf("drop needs bags: a %s column has exactly one id per row", c.Kind)
+		}
+	}
 	return nil
+}
+
+// Drops reports whether the kernel drops some of c's ids from their bags
+// (its last transform is TransformDrop).
+func (c *Column) Drops() bool {
+	n := len(c.Transforms)
+	return n > 0 && c.Transforms[n-1].Op == TransformDrop
 }
 
 // ClassParams returns, for each transform of the columns cols (one
@@ -422,6 +457,8 @@ func (t *Transform) paramsStub() []int64 {
 		return []int64{t.NumBuckets}
 	case TransformAddOffset:
 		return []int64{t.Stride}
+	case TransformDrop:
+		return []int64{t.Min, t.Max}
 	case TransformCheckRange:
 		return []int64{t.NumBuckets, t.Default}
 	case TransformBucketize:
@@ -438,7 +475,9 @@ func (t *Transform) paramsStub() []int64 {
 
 // HostIDs computes on the CPU the ids the kernel computes for column c
 // from its raw values (x.Values; x.Ids for source "ids"), with TensorFlow's
-// semantics: for benchmark dumps and checks, not on the hot path.
+// semantics, one per position: -1 where the kernel drops the id
+// (TransformDrop; HostBags leaves those out). For benchmark dumps and
+// checks, not on the hot path.
 func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
 	if c.Source == SourceIDs {
 		return x.Ids, nil
@@ -488,6 +527,12 @@ func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
 				for b := 0; b+1 < len(x.Splits); b++ {
 					for j := x.Splits[b]; j < x.Splits[b+1]; j++ {
 						ids[j] += t.Stride * (j - x.Splits[b])
+					}
+				}
+			case TransformDrop:
+				for j, id := range ids {
+					if id < t.Min || id > t.Max {
+						ids[j] = -1
 					}
 				}
 			}
@@ -613,19 +658,42 @@ func (c *Column) splitTokens(v *interp.Tensor) (*interp.Tensor, []int64, error) 
 	return t, splits, err
 }
 
-// HostBags returns the ids and row splits of column c for x (HostIDs,
-// with the bags a "split" column's kernel makes of its strings).
-func (c *Column) HostBags(x *ColumnInput) (ids, splits []int64, err error) {
+// HostBags returns the ids, row splits and weights (nil for an
+// unweighted column) of column c for x: HostIDs, with the bags a "split"
+// column's kernel makes of its strings, and without the ids the kernel
+// drops (TransformDrop) and their weights.
+func (c *Column) HostBags(x *ColumnInput) (ids, splits []int64, weights []float32, err error) {
 	if ids, err = c.HostIDs(x); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	splits = x.Splits
+	splits, weights = x.Splits, x.Weights
 	if c.Source == SourceSplit {
 		if _, splits, err = c.splitTokens(x.Values); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return ids, splits, nil
+	if !c.Drops() {
+		return ids, splits, weights, nil
+	}
+	if len(splits) == 0 || splits[len(splits)-1] != int64(len(ids)) || (weights != nil && len(weights) != len(ids)) {
+		return nil, nil, nil, fmt.Errorf("column %q: its row splits and weights do not match its %d ids", c.Name, len(ids))
+	}
+	kept := make([]int64, 0, len(ids))
+	ns := make([]int64, len(splits))
+	var kw []float32
+	for b := 0; b+1 < len(splits); b++ {
+		for j := splits[b]; j < splits[b+1]; j++ {
+			if ids[j] < 0 {
+				continue
+			}
+			kept = append(kept, ids[j])
+			if weights != nil {
+				kw = append(kw, weights[j])
+			}
+		}
+		ns[b+1] = int64(len(kept))
+	}
+	return kept, ns, kw, nil
 }
 
 // StrSlots reports whether c's strings are packed as 8-byte slots, one

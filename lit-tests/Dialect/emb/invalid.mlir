@@ -201,9 +201,91 @@ func.func @table_value_type() {
 
 // -----
 
+func.func @table_strategy_alone() {
+  // expected-error@+1 {{'emb.table' op has a 'partition_strategy' but no 'partitions'}}
+  %t = emb.table {name = "t", partition_strategy = "mod"} : tensor<10x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_no_partitions() {
+  // expected-error@+1 {{'emb.table' op requires 'partitions' to be a non-empty array of variable names}}
+  %t = emb.table {name = "t", partitions = [], partition_strategy = "mod"} : tensor<10x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_partition_name() {
+  // expected-error@+1 {{'emb.table' op requires 'partitions' to hold non-empty strings, but #1 is 3 : i64}}
+  %t = emb.table {name = "t", partitions = ["t/part_0", 3], partition_strategy = "mod"} : tensor<10x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_partition_twice() {
+  // expected-error@+1 {{'emb.table' op names the partition "t/part_0" twice}}
+  %t = emb.table {name = "t", partitions = ["t/part_0", "t/part_0"], partition_strategy = "div"} : tensor<10x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_partition_strategy() {
+  // expected-error@+1 {{'emb.table' op requires 'partition_strategy' "mod" or "div", got "range"}}
+  %t = emb.table {name = "t", partitions = ["t/part_0", "t/part_1"], partition_strategy = "range"} : tensor<10x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_partition_no_strategy() {
+  // expected-error@+1 {{'emb.table' op requires 'partition_strategy' "mod" or "div", got none}}
+  %t = emb.table {name = "t", partitions = ["t/part_0", "t/part_1"]} : tensor<10x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_partitions_and_value() {
+  // expected-error@+1 {{'emb.table' op has both a 'value' and 'partitions'}}
+  %t = emb.table {name = "t", partitions = ["t/part_0"], partition_strategy = "div", value = dense<1.0> : tensor<2x2xf32>} : tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @table_too_many_partitions() {
+  // expected-error@+1 {{'emb.table' op has 3 partitions for 2 rows (every partition needs a row)}}
+  %t = emb.table {name = "t", partitions = ["a", "b", "c"], partition_strategy = "div"} : tensor<2x2xf32>
+  func.return
+}
+
+// -----
+
 func.func @table_no_name() {
   // expected-error@+1 {{'emb.table' op requires attribute 'name'}}
   %t = emb.table : tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @lookup_div_no_nan_sum(%v: tensor<?xi64>, %s: tensor<?xi64>, %w: tensor<?xf32>) {
+  %t = emb.table {name = "t"} : tensor<100x8xf32>
+  // expected-error@+1 {{'emb.lookup' op div_no_nan is for weighted mean and sqrtn lookups}}
+  %r = emb.lookup %t, %v, %s, %w {combiner = "sum", div_no_nan} : tensor<100x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @lookup_div_no_nan_unweighted(%v: tensor<?xi64>, %s: tensor<?xi64>) {
+  %t = emb.table {name = "t"} : tensor<100x8xf32>
+  // expected-error@+1 {{'emb.gather_scatter' op div_no_nan is for weighted mean and sqrtn lookups}}
+  %r = emb.gather_scatter %t, %v, %s {combiner = "mean", div_no_nan} : tensor<100x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
   func.return
 }
 

@@ -111,3 +111,25 @@ func.func @generic_in(%x: tensor<?x2xi64>, %s: tensor<?x!tfg.string>) -> (tensor
   %2 = "emb.add_offset"(%0#0, %0#1) {stride = 2 : i64} : (tensor<?xi64>, tensor<?xi64>) -> tensor<?xi64>
   func.return %1, %2 : tensor<?xi64>, tensor<?xi64>
 }
+
+// A partitioned table: the shards' variables and the strategy that finds a row.
+// CHECK-LABEL: func.func @partitioned
+// CHECK-NEXT:    %[[T:.*]] = emb.table {name = "emb", partition_strategy = "mod", partitions = ["emb/part_0", "emb/part_1", "emb/part_2"]} : tensor<13x4xf32>
+// CHECK-NEXT:    %[[G:.*]] = emb.gather %[[T]], %{{.*}} : tensor<13x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+// GENERIC:       "emb.table"() {name = "emb", partition_strategy = "mod", partitions = ["emb/part_0", "emb/part_1", "emb/part_2"]} : () -> tensor<13x4xf32>
+func.func @partitioned(%i: tensor<?xi64>) -> tensor<?x4xf32> {
+  %t = emb.table {name = "emb", partitions = ["emb/part_0", "emb/part_1", "emb/part_2"], partition_strategy = "mod"} : tensor<13x4xf32>
+  %g = emb.gather %t, %i : tensor<13x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+  func.return %g : tensor<?x4xf32>
+}
+
+// A weighted mean that is 0 where the weights sum to 0 (DivNoNan).
+// CHECK-LABEL: func.func @div_no_nan
+// CHECK-NEXT:    %[[T:.*]] = emb.table {name = "t"} : tensor<10x4xf32>
+// CHECK-NEXT:    %{{.*}} = emb.lookup %[[T]], %{{.*}}, %{{.*}}, %{{.*}} {combiner = "mean", div_no_nan} : tensor<10x4xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x4xf32>
+// GENERIC:       "emb.lookup"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {combiner = "mean", div_no_nan}
+func.func @div_no_nan(%v: tensor<?xi64>, %s: tensor<?xi64>, %w: tensor<?xf32>) -> tensor<?x4xf32> {
+  %t = emb.table {name = "t"} : tensor<10x4xf32>
+  %l = emb.lookup %t, %v, %s, %w {combiner = "mean", div_no_nan} : tensor<10x4xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x4xf32>
+  func.return %l : tensor<?x4xf32>
+}

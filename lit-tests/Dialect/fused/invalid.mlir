@@ -67,3 +67,35 @@ func.func @unsorted(%t: tensor<10x4xf32>, %v: tensor<?xf32>, %s: tensor<?xi64>) 
   %r = "fused.embedding_layer"(%t, %v, %s) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "lookup", lanes = 1 : i64, name = "c", out_offset = 0 : i64, params_offset = 64 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, source = "f32", store_width = 4 : i64, table_offset = 0 : i64, transforms = [{boundaries = [2.0 : f32, 1.0 : f32], op = "bucketize"}], vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 128 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xf32>, tensor<?xi64>) -> tensor<?x4xf32>
   func.return %r : tensor<?x4xf32>
 }
+
+// -----
+
+func.func @drop_not_last(%t: tensor<10x4xf32>, %v: tensor<?xi64>, %s: tensor<?xi64>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{column #0: transform #0 (drop) must be the last}}
+  %r = "fused.embedding_layer"(%t, %v, %s) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "lookup", lanes = 1 : i64, name = "c", out_offset = 0 : i64, params_offset = 64 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, source = "i64", store_width = 4 : i64, table_offset = 0 : i64, transforms = [{max = 9 : i64, min = 0 : i64, op = "drop"}, {bits = 32 : i64, op = "cast"}], vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 128 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @drop_empty(%t: tensor<10x4xf32>, %v: tensor<?xi64>, %s: tensor<?xi64>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{column #0: transform #0: drop: min 5 is above max 4}}
+  %r = "fused.embedding_layer"(%t, %v, %s) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "lookup", lanes = 1 : i64, name = "c", out_offset = 0 : i64, params_offset = 64 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, source = "i64", store_width = 4 : i64, table_offset = 0 : i64, transforms = [{max = 4 : i64, min = 5 : i64, op = "drop"}], vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 128 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @drop_bounds(%t: tensor<10x4xf32>, %v: tensor<?xi64>, %s: tensor<?xi64>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{column #0: transform #0: column attribute 'max' must be an integer}}
+  %r = "fused.embedding_layer"(%t, %v, %s) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "lookup", lanes = 1 : i64, name = "c", out_offset = 0 : i64, params_offset = 64 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, source = "i64", store_width = 4 : i64, table_offset = 0 : i64, transforms = [{min = 0 : i64, op = "drop"}], vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 128 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @drop_gather(%t: tensor<10x4xf32>, %v: tensor<?xi64>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{column #0: drop needs bags: a gather column has exactly one id per row}}
+  %r = "fused.embedding_layer"(%t, %v) {block = 256 : i64, columns = [{bags_per_task = 8 : i64, class = 0 : i64, combiner = "sum", cost = 1.0 : f64, kind = "gather", lanes = 1 : i64, name = "c", out_offset = 0 : i64, params_offset = 64 : i64, pooling = 1.0 : f64, rows = 10 : i64, rows_in_flight = 1 : i64, segments = 1 : i64, source = "i64", store_width = 4 : i64, table_offset = 0 : i64, transforms = [{max = 9 : i64, min = 0 : i64, op = "drop"}], vector = 4 : i64, weighted = false, width = 4 : i64}], kernel = @emb::@layer, min_tasks = 0 : i64, schedule = "tuned", table_floats = 128 : i64, width = 4 : i64} : (tensor<10x4xf32>, tensor<?xi64>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}

@@ -4,10 +4,12 @@
 // floats (NaN, infinities, boundaries), bucketized integers, vocabularies
 // of strings and integers with and without out-of-vocabulary buckets,
 // range checks with a default, casts, add_offset, and a weighted hashed
-// column behind a weights-only filter; columns sharing a class differ in
+// column behind a weights-only filter; vocabularies whose missing words
+// (default -1) are pruned from the bags; columns sharing a class differ in
 // their parameters.
 func.func @f(%s: tensor<?x!tfg.string>, %tok: tensor<?x!tfg.string>, %i: tensor<?x2xi64>, %x: tensor<?xf32>, %n: tensor<?xi64>,
-             %vs: tensor<?x!tfg.string>, %vi: tensor<?x3xi64>, %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %xd: tensor<?xf64>) -> tensor<?x128xf32> {
+             %vs: tensor<?x!tfg.string>, %vi: tensor<?x3xi64>, %ws: tensor<?x3x!tfg.string>, %ww: tensor<?x3xf32>, %xd: tensor<?xf64>,
+             %vw: tensor<?x3xi64>, %vww: tensor<?x3xf32>) -> tensor<?x168xf32> {
   %t0 = emb.table {name = "strs"} : tensor<1000x8xf32>
   %t1 = emb.table {name = "strs2"} : tensor<77x4xf32>
   %t2 = emb.table {name = "toks"} : tensor<500x8xf32>
@@ -94,6 +96,37 @@ func.func @f(%s: tensor<?x!tfg.string>, %tok: tensor<?x!tfg.string>, %i: tensor<
   %n17 = emb.cast %c17 : tensor<?xi64> -> tensor<?xi32>
   %l17 = emb.lookup %t17, %n17, %s6 {combiner = "sum"} : tensor<64x8xf32>, tensor<?xi32> -> tensor<?x8xf32>
 
-  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7, %l8, %l9, %l10, %l11, %l12, %l13, %l14, %l15, %l16, %l17 : (tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x128xf32> loc("out")
-  func.return %r : tensor<?x128xf32>
+  // Vocabularies with TensorFlow's default default_value = -1: the ids of
+  // -1 (missing words) are pruned from the bags (emb.filter min = 0), which
+  // the kernel does itself (transform "drop"): mean and sqrtn count the ids
+  // kept, a bag left empty gives zeros; weighted, the pruning drops the
+  // weights too, and a positive_weights filter before or with it is
+  // rebuilt on the raw values; a gather_scatter (at most one id a row).
+  %t18 = emb.table {name = "vdef"} : tensor<5x8xf32>
+  %k18 = emb.vocab_lookup %v7 {keys = dense<["a", "bb", "", "dup", "zz"]> : tensor<5x!tfg.string>, default = -1 : i64} : tensor<?x!tfg.string> -> tensor<?xi64>
+  %f18, %fs18 = emb.filter %k18, %s7 {min = 0 : i64} : tensor<?xi64>
+  %l18 = emb.lookup %t18, %f18, %fs18 {combiner = "mean"} : tensor<5x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %t19 = emb.table {name = "vdef_int"} : tensor<4x4xf32>
+  %k19 = emb.vocab_lookup %v8 {keys = dense<[5, -3, 0, 9]> : tensor<4xi64>, default = -1 : i64} : tensor<?xi64> -> tensor<?xi64>
+  %f19, %fs19 = emb.filter %k19, %s8 {min = 0 : i64} : tensor<?xi64>
+  %l19 = emb.lookup %t19, %f19, %fs19 {combiner = "sqrtn"} : tensor<4x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+  %t20 = emb.table {name = "vdef_range"} : tensor<4x8xf32>
+  %k20 = emb.vocab_lookup %v8 {keys = dense<[42, 5, 0, 2, 1000000000000]> : tensor<5xi64>, default = -1 : i64} : tensor<?xi64> -> tensor<?xi64>
+  %f20, %fs20 = emb.filter %k20, %s8 {min = 0 : i64, max = 3 : i64} : tensor<?xi64>
+  %l20 = emb.lookup %t20, %f20, %fs20 {combiner = "mean"} : tensor<4x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %v21, %s21 = emb.from_dense %vw : tensor<?x3xi64> -> tensor<?xi64>
+  %w21, %z21 = emb.from_dense %vww : tensor<?x3xf32> -> tensor<?xf32>
+  %t21 = emb.table {name = "vdef_w"} : tensor<4x8xf32>
+  %k21 = emb.vocab_lookup %v21 {keys = dense<[5, 9, 2, 42]> : tensor<4xi64>, default = -1 : i64} : tensor<?xi64> -> tensor<?xi64>
+  %f21, %fs21, %fw21 = emb.filter %k21, %s21, %w21 {min = 0 : i64} : tensor<?xi64>, tensor<?xf32>
+  %g21, %gs21, %gw21 = emb.filter %f21, %fs21, %fw21 {positive_weights} : tensor<?xi64>, tensor<?xf32>
+  %l21 = emb.lookup %t21, %g21, %gs21, %gw21 {combiner = "mean"} : tensor<4x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x8xf32>
+  %t22 = emb.table {name = "vdef_w2"} : tensor<4x4xf32>
+  %f22, %fs22, %fw22 = emb.filter %k21, %s21, %w21 {min = 0 : i64, positive_weights} : tensor<?xi64>, tensor<?xf32>
+  %l22 = emb.lookup %t22, %f22, %fs22, %fw22 {combiner = "sqrtn"} : tensor<4x4xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x4xf32>
+  %t23 = emb.table {name = "vdef_gs"} : tensor<5x8xf32>
+  %l23 = emb.gather_scatter %t23, %f18, %fs18 {combiner = "sum"} : tensor<5x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+
+  %r = emb.concat %l0, %l1, %l2, %l3, %l4, %l5, %l6, %l7, %l8, %l9, %l10, %l11, %l12, %l13, %l14, %l15, %l16, %l17, %l18, %l19, %l20, %l21, %l22, %l23 : (tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x4xf32>, tensor<?x8xf32>) -> tensor<?x168xf32> loc("out")
+  func.return %r : tensor<?x168xf32>
 }

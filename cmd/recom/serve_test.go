@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/recom-compiler/recom/serve/oippb"
+)
+
+var (
+	exampleModel  = filepath.Join("..", "..", "examples", "small.pbtxt")
+	exampleTables = filepath.Join("..", "..", "examples", "small.tables.npz")
+)
+
+// logWatch is a log writer that hands each line to whoever waits for it.
+type logWatch struct {
+	mu    sync.Mutex
+	all   bytes.Buffer
+	lines chan string
+}
+
+func newLogWatch() (*logWatch, io.WriteCloser) {
+	w := &logWatch{lines: make(chan string, 1024)}
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			w.mu.Lock()
+			w.all.WriteString(sc.Text() + "\n")
+			w.mu.Unlock()
+			select {
+			case w.lines <- sc.Text():
+			default:
+			}
+		}
+		close(w.lines)
+	}()
+	return w, pw
+}
+
+// wait returns the first line (from now) matching re's group 1.
+func (w *logWatch) wait(t *testing.T, re string) string {
+	t.Helper()
+	r := regexp.MustCompile(re)
+	for l := range w.lines {
+		if m := r.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("the server ended without logging %s:\n%s", re, w.text())
+	return ""
+}
+
+func (w *logWatch) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.all.String()
+}
+
+// TestServeMatchesInterp serves the bundled model on the CPU backend,
+// calls it over gRPC and HTTP with feeds recom gen drew, compares with
+// recom interp's outputs for them, and shuts it down as SIGTERM would.
+func TestServeMatchesInterp(t *testing.T) {
+	dir := t.TempDir()
+	feeds, want := filepath.Join(dir, "feeds.npz"), filepath.Join(dir, "want.npz")
+	if st, _, e := runTool("gen", "--feeds", "--batch", "6", "--seed", "5", exampleModel, "-o", feeds); st != 0 {
+		t.Fatalf("recom gen --feeds: %s", e)
+	}
+	if st, _, e := runTool("interp", exampleModel, "--tables", exampleTables, "--feeds", feeds, "--outputs", "prediction", "-o", want); st != 0 {
+		t.Fatalf("recom interp: %s", e)
+	}
+	in, ref := readNPZ(t, feeds), readNPZ(t, want)["prediction"].Float32s()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs, lw := newLogWatch()
+	status := make(chan int, 1)
+	go func() {
+		status <- runContext(ctx, []string{"serve", exampleModel, "--tables", exampleTables, "--backend", "cpu",
+			"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--log-format", "text"}, strings.NewReader(""), io.Discard, lw)
+		lw.Close()
+	}()
+	httpAddr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
+	grpcAddr := logs.wait(t, `msg="serving gRPC" addr=(\S+)`)
+
+	// gRPC, typed contents.
+	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	meta, err := oippb.NewGRPCInferenceServiceClient(conn).ModelMetadata(ctx, &oippb.ModelMetadataRequest{Name: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &oippb.ModelInferRequest{ModelName: "small"}
+	var v2 []map[string]any
+	for _, im := range meta.Inputs {
+		x, ok := in[im.Name]
+		if !ok {
+			t.Fatalf("the feeds have no %q", im.Name)
+		}
+		c := &oippb.InferTensorContents{}
+		switch d := x.Data().(type) {
+		case []string:
+			for _, s := range d {
+				c.BytesContents = append(c.BytesContents, []byte(s))
+			}
+		case []float32:
+			c.Fp32Contents = d
+		case []int64:
+			c.Int64Contents = d
+		default:
+			t.Fatalf("%s: %v", im.Name, x.DType())
+		}
+		req.Inputs = append(req.Inputs, &oippb.ModelInferRequest_InferInputTensor{Name: im.Name, Datatype: im.Datatype, Shape: x.Shape(), Contents: c})
+		v2 = append(v2, map[string]any{"name": im.Name, "datatype": im.Datatype, "shape": x.Shape(), "data": x.Data()})
+	}
+	resp, err := oippb.NewGRPCInferenceServiceClient(conn).ModelInfer(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFloats(t, "gRPC", resp.Outputs[0].GetContents().GetFp32Contents(), ref)
+
+	// HTTP, the Open Inference Protocol's JSON.
+	body, _ := json.Marshal(map[string]any{"inputs": v2})
+	hr, err := http.Post("http://"+httpAddr+"/v2/models/small/infer", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Outputs []struct{ Data []float32 } }
+	b, _ := io.ReadAll(hr.Body)
+	hr.Body.Close()
+	if err := json.Unmarshal(b, &r); err != nil || hr.StatusCode != 200 {
+		t.Fatalf("infer: %d %v %s", hr.StatusCode, err, b)
+	}
+	checkFloats(t, "HTTP", r.Outputs[0].Data, ref)
+
+	cancel() // as SIGINT or SIGTERM does (outfile.HandleGracefully)
+	if st := <-status; st != 0 {
+		t.Fatalf("recom serve exited %d:\n%s", st, logs.text())
+	}
+	if !strings.Contains(logs.text(), "accepted=2 answered=2") {
+		t.Errorf("the log does not say both requests were answered:\n%s", logs.text())
+	}
+}
+
+func checkFloats(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, recom interp gives %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s: value %d is %v, recom interp gives %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--backend", "tpu"}, "--backend must be auto, gpu or cpu"},
+		{[]string{"--http-addr", "", "--grpc-addr", ""}, "nothing to serve on"},
+		{[]string{"--http-addr", busy.Addr().String()}, "--http-addr: listen tcp"},
+		{[]string{"--log-level", "loud"}, "--log-level"},
+		{[]string{"--backend", "cpu", "--batch-sizes", "4,-1", "--grpc-addr", ""}, "--batch-sizes: -1 is not a batch size"},
+		{[]string{"--backend", "cpu", "--outputs", "nope", "--grpc-addr", ""}, "nope"},
+	} {
+		args := append([]string{"serve", exampleModel, "--tables", exampleTables, "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0"}, c.args...)
+		st, _, e := runTool(args...)
+		if st != 1 || !strings.Contains(e, c.want) {
+			t.Errorf("recom %v: exit %d, %s; want exit 1 and %q", c.args, st, e, c.want)
+		}
+	}
+}
+
+func TestModelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"examples/small.pbtxt":            "small",
+		"models/ranker/3":                 "ranker",
+		"models/ranker/3/saved_model.pb":  "ranker",
+		"/tmp/census_wide_deep_tf1.pb.gz": "census_wide_deep_tf1",
+		"E.pb":                            "E",
+	} {
+		if got := modelName(in); got != want {
+			t.Errorf("modelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLoadtest drives a served bundled model briefly (a bounded number of
+// requests) in each protocol's form; every request must be answered.
+func TestLoadtest(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs, lw := newLogWatch()
+	status := make(chan int, 1)
+	go func() {
+		status <- runContext(ctx, []string{"serve", exampleModel, "--tables", exampleTables, "--backend", "cpu",
+			"--http-addr", "127.0.0.1:0", "--grpc-addr", ""}, strings.NewReader(""), io.Discard, lw)
+		lw.Close()
+	}()
+	addr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
+	dir := t.TempDir()
+	for _, p := range []string{"tfserving", "oip", "oip-binary"} {
+		out := filepath.Join(dir, p+".jsonl")
+		st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+addr, "--protocol", p, "--rates", "20",
+			"--duration", "250ms", "--bodies", "4", "--min-rows", "1", "--max-rows", "8", "--json", out)
+		if st != 0 || !strings.Contains(o, "p999 ms") {
+			t.Fatalf("recom loadtest --protocol %s: exit %d\n%s%s", p, st, o, e)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r loadResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if r.Requests == 0 || r.Success != 1 || r.Answered != int(r.Requests) || r.Codes["200"] != int(r.Requests) || !(r.P50 > 0 && r.P50 <= r.P99 && r.P99 <= r.P999) {
+			t.Errorf("--protocol %s: %+v", p, r)
+		}
+	}
+	st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+addr, "--rates", "10", "--duration", "200ms",
+		"--bodies", "2", "--max-rows", "2", "--max-p99", "1ns")
+	if st != 0 || !strings.Contains(o, "max rate at p99 <= 1ns: none (10/s already misses it)") {
+		t.Errorf("recom loadtest --max-p99: exit %d\n%s%s", st, o, e)
+	}
+	cancel()
+	if st := <-status; st != 0 {
+		t.Fatalf("recom serve exited %d:\n%s", st, logs.text())
+	}
+}
+
+func TestLoadtestSearch(t *testing.T) {
+	f := &loadtestFlags{rates: []float64{100}, maxP99: 10 * time.Millisecond, steps: 5}
+	var ran []float64
+	best, err := f.search(func(rate float64) (*loadResult, error) {
+		ran = append(ran, rate)
+		p99 := 5.0
+		if rate > 700 {
+			p99 = 20
+		}
+		return &loadResult{Rate: rate, Success: 1, P99: p99}, nil
+	})
+	if err != nil || best == nil || best.Rate != 700 {
+		t.Fatalf("search found %+v (%v) after %v, want 700", best, err, ran)
+	}
+	if fmt.Sprint(ran) != "[100 200 400 800 600 700 750 725 713]" {
+		t.Errorf("rates run: %v", ran)
+	}
+}

@@ -1,0 +1,429 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/recom-compiler/recom/interp"
+)
+
+// BatchOptions configure dynamic batching.
+type BatchOptions struct {
+	// MaxBatch is the most rows one batch holds (requests are put
+	// together until the next would pass it). A request of more rows
+	// runs alone.
+	MaxBatch int
+	// Timeout is the longest the first request of a batch waits for
+	// others; 0 takes only the requests already waiting.
+	Timeout time.Duration
+	// InFlight is the number of batches the backend runs at once; while
+	// all are busy the next batch keeps filling.
+	InFlight int
+	// MaxQueue is the most requests waiting for a batch; a request
+	// beyond it is refused (UNAVAILABLE, HTTP 503) at once.
+	MaxQueue int
+	// Sizes are the allowed batch sizes, ascending: a batch is padded
+	// (its last row repeated) to the smallest one that holds it, so that
+	// the GPU runtime sees few distinct sizes (it captures a CUDA graph
+	// per size). Empty: no padding.
+	Sizes []int
+	// Alone runs every request as its own batch (a model whose inputs or
+	// outputs have no batch dimension).
+	Alone bool
+}
+
+// Defaults of BatchOptions (the flags of recom serve).
+const (
+	DefaultMaxBatch = 256
+	DefaultTimeout  = 500 * time.Microsecond
+	DefaultInFlight = 4
+	DefaultMaxQueue = 4096
+)
+
+func (o *BatchOptions) withDefaults() BatchOptions {
+	c := *o
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = DefaultMaxBatch
+	}
+	if c.InFlight <= 0 {
+		c.InFlight = DefaultInFlight
+	}
+	if c.MaxQueue <= 0 {
+		c.MaxQueue = DefaultMaxQueue
+	}
+	c.Sizes = slices.Clone(c.Sizes)
+	slices.Sort(c.Sizes)
+	return c
+}
+
+// PowersOfTwo are the allowed batch sizes 1, 2, 4, ... up to and
+// including max (max itself when it is no power of two).
+func PowersOfTwo(max int) []int {
+	var s []int
+	for n := 1; n < max; n *= 2 {
+		s = append(s, n)
+	}
+	return append(s, max)
+}
+
+// request is one request waiting for its batch.
+type request struct {
+	ctx   context.Context
+	feeds []*interp.Tensor // in Signature.Inputs order
+	rows  int
+	key   string // trailing shapes: requests of equal keys concatenate
+	enq   time.Time
+	done  chan reply // buffered: a worker never waits for the handler
+}
+
+// reply is a request's outcome.
+type reply struct {
+	out []*interp.Tensor // in Signature.Outputs order
+	err error
+}
+
+// Batcher puts requests that arrive together into batches, runs them on
+// the backend (InFlight at once) and splits the outputs back.
+type Batcher struct {
+	opts    BatchOptions
+	sig     *Signature
+	backend Backend
+	met     *metrics
+	log     *slog.Logger
+
+	mu     sync.RWMutex // closed, and sends on reqs
+	closed bool
+	reqs   chan *request
+	work   chan []*request
+	wg     sync.WaitGroup
+	queued atomic.Int64
+	// single is set once a batch showed that an output of unknown rank
+	// has no batch dimension: from then on requests run alone.
+	single atomic.Bool
+}
+
+// alone reports whether requests run one at a time.
+func (b *Batcher) alone() bool { return b.opts.Alone || b.single.Load() }
+
+// errNotBatched is runBatch's error for an output without a batch
+// dimension (of unknown rank in the signature).
+type errNotBatched struct{ output string }
+
+func (e *errNotBatched) Error() string {
+	return fmt.Sprintf("output %q has no batch dimension: requests run one at a time", e.output)
+}
+
+// NewBatcher starts the batcher's collector and workers.
+func NewBatcher(sig *Signature, backend Backend, opts BatchOptions, met *metrics, log *slog.Logger) *Batcher {
+	o := opts.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	b := &Batcher{opts: o, sig: sig, backend: backend, met: met, log: log,
+		reqs: make(chan *request, o.MaxQueue), work: make(chan []*request)}
+	b.wg.Add(1 + o.InFlight)
+	go func() {
+		defer b.wg.Done()
+		b.collect()
+	}()
+	for range o.InFlight {
+		go func() {
+			defer b.wg.Done()
+			for batch := range b.work {
+				b.run(batch)
+			}
+		}()
+	}
+	return b
+}
+
+var errShuttingDown = errorf(codes.Unavailable, "the server is shutting down")
+
+// Do queues a request of rows rows (feeds in signature order) and waits
+// for its outputs (every output, in signature order).
+func (b *Batcher) Do(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, error) {
+	r := &request{ctx: ctx, feeds: feeds, rows: rows, enq: time.Now(), done: make(chan reply, 1)}
+	if !b.alone() {
+		r.key = shapeKey(feeds)
+	}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return nil, errShuttingDown
+	}
+	select {
+	case b.reqs <- r:
+		b.queued.Add(1)
+		b.met.setQueue(b.queued.Load())
+	default:
+		b.mu.RUnlock()
+		return nil, errorf(codes.Unavailable, "the batching queue is full (%d requests waiting; recom serve --max-queue)", b.opts.MaxQueue)
+	}
+	b.mu.RUnlock()
+	select {
+	case rep := <-r.done:
+		return rep.out, rep.err
+	case <-ctx.Done():
+		return nil, ctx.Err() // the worker drops it, or its reply is not read
+	}
+}
+
+// Close stops taking requests, runs every request already queued, and
+// returns once the last batch is done.
+func (b *Batcher) Close() {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		close(b.reqs)
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}
+
+// fits reports whether r joins a batch of rows rows started by first.
+func (b *Batcher) fits(first, r *request, rows int) bool {
+	return !b.alone() && r.key == first.key && rows+r.rows <= b.opts.MaxBatch
+}
+
+// collect forms the batches: it takes the first waiting request, adds
+// the requests that arrive within Timeout while they fit, and hands the
+// batch to a worker; while every worker is busy it goes on adding.
+func (b *Batcher) collect() {
+	defer close(b.work)
+	in := b.reqs
+	var held *request
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		first := held
+		held = nil
+		if first == nil {
+			r, ok := <-in
+			if !ok {
+				return
+			}
+			first = r
+		}
+		batch, rows := []*request{first}, first.rows
+		take := func(r *request, ok bool) bool {
+			if !ok {
+				in = nil
+				return false
+			}
+			if !b.fits(first, r, rows) {
+				held = r
+				return false
+			}
+			batch, rows = append(batch, r), rows+r.rows
+			return true
+		}
+		if !b.alone() && in != nil && rows < b.opts.MaxBatch {
+			if b.opts.Timeout > 0 {
+				timer.Reset(b.opts.Timeout)
+			wait:
+				for rows < b.opts.MaxBatch {
+					select {
+					case r, ok := <-in:
+						if !take(r, ok) {
+							break wait
+						}
+					case <-timer.C:
+						break wait
+					}
+				}
+				timer.Stop()
+			} else {
+			drain:
+				for rows < b.opts.MaxBatch {
+					select {
+					case r, ok := <-in:
+						if !take(r, ok) {
+							break drain
+						}
+					default:
+						break drain
+					}
+				}
+			}
+		}
+		for sent := false; !sent; {
+			var more <-chan *request
+			if !b.alone() && held == nil && in != nil && rows < b.opts.MaxBatch {
+				more = in
+			}
+			select {
+			case b.work <- batch:
+				sent = true
+			case r, ok := <-more:
+				take(r, ok)
+			}
+		}
+		if in == nil && held == nil {
+			return
+		}
+	}
+}
+
+// padTo is the batch size a batch of rows rows runs at.
+func (b *Batcher) padTo(rows int) int {
+	for _, s := range b.opts.Sizes {
+		if s >= rows {
+			return s
+		}
+	}
+	return rows
+}
+
+// run runs one batch and replies to its requests.
+func (b *Batcher) run(batch []*request) {
+	start := time.Now()
+	live := batch[:0]
+	for _, r := range batch {
+		b.queued.Add(-1)
+		if err := r.ctx.Err(); err != nil {
+			r.done <- reply{err: err} // the client is gone
+			continue
+		}
+		b.met.observeQueue(start.Sub(r.enq))
+		live = append(live, r)
+	}
+	b.met.setQueue(b.queued.Load())
+	if len(live) == 0 {
+		return
+	}
+	b.met.inflight(1)
+	defer b.met.inflight(-1)
+	out, err := b.runBatch(live, b.alone())
+	var nb *errNotBatched
+	if errors.As(err, &nb) && !b.opts.Alone {
+		if b.single.CompareAndSwap(false, true) {
+			b.log.Warn("an output has no batch dimension: requests now run one at a time", "output", nb.output)
+		}
+	}
+	if err != nil && (len(live) > 1 || nb != nil) {
+		// One bad request must not fail the others: run each alone, so
+		// that each gets its own outcome.
+		b.log.Debug("batch failed; running its requests one by one", "requests", len(live), "error", err)
+		for _, r := range live {
+			var outs [][]*interp.Tensor
+			alone := b.alone()
+			o, err := b.runBatch([]*request{r}, alone)
+			if err == nil {
+				outs, err = b.split(o, []*request{r}, alone)
+			}
+			r.done <- reply{out: firstOrNil(outs), err: err}
+		}
+		return
+	}
+	var outs [][]*interp.Tensor
+	if err == nil {
+		outs, err = b.split(out, live, b.alone())
+	}
+	for i, r := range live {
+		if err != nil {
+			r.done <- reply{err: err}
+		} else {
+			r.done <- reply{out: outs[i]}
+		}
+	}
+}
+
+func firstOrNil(o [][]*interp.Tensor) []*interp.Tensor {
+	if len(o) == 0 {
+		return nil
+	}
+	return o[0]
+}
+
+// runBatch concatenates the requests' feeds (padded to an allowed size),
+// runs them, and checks the outputs' rows.
+func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, err error) {
+	rows := 0
+	for _, r := range reqs {
+		rows += r.rows
+	}
+	size := rows
+	if !alone {
+		size = b.padTo(rows)
+	}
+	feeds := make(map[string]*interp.Tensor, len(b.sig.Inputs))
+	for i, in := range b.sig.Inputs {
+		if len(reqs) == 1 && size == rows {
+			feeds[in.Name] = reqs[0].feeds[i]
+			continue
+		}
+		parts := make([]*interp.Tensor, len(reqs))
+		for j, r := range reqs {
+			parts[j] = r.feeds[i]
+		}
+		t, err := concatRows(parts, size-rows)
+		if err != nil {
+			return nil, &internalError{fmt.Errorf("batching input %q: %w", in.Key, err)}
+		}
+		feeds[in.Name] = t
+	}
+	t0 := time.Now()
+	got, err := b.call(feeds)
+	b.met.observeBatch(rows, size, len(reqs), time.Since(t0), err)
+	if err != nil {
+		return nil, err
+	}
+	out = make([]*interp.Tensor, len(b.sig.Outputs))
+	for i, o := range b.sig.Outputs {
+		t, ok := got[o.Name]
+		if !ok || t == nil {
+			return nil, &internalError{fmt.Errorf("the backend did not return output %q", o.Key)}
+		}
+		if !alone && (t.Rank() == 0 || t.Dim(0) != int64(size)) {
+			if o.UnknownRank {
+				return nil, &errNotBatched{o.Key}
+			}
+			return nil, &internalError{fmt.Errorf("output %q has shape %s for a batch of %d rows: it cannot be split into the requests' rows", o.Key, interp.ShapeString(t.Shape()), size)}
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// call runs the backend, turning a panic into an internal error: no
+// request takes the server down.
+func (b *Batcher) call(feeds map[string]*interp.Tensor) (out map[string]*interp.Tensor, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b.log.Error("the backend panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			out, err = nil, &internalError{fmt.Errorf("internal error: the backend failed: %v", p)}
+		}
+	}()
+	return b.backend.Run(context.Background(), feeds)
+}
+
+// split gives each request its rows of the outputs.
+func (b *Batcher) split(out []*interp.Tensor, reqs []*request, alone bool) ([][]*interp.Tensor, error) {
+	res := make([][]*interp.Tensor, len(reqs))
+	if alone {
+		res[0] = out
+		return res, nil
+	}
+	off := int64(0)
+	for i, r := range reqs {
+		res[i] = make([]*interp.Tensor, len(out))
+		for j, t := range out {
+			s, err := sliceRows(t, off, off+int64(r.rows))
+			if err != nil {
+				return nil, &internalError{err}
+			}
+			res[i][j] = s
+		}
+		off += int64(r.rows)
+	}
+	return res, nil
+}

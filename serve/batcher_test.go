@@ -1,0 +1,301 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/recom-compiler/recom/interp"
+)
+
+// doubler is a backend computing y = 2x row by row (x: [?, 2] float32),
+// that records the batch sizes it ran, fails a batch holding the value
+// -1 and panics on -2. gate, when set, holds every Run until closed.
+type doubler struct {
+	mu      sync.Mutex
+	sizes   []int
+	gate    chan struct{}
+	running chan struct{} // gets a value as each Run starts
+	scalar  bool          // return a scalar y (no batch dimension)
+}
+
+func (d *doubler) Name() string { return "doubler" }
+func (d *doubler) Close() error { return nil }
+
+func (d *doubler) Run(_ context.Context, feeds map[string]*interp.Tensor) (map[string]*interp.Tensor, error) {
+	x := feeds["x"]
+	if d.running != nil {
+		d.running <- struct{}{}
+	}
+	if d.gate != nil {
+		<-d.gate
+	}
+	d.mu.Lock()
+	d.sizes = append(d.sizes, int(x.Dim(0)))
+	d.mu.Unlock()
+	in := x.Float32s()
+	out := make([]float32, len(in))
+	for i, v := range in {
+		switch v {
+		case -1:
+			return nil, errors.New("the value -1 is refused")
+		case -2:
+			panic("the value -2")
+		}
+		out[i] = 2 * v
+	}
+	if d.scalar {
+		return map[string]*interp.Tensor{"y": interp.Scalar(float32(len(in)))}, nil
+	}
+	y, err := interp.New(x.Shape(), out)
+	return map[string]*interp.Tensor{"y": y}, err
+}
+
+func (d *doubler) batchSizes() []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]int(nil), d.sizes...)
+}
+
+var doublerSig = Signature{
+	Name: DefaultSignature, Method: PredictMethod,
+	Inputs:  []TensorSpec{{Key: "x", Name: "x", DType: interp.Float32, Shape: []int64{-1, 2}}},
+	Outputs: []TensorSpec{{Key: "y", Name: "y", DType: interp.Float32, Shape: []int64{-1, 2}}},
+}
+
+// rowsOf is a [rows, 2] tensor whose row r holds base+r, base+r+0.5.
+func rowsOf(rows int, base float32) *interp.Tensor {
+	v := make([]float32, 2*rows)
+	for r := range rows {
+		v[2*r], v[2*r+1] = base+float32(r), base+float32(r)+0.5
+	}
+	return interp.Must(interp.New([]int64{int64(rows), 2}, v))
+}
+
+func checkDoubled(t *testing.T, what string, x, y *interp.Tensor) {
+	t.Helper()
+	if !sameShape(x.Shape(), y.Shape()) {
+		t.Fatalf("%s: y has shape %v for x of %v", what, y.Shape(), x.Shape())
+	}
+	for i, v := range x.Float32s() {
+		if y.Float32s()[i] != 2*v {
+			t.Fatalf("%s: y[%d] = %v, want %v", what, i, y.Float32s()[i], 2*v)
+		}
+	}
+}
+
+// waitQueued waits until n requests wait in the batcher (taken by the
+// collector or still in the queue), without a timed sleep.
+func waitQueued(b *Batcher, n int64) {
+	for b.queued.Load() != n {
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+// waitCollected waits until n requests wait and the collector has taken
+// them all into its next batch (the queue is empty).
+func waitCollected(b *Batcher, n int64) {
+	for b.queued.Load() != n || len(b.reqs) != 0 {
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+// TestBatcherMerges holds the only worker busy, queues requests of 1 to
+// 5 rows meanwhile, and checks that they ran as one padded batch and that
+// each got its own rows back.
+func TestBatcherMerges(t *testing.T) {
+	d := &doubler{gate: make(chan struct{}), running: make(chan struct{}, 16)}
+	b := NewBatcher(&doublerSig, d, BatchOptions{MaxBatch: 64, InFlight: 1, Sizes: []int{1, 2, 4, 8, 16, 32, 64}}, nil, nil)
+	defer b.Close()
+	ctx := context.Background()
+	first := make(chan error, 1)
+	go func() {
+		_, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 100)}, 1)
+		first <- err
+	}()
+	<-d.running // the worker holds the first batch
+	var wg sync.WaitGroup
+	const n = 5
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := rowsOf(i+1, float32(10*i))
+			out, err := b.Do(ctx, []*interp.Tensor{x}, i+1)
+			if err == nil {
+				checkDoubled(t, fmt.Sprintf("request %d", i), x, out[0])
+			}
+			errs[i] = err
+		}()
+	}
+	waitCollected(b, n)
+	close(d.gate)
+	wg.Wait()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("request %d: %v", i, err)
+		}
+	}
+	// 1 row alone, then 1+2+3+4+5 = 15 rows in one batch padded to 16.
+	if got := d.batchSizes(); fmt.Sprint(got) != "[1 16]" {
+		t.Errorf("batch sizes %v, want [1 16]", got)
+	}
+}
+
+// TestBatcherIsolatesFailures: a request the backend refuses (or panics
+// on) in a batch fails alone; the others of its batch succeed.
+func TestBatcherIsolatesFailures(t *testing.T) {
+	for _, bad := range []float32{-1, -2} {
+		d := &doubler{gate: make(chan struct{}), running: make(chan struct{}, 16)}
+		b := NewBatcher(&doublerSig, d, BatchOptions{MaxBatch: 64, InFlight: 1}, nil, nil)
+		ctx := context.Background()
+		go b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1)
+		<-d.running
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x := rowsOf(2, float32(i))
+				if i == 2 {
+					x = interp.Must(interp.New([]int64{1, 2}, []float32{3, bad}))
+				}
+				out, err := b.Do(ctx, []*interp.Tensor{x}, int(x.Dim(0)))
+				if err == nil {
+					checkDoubled(t, fmt.Sprint("request ", i), x, out[0])
+				}
+				errs[i] = err
+			}()
+		}
+		waitCollected(b, 4)
+		close(d.gate)
+		wg.Wait()
+		b.Close()
+		for i, err := range errs {
+			switch {
+			case i == 2 && err == nil:
+				t.Errorf("bad %v: the bad request succeeded", bad)
+			case i == 2:
+				e := asError(err)
+				want := codes.InvalidArgument
+				if bad == -2 {
+					want = codes.Internal
+				}
+				if e.Code != want {
+					t.Errorf("bad %v: the bad request's error %v has code %v, want %v", bad, err, e.Code, want)
+				}
+			case err != nil:
+				t.Errorf("bad %v: request %d failed with the bad one: %v", bad, i, err)
+			}
+		}
+	}
+}
+
+// TestBatcherOutputWithoutBatch: an output of unknown rank that turns out
+// to have no batch dimension makes the batcher run requests alone, and
+// every request still gets its answer.
+func TestBatcherOutputWithoutBatch(t *testing.T) {
+	sig := doublerSig
+	sig.Outputs = []TensorSpec{{Key: "y", Name: "y", DType: interp.Float32, UnknownRank: true}}
+	if ok, why := sig.Batched(); !ok {
+		t.Fatalf("Batched: %s", why)
+	}
+	d := &doubler{scalar: true}
+	b := NewBatcher(&sig, d, BatchOptions{MaxBatch: 64, InFlight: 2}, nil, nil)
+	defer b.Close()
+	for i := range 3 {
+		out, err := b.Do(context.Background(), []*interp.Tensor{rowsOf(i+1, 0)}, i+1)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if got := out[0].Float32s()[0]; got != float32(2*(i+1)) {
+			t.Errorf("request %d: y = %v, want %d", i, got, 2*(i+1))
+		}
+	}
+	if !b.single.Load() {
+		t.Error("the batcher did not switch to single requests")
+	}
+}
+
+// TestBatcherQueueFull: requests past MaxQueue are refused at once with
+// UNAVAILABLE; Close answers the queued ones.
+func TestBatcherQueueFull(t *testing.T) {
+	d := &doubler{gate: make(chan struct{}), running: make(chan struct{}, 64)}
+	b := NewBatcher(&doublerSig, d, BatchOptions{MaxBatch: 1, InFlight: 1, MaxQueue: 2}, nil, nil)
+	ctx := context.Background()
+	res := make(chan error, 8)
+	go func() {
+		_, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1)
+		res <- err
+	}()
+	<-d.running
+	// The collector holds one more (waiting for the worker); the queue
+	// takes two.
+	for range 3 {
+		go func() {
+			_, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1)
+			res <- err
+		}()
+	}
+	waitQueued(b, 3)
+	_, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1)
+	if e := asError(err); err == nil || e.Code != codes.Unavailable || !strings.Contains(e.Msg, "queue is full") {
+		t.Fatalf("a request past the queue: %v, want UNAVAILABLE queue is full", err)
+	}
+	close(d.gate)
+	done := make(chan struct{})
+	go func() { b.Close(); close(done) }()
+	for range 4 {
+		if err := <-res; err != nil {
+			t.Errorf("a queued request: %v", err)
+		}
+	}
+	<-done
+	if _, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1); err != errShuttingDown {
+		t.Errorf("a request after Close: %v, want %v", err, errShuttingDown)
+	}
+}
+
+func TestConcatAndSlice(t *testing.T) {
+	a := interp.Must(interp.New([]int64{2, 2}, []string{"a", "b", "c", "d"}))
+	b := interp.Must(interp.New([]int64{1, 2}, []string{"e", "f"}))
+	c, err := concatRows([]*interp.Tensor{a, b}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.Shape(), c.Strings()); got != "[5 2] [a b c d e f e f e f]" {
+		t.Errorf("concat: %s", got)
+	}
+	s, err := sliceRows(c, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(s.Shape(), s.Strings()); got != "[2 2] [c d e f]" {
+		t.Errorf("slice: %s", got)
+	}
+	if _, err := concatRows([]*interp.Tensor{a, rowsOf(1, 0)}, 0); err == nil {
+		t.Error("concatenating string and float32 tensors succeeded")
+	}
+	if _, err := sliceRows(c, 4, 6); err == nil {
+		t.Error("slicing past the end succeeded")
+	}
+}
+
+func TestPowersOfTwo(t *testing.T) {
+	for max, want := range map[int]string{1: "[1]", 8: "[1 2 4 8]", 100: "[1 2 4 8 16 32 64 100]"} {
+		if got := fmt.Sprint(PowersOfTwo(max)); got != want {
+			t.Errorf("PowersOfTwo(%d) = %s, want %s", max, got, want)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package serve
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus metrics (all named recom_serve_*),
+// registered on one registry with the Go runtime's and the process's.
+type metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec   // protocol, endpoint, code
+	latency   *prometheus.HistogramVec // protocol, endpoint
+	reqRows   *prometheus.HistogramVec // protocol
+	batchRows prometheus.Histogram
+	padRows   prometheus.Counter
+	batchReqs prometheus.Histogram
+	batchTime prometheus.Histogram
+	batchErrs prometheus.Counter
+	queueTime prometheus.Histogram
+	queueLen  prometheus.Gauge
+	inFlight  prometheus.Gauge
+	ready     prometheus.Gauge
+}
+
+// latencyBuckets run from 50 µs to 10 s.
+var latencyBuckets = prometheus.ExponentialBucketsRange(50e-6, 10, 24)
+
+func newMetrics(reg *prometheus.Registry, model string) *metrics {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	labels := prometheus.Labels{"model": model}
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "recom_serve_requests_total", ConstLabels: labels,
+			Help: "Requests answered, by protocol (tfserving, oip-http, oip-grpc, http), endpoint and status code (HTTP status, or the gRPC code's name).",
+		}, []string{"protocol", "endpoint", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "recom_serve_request_duration_seconds", ConstLabels: labels, Buckets: latencyBuckets,
+			Help: "Time from a request's arrival at its handler to its response written, by protocol and endpoint.",
+		}, []string{"protocol", "endpoint"}),
+		reqRows: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "recom_serve_request_rows", ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(1, 2, 14),
+			Help: "Rows (instances) per inference request, by protocol.",
+		}, []string{"protocol"}),
+		batchRows: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "recom_serve_batch_rows", ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(1, 2, 14),
+			Help: "Rows of the requests in each batch run on the backend (before padding).",
+		}),
+		padRows: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "recom_serve_batch_padding_rows_total", ConstLabels: labels,
+			Help: "Rows added to batches to reach an allowed batch size (--batch-sizes).",
+		}),
+		batchReqs: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "recom_serve_batch_requests", ConstLabels: labels, Buckets: prometheus.ExponentialBuckets(1, 2, 12),
+			Help: "Requests put together in each batch.",
+		}),
+		batchTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "recom_serve_batch_duration_seconds", ConstLabels: labels, Buckets: latencyBuckets,
+			Help: "Time the backend took to run each batch.",
+		}),
+		batchErrs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "recom_serve_batch_errors_total", ConstLabels: labels,
+			Help: "Batches the backend failed (a failed batch of several requests is run again one request at a time).",
+		}),
+		queueTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "recom_serve_queue_duration_seconds", ConstLabels: labels, Buckets: latencyBuckets,
+			Help: "Time each request waited for its batch to start.",
+		}),
+		queueLen: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "recom_serve_queue_requests", ConstLabels: labels,
+			Help: "Requests waiting for a batch.",
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "recom_serve_batches_in_flight", ConstLabels: labels,
+			Help: "Batches running on the backend.",
+		}),
+		ready: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "recom_serve_ready", ConstLabels: labels,
+			Help: "1 while the model takes requests, 0 while it loads or the server shuts down.",
+		}),
+	}
+	reg.MustRegister(m.requests, m.latency, m.reqRows, m.batchRows, m.padRows, m.batchReqs, m.batchTime, m.batchErrs, m.queueTime, m.queueLen, m.inFlight, m.ready)
+	return m
+}
+
+// The methods are nil-safe: a Batcher made without metrics records none.
+
+func (m *metrics) request(protocol, endpoint string, code string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(protocol, endpoint, code).Inc()
+	m.latency.WithLabelValues(protocol, endpoint).Observe(d.Seconds())
+}
+
+func (m *metrics) rows(protocol string, rows int) {
+	if m != nil {
+		m.reqRows.WithLabelValues(protocol).Observe(float64(rows))
+	}
+}
+
+func (m *metrics) observeBatch(rows, size, requests int, d time.Duration, err error) {
+	if m == nil {
+		return
+	}
+	m.batchRows.Observe(float64(rows))
+	m.padRows.Add(float64(size - rows))
+	m.batchReqs.Observe(float64(requests))
+	m.batchTime.Observe(d.Seconds())
+	if err != nil {
+		m.batchErrs.Inc()
+	}
+}
+
+func (m *metrics) observeQueue(d time.Duration) {
+	if m != nil {
+		m.queueTime.Observe(d.Seconds())
+	}
+}
+
+func (m *metrics) setQueue(n int64) {
+	if m != nil {
+		m.queueLen.Set(float64(n))
+	}
+}
+
+func (m *metrics) inflight(d int) {
+	if m != nil {
+		m.inFlight.Add(float64(d))
+	}
+}
+
+func (m *metrics) setReady(ok bool) {
+	if m == nil {
+		return
+	}
+	if ok {
+		m.ready.Set(1)
+	} else {
+		m.ready.Set(0)
+	}
+}
+
+// httpCode is the label of an HTTP status.
+func httpCode(status int) string { return strconv.Itoa(status) }

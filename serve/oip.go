@@ -1,0 +1,463 @@
+package serve
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/recom-compiler/recom/interp"
+)
+
+// The Open Inference Protocol's (KServe V2) JSON inference request:
+//
+//	{"id": ..., "parameters": {...},
+//	 "inputs": [{"name": ..., "shape": [...], "datatype": "FP32", "parameters": {...}, "data": [...]}, ...],
+//	 "outputs": [{"name": ..., "parameters": {...}}, ...]}
+//
+// "data" is row-major, flat or nested; BYTES elements are strings. With
+// the binary tensor data extension the JSON is the first
+// Inference-Header-Content-Length bytes of the body, and an input whose
+// parameters have "binary_data_size": N takes the next N bytes after it
+// (raw row-major little-endian values; a BYTES element is a 4-byte
+// little-endian length and its bytes), as raw_input_contents does over
+// gRPC.
+
+// inferRequest is a decoded inference request.
+type inferRequest struct {
+	id      string
+	feeds   []*interp.Tensor // by Signature.Inputs
+	outputs []int            // the outputs asked for (Signature.Outputs indices); nil: all
+}
+
+// oipInput is one input as read, before its data is converted.
+type oipInput struct {
+	name, datatype string
+	shape          []int64
+	haveShape      bool
+	data           []byte // the "data" value's JSON
+	dataAt         int
+	binSize        int64 // binary_data_size; -1: none
+}
+
+// decodeInfer reads an inference request body: JSON, followed by binary
+// tensor data when jsonLen (Inference-Header-Content-Length) is given
+// (>= 0).
+func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error) {
+	var bin []byte
+	if jsonLen >= 0 {
+		if jsonLen > len(body) {
+			return nil, badRequest("Inference-Header-Content-Length is %d, the body has %d bytes", jsonLen, len(body))
+		}
+		body, bin = body[:jsonLen], body[jsonLen:]
+	}
+	s := &scanner{buf: body}
+	req := &inferRequest{}
+	var ins []*oipInput
+	var outNames []string
+	if s.peek() != '{' {
+		return nil, badRequest("the request body must be a JSON object, found %s", s.found())
+	}
+	err := s.object(func(key string) error {
+		switch key {
+		case "id":
+			if s.peek() != '"' {
+				return badRequest("\"id\" must be a string, found %s", s.found())
+			}
+			var err error
+			req.id, err = s.str()
+			return err
+		case "inputs":
+			if s.peek() != '[' {
+				return badRequest("\"inputs\" must be a list, found %s", s.found())
+			}
+			return s.array(func(i int) error {
+				in, err := s.oipInput(i)
+				ins = append(ins, in)
+				return err
+			})
+		case "outputs":
+			if s.peek() != '[' {
+				return badRequest("\"outputs\" must be a list, found %s", s.found())
+			}
+			return s.array(func(i int) error {
+				if s.peek() != '{' {
+					return badRequest("outputs[%d] must be an object, found %s", i, s.found())
+				}
+				name := ""
+				err := s.object(func(key string) error {
+					if key != "name" {
+						return s.skip()
+					}
+					if s.peek() != '"' {
+						return badRequest("outputs[%d].name must be a string, found %s", i, s.found())
+					}
+					var err error
+					name, err = s.str()
+					return err
+				})
+				if err == nil && name == "" {
+					err = badRequest("outputs[%d] has no \"name\"", i)
+				}
+				outNames = append(outNames, name)
+				return err
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.end(); err != nil {
+		return nil, err
+	}
+	if ins == nil {
+		return nil, badRequest("the request has no \"inputs\"")
+	}
+	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
+	for i, in := range ins {
+		k, ok := sig.input(in.name)
+		if !ok {
+			return nil, badRequest("inputs[%d]: %q is not an input of the model (%s)", i, in.name, inputList(sig))
+		}
+		if req.feeds[k] != nil {
+			return nil, badRequest("inputs[%d]: input %q given twice", i, in.name)
+		}
+		spec := &sig.Inputs[k]
+		if err := checkOIPType(spec, in.datatype, in.shape); err != nil {
+			return nil, prefixError(fmt.Sprintf("inputs[%d] (%q)", i, in.name), err)
+		}
+		var t *interp.Tensor
+		switch {
+		case in.binSize >= 0:
+			if in.data != nil {
+				return nil, badRequest("inputs[%d] (%q) has both \"data\" and binary_data_size", i, in.name)
+			}
+			if in.binSize > int64(len(bin)) {
+				return nil, badRequest("inputs[%d] (%q): binary_data_size %d is past the end of the binary data (%d bytes left)", i, in.name, in.binSize, len(bin))
+			}
+			t, err = decodeRaw(spec.DType, in.shape, bin[:in.binSize])
+			bin = bin[in.binSize:]
+		case in.data == nil:
+			return nil, badRequest("inputs[%d] (%q) has no \"data\"", i, in.name)
+		default:
+			t, err = decodeData(spec.DType, in.shape, in.data, in.dataAt)
+		}
+		if err != nil {
+			return nil, prefixError(fmt.Sprintf("inputs[%d] (%q)", i, in.name), err)
+		}
+		req.feeds[k] = t
+	}
+	if len(bin) > 0 {
+		return nil, badRequest("%d bytes of binary data after the inputs' binary_data_size", len(bin))
+	}
+	for k, t := range req.feeds {
+		if t == nil {
+			return nil, badRequest("input %q is missing", sig.Inputs[k].Key)
+		}
+	}
+	if req.outputs, err = requestedOutputs(outNames, sig); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// requestedOutputs resolves requested output names.
+func requestedOutputs(names []string, sig *Signature) ([]int, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for i, n := range names {
+		k, ok := sig.output(n)
+		if !ok {
+			return nil, badRequest("outputs[%d]: %q is not an output of the model", i, n)
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// oipInput reads inputs[i].
+func (s *scanner) oipInput(i int) (*oipInput, error) {
+	in := &oipInput{binSize: -1}
+	if s.peek() != '{' {
+		return in, badRequest("inputs[%d] must be an object, found %s", i, s.found())
+	}
+	err := s.object(func(key string) error {
+		var err error
+		switch key {
+		case "name", "datatype":
+			if s.peek() != '"' {
+				return badRequest("inputs[%d].%s must be a string, found %s", i, key, s.found())
+			}
+			v, err := s.str()
+			if key == "name" {
+				in.name = v
+			} else {
+				in.datatype = v
+			}
+			return err
+		case "shape":
+			in.haveShape = true
+			in.shape = []int64{}
+			if s.peek() != '[' {
+				return badRequest("inputs[%d].shape must be a list, found %s", i, s.found())
+			}
+			return s.array(func(int) error {
+				t := tbuf{dt: interp.Int64}
+				if err := s.scalar(&t); err != nil {
+					return prefixError(fmt.Sprintf("inputs[%d].shape", i), err)
+				}
+				if t.i64[0] < 0 {
+					return badRequest("inputs[%d].shape has a negative dimension %d", i, t.i64[0])
+				}
+				in.shape = append(in.shape, t.i64[0])
+				return nil
+			})
+		case "data":
+			in.dataAt = s.base + s.skipWS()
+			in.data, err = s.span()
+			return err
+		case "parameters":
+			if s.peek() != '{' {
+				return badRequest("inputs[%d].parameters must be an object, found %s", i, s.found())
+			}
+			return s.object(func(p string) error {
+				if p != "binary_data_size" {
+					return s.skip()
+				}
+				t := tbuf{dt: interp.Int64}
+				if err := s.scalar(&t); err != nil {
+					return prefixError(fmt.Sprintf("inputs[%d].parameters.binary_data_size", i), err)
+				}
+				if t.i64[0] < 0 {
+					return badRequest("inputs[%d].parameters.binary_data_size is negative", i)
+				}
+				in.binSize = t.i64[0]
+				return nil
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return in, err
+	}
+	switch {
+	case in.name == "":
+		return in, badRequest("inputs[%d] has no \"name\"", i)
+	case in.datatype == "":
+		return in, badRequest("inputs[%d] (%q) has no \"datatype\"", i, in.name)
+	case !in.haveShape:
+		return in, badRequest("inputs[%d] (%q) has no \"shape\"", i, in.name)
+	}
+	return in, nil
+}
+
+// checkOIPType checks an input's datatype and shape against its spec and
+// that the shape's element count is within the interpreter's limit.
+func checkOIPType(spec *TensorSpec, datatype string, shape []int64) error {
+	want := oipTypeName[spec.DType]
+	if datatype != want {
+		if _, known := oipTypes[datatype]; !known && datatype != "FP16" && datatype != "BF16" && datatype != "UINT16" && datatype != "UINT32" && datatype != "UINT64" {
+			return badRequest("datatype %q is not a datatype of the protocol", datatype)
+		}
+		return badRequest("input %q has datatype %s, the model wants %s", spec.Key, datatype, want)
+	}
+	if _, err := interp.NumElements(shape); err != nil {
+		return badRequest("%v", err)
+	}
+	if err := spec.checkShape(shape); err != nil {
+		return badRequest("%v", err)
+	}
+	return nil
+}
+
+// decodeData reads an input's JSON "data" (flat or nested, row-major)
+// into a tensor of shape.
+func decodeData(dt interp.DType, shape []int64, data []byte, at int) (*interp.Tensor, error) {
+	n, _ := interp.NumElements(shape)
+	s := &scanner{buf: data, base: at, depth: 3}
+	t := &tbuf{dt: dt}
+	if _, err := s.nested(t); err != nil {
+		return nil, prefixError("data", err)
+	}
+	if got := t.len(); int64(got) != n {
+		return nil, badRequest("data has %d elements, shape %s has %d", got, shapeString(shape), n)
+	}
+	return t.tensor(shape)
+}
+
+// decodeRaw reads a tensor of dtype and shape from raw bytes: row-major,
+// little-endian; strings as a 4-byte little-endian length and the bytes.
+func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, error) {
+	n64, err := interp.NumElements(shape)
+	if err != nil {
+		return nil, badRequest("shape %s: %v", shapeString(shape), err)
+	}
+	n := int(n64)
+	if dt == interp.String {
+		vals := make([]string, 0, min(n, len(raw)/4))
+		for i := 0; i < n; i++ {
+			if len(raw) < 4 {
+				return nil, badRequest("the raw BYTES data ends in element %d of %d", i, n)
+			}
+			l := binary.LittleEndian.Uint32(raw)
+			raw = raw[4:]
+			if uint64(l) > uint64(len(raw)) {
+				return nil, badRequest("BYTES element %d has length %d, only %d bytes are left", i, l, len(raw))
+			}
+			vals = append(vals, string(raw[:l]))
+			raw = raw[l:]
+		}
+		if len(raw) > 0 {
+			return nil, badRequest("%d bytes left after the %d BYTES elements", len(raw), n)
+		}
+		return interp.New(shape, vals)
+	}
+	size := int(dt.ItemSize())
+	if dt == interp.Bool {
+		size = 1
+	}
+	if size <= 0 || int64(len(raw)) != n64*int64(size) {
+		return nil, badRequest("the raw data has %d bytes, shape %s of %s needs %d", len(raw), shapeString(shape), oipTypeName[dt], n64*int64(size))
+	}
+	le := binary.LittleEndian
+	switch dt {
+	case interp.Float32:
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+		}
+		return interp.New(shape, v)
+	case interp.Float64:
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+		}
+		return interp.New(shape, v)
+	case interp.Int8:
+		v := make([]int8, n)
+		for i := range v {
+			v[i] = int8(raw[i])
+		}
+		return interp.New(shape, v)
+	case interp.Int16:
+		v := make([]int16, n)
+		for i := range v {
+			v[i] = int16(le.Uint16(raw[2*i:]))
+		}
+		return interp.New(shape, v)
+	case interp.Int32:
+		v := make([]int32, n)
+		for i := range v {
+			v[i] = int32(le.Uint32(raw[4*i:]))
+		}
+		return interp.New(shape, v)
+	case interp.Int64:
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(le.Uint64(raw[8*i:]))
+		}
+		return interp.New(shape, v)
+	case interp.Uint8:
+		return interp.New(shape, append([]uint8{}, raw...))
+	case interp.Bool:
+		v := make([]bool, n)
+		for i := range v {
+			v[i] = raw[i] != 0
+		}
+		return interp.New(shape, v)
+	}
+	return nil, badRequest("datatype %s cannot be sent raw", oipTypeName[dt])
+}
+
+// AppendRaw appends t's elements to b as the Open Inference Protocol's raw
+// (binary tensor data) bytes: decodeRaw's layout. Clients (recom loadtest)
+// build binary requests with it.
+func AppendRaw(b []byte, t *interp.Tensor) []byte {
+	le := binary.LittleEndian
+	switch d := t.Data().(type) {
+	case []float32:
+		for _, v := range d {
+			b = le.AppendUint32(b, math.Float32bits(v))
+		}
+	case []float64:
+		for _, v := range d {
+			b = le.AppendUint64(b, math.Float64bits(v))
+		}
+	case []int8:
+		for _, v := range d {
+			b = append(b, byte(v))
+		}
+	case []int16:
+		for _, v := range d {
+			b = le.AppendUint16(b, uint16(v))
+		}
+	case []int32:
+		for _, v := range d {
+			b = le.AppendUint32(b, uint32(v))
+		}
+	case []int64:
+		for _, v := range d {
+			b = le.AppendUint64(b, uint64(v))
+		}
+	case []uint8:
+		b = append(b, d...)
+	case []bool:
+		for _, v := range d {
+			if v {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		}
+	case []string:
+		for _, v := range d {
+			b = le.AppendUint32(b, uint32(len(v)))
+			b = append(b, v...)
+		}
+	}
+	return b
+}
+
+// OIPDatatype is the Open Inference Protocol's name of dt ("FP32", "BYTES",
+// ...; "" for a type the protocol has no name for).
+func OIPDatatype(dt interp.DType) string { return oipTypeName[dt] }
+
+// encodeInfer writes the inference response.
+func encodeInfer(b []byte, model, version, id string, sig *Signature, outs []*interp.Tensor, which []int) []byte {
+	b = append(b, `{"model_name":`...)
+	b = appendString(b, model)
+	b = append(b, `,"model_version":`...)
+	b = appendString(b, version)
+	if id != "" {
+		b = append(b, `,"id":`...)
+		b = appendString(b, id)
+	}
+	b = append(b, `,"outputs":[`...)
+	for j, k := range which {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		t := outs[k]
+		b = append(b, `{"name":`...)
+		b = appendString(b, sig.Outputs[k].Key)
+		b = append(b, `,"datatype":"`...)
+		b = append(b, oipTypeName[t.DType()]...)
+		b = append(b, `","shape":[`...)
+		for i, d := range t.Shape() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, "%d", d)
+		}
+		b = append(b, `],"data":`...)
+		b = appendFlat(b, t)
+		b = append(b, '}')
+	}
+	return append(b, "]}\n"...)
+}
