@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"unsafe"
 
+	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfexample"
@@ -85,6 +85,9 @@ type exBatch struct {
 	R       int
 	sums    []exSum
 	cursors []exCursor // packExamples' cursors, per range and column
+	// w and lay are the words and layout packExamples writes, while it runs.
+	w   []int32
+	lay *abi.Layout
 	// most is, per dense variable-length feature, the most values of a
 	// record (a multiple of its stride).
 	most []int64
@@ -234,8 +237,10 @@ func (b *builder) exampleNode(g *graphPlan, v *textir.Value, op *textir.Operatio
 // ---- the index ----
 
 // index locates every feature of every record of the batch's records
-// (the feed t of x's input), in parallel over ranges of records.
-func (xb *exBatch) index(x *exPlan, t *interp.Tensor, workers int) error {
+// (the feed t of parse xi's input), in parallel over ranges of records
+// on the pool (indexRange).
+func (k *Packer) index(xi int, t *interp.Tensor, workers int) error {
+	x, xb := k.p.examples[xi], &k.ex[xi]
 	if t.Rank() != 1 {
 		return x.op.Errorf("the records must be a vector of serialized tf.Example protos, got shape %s", interp.ShapeString(t.Shape()))
 	}
@@ -268,29 +273,7 @@ func (xb *exBatch) index(x *exPlan, t *interp.Tensor, workers int) error {
 	}
 	xb.sums = xb.sums[:R*F]
 	clear(xb.sums)
-	err := parallelRanges(R, func(i int) error {
-		s := &xb.scratch[i]
-		if cap(s.done) < F {
-			s.done = make([]bool, F)
-		}
-		s.done = s.done[:F]
-		if len(s.next) != F+1 {
-			s.next = make([]int32, F+1)
-			for f := range s.next {
-				s.next[f] = -1
-			}
-		}
-		sums := xb.sums[i*F : (i+1)*F]
-		for r := xb.bound(i); r < xb.bound(i+1); r++ {
-			if err := x.indexRecord(r, recs[r], xb.loc[r*F:(r+1)*F], sums, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, func(i int, e any) error {
-		return x.op.Errorf("hostpack: internal error indexing records %d..%d: %v", xb.bound(i), xb.bound(i+1)-1, e)
-	})
-	if err != nil {
+	if err := k.parallelRecords(phaseIndex, xi, R); err != nil {
 		return err
 	}
 	// The most values of a record, per variable-length dense feature.
@@ -308,6 +291,30 @@ func (xb *exBatch) index(x *exPlan, t *interp.Tensor, workers int) error {
 			m = max(m, xb.loc[r*F+f].n)
 		}
 		xb.most[f] = int64(m)
+	}
+	return nil
+}
+
+// indexRange indexes range i of parse xi's records.
+func (k *Packer) indexRange(xi, i int) error {
+	x, xb := k.p.examples[xi], &k.ex[xi]
+	F, recs := xb.F, xb.recs
+	s := &xb.scratch[i]
+	if cap(s.done) < F {
+		s.done = make([]bool, F)
+	}
+	s.done = s.done[:F]
+	if len(s.next) != F+1 {
+		s.next = make([]int32, F+1)
+		for f := range s.next {
+			s.next[f] = -1
+		}
+	}
+	sums := xb.sums[i*F : (i+1)*F]
+	for r := xb.bound(i); r < xb.bound(i+1); r++ {
+		if err := x.indexRecord(r, recs[r], xb.loc[r*F:(r+1)*F], sums, s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -461,7 +468,7 @@ func (k *Packer) indexExamples() error {
 		if err := checkFeed(&p.inputs[x.input], t); err != nil {
 			return err
 		}
-		if err := k.ex[i].index(x, t, workers); err != nil {
+		if err := k.index(i, t, workers); err != nil {
 			return err
 		}
 	}
@@ -481,43 +488,6 @@ func (x *exPlan) desc() string {
 		}
 	}
 	return fmt.Sprintf("%s %q (%s features)", strings.TrimPrefix(x.op.Name(), "tfg."), tfg.NodeName(x.op), strings.Join(kinds, ", "))
-}
-
-// parallelRanges runs fn(i) for i in [0, n), on n goroutines (the
-// caller's among them), and returns the error of the lowest i that
-// failed; a panic in fn becomes onPanic's error.
-func parallelRanges(n int, fn func(i int) error, onPanic ...func(i int, e any) error) error {
-	errs := make([]error, n)
-	run := func(i int) {
-		defer func() {
-			if e := recover(); e != nil {
-				if len(onPanic) > 0 {
-					errs[i] = onPanic[0](i, e)
-				} else {
-					errs[i] = fmt.Errorf("hostpack: internal error in range %d: %v", i, e)
-				}
-			}
-		}()
-		errs[i] = fn(i)
-	}
-	var wg sync.WaitGroup
-	for i := 1; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run(i)
-		}()
-	}
-	if n > 0 {
-		run(0)
-	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // groupExamples lists, per parse, the exColumns that read its records,

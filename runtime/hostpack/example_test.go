@@ -443,3 +443,39 @@ func TestExampleKinds(t *testing.T) {
 		t.Errorf("%d of 40 batches failed", fails)
 	}
 }
+
+// A batch packed by Plan.Pack (a session's packer) allocates nothing
+// but the *abi.Packed it returns once the plan's Packer and the pool's
+// workers are warm: not for
+// records (their index, the ranges indexed and written on the pool) nor
+// for one feed per feature. (AllocsPerRun's average is truncated, so an
+// allocation of a sync.Pool emptied by a collection does not count.)
+func TestPackAllocs(t *testing.T) {
+	served, _ := servedModel(t, "E", 60, gen.ServingTFExample, "")
+	for _, md := range []*model{served, smallModel(t, "")} {
+		t.Run(md.name, func(t *testing.T) {
+			plan, err := NewForModule(md.m, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			feeds := md.feeds(t, 256, 1)
+			var buf []byte
+			alloc := func(_, n int64) ([]byte, error) {
+				if int64(cap(buf)) < n {
+					buf = make([]byte, n)
+				}
+				return buf[:n], nil
+			}
+			if _, err := plan.Pack(feeds, alloc); err != nil {
+				t.Fatal(err)
+			}
+			if n := testing.AllocsPerRun(50, func() {
+				if _, err := plan.Pack(feeds, alloc); err != nil {
+					t.Fatal(err)
+				}
+			}); n > 1 {
+				t.Errorf("%v allocations per batch, want 1 (the abi.Packed)", n)
+			}
+		})
+	}
+}

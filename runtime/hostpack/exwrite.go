@@ -359,20 +359,27 @@ func (k *Packer) packExamples(w []int32, lay *abi.Layout) error {
 				w[d[0]] = 0
 			}
 		}
-		err := parallelRanges(xb.R, func(i int) error {
-			for r := xb.bound(i); r < xb.bound(i+1); r++ {
-				for j, ci := range cols {
-					cp := &p.cols[ci]
-					writeRecord(cp, x, xb, r, &cur[i*len(cols)+j], w, lay.Desc[abi.DescWords*ci:])
-				}
-			}
-			return nil
-		})
+		xb.w, xb.lay = w, lay
+		err := k.parallelRecords(phaseRecords, xi, xb.R)
+		xb.w, xb.lay = nil, nil
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recordRange writes the records of range i of parse xi into their
+// columns, at the range's cursors.
+func (k *Packer) recordRange(xi, i int) {
+	p, x, xb := k.p, k.p.examples[xi], &k.ex[xi]
+	cols := p.exCols[xi]
+	cur := xb.cursors[i*len(cols) : (i+1)*len(cols)]
+	for r := xb.bound(i); r < xb.bound(i+1); r++ {
+		for j, ci := range cols {
+			writeRecord(&p.cols[ci], x, xb, r, &cur[j], xb.w, xb.lay.Desc[abi.DescWords*ci:])
+		}
+	}
 }
 
 // writeRecord writes record r's values of column cp at its cursor.

@@ -65,6 +65,11 @@ type phase uint8
 const (
 	phaseMeasure phase = iota
 	phasePack
+	// The ranges of records of a parse of tf.Example records (job.x),
+	// one chunk each: indexed (exBatch.index), then written into their
+	// columns (Packer.packExamples).
+	phaseIndex
+	phaseRecords
 )
 
 // job is one parallel call: its chunks and their errors. It goes back to
@@ -72,6 +77,7 @@ const (
 type job struct {
 	k      *Packer
 	phase  phase
+	x      int     // the parse of phaseIndex and phaseRecords
 	bounds []int   // chunk c is columns [bounds[c], bounds[c+1])
 	errs   []error // per chunk
 	takers int32   // workers that may take it (Options.Workers-1)
@@ -229,8 +235,26 @@ func (p *Plan) maxWorkers() int {
 func (k *Packer) parallel(ph phase) error {
 	P := min(k.p.maxWorkers(), runtime.GOMAXPROCS(0))
 	j := jobs.Get().(*job)
-	j.k, j.phase = k, ph
 	j.bounds = chunks(j.bounds[:0], k.work, P)
+	return k.run(j, ph, 0, P)
+}
+
+// parallelRecords runs phase ph (phaseIndex or phaseRecords) over the R
+// ranges of records of parse x, a chunk each, on the same pool; it
+// returns the error of the first range that failed.
+func (k *Packer) parallelRecords(ph phase, x, R int) error {
+	j := jobs.Get().(*job)
+	j.bounds = j.bounds[:0]
+	for i := 0; i <= R; i++ {
+		j.bounds = append(j.bounds, i)
+	}
+	return k.run(j, ph, x, min(k.p.maxWorkers(), runtime.GOMAXPROCS(0)))
+}
+
+// run runs job j's chunks (its bounds set) on the caller and up to P-1
+// workers of the pool.
+func (k *Packer) run(j *job, ph phase, x, P int) error {
+	j.k, j.phase, j.x = k, ph, x
 	n := len(j.bounds) - 1
 	if cap(j.errs) < n {
 		j.errs = make([]error, n)
@@ -279,13 +303,33 @@ func (j *job) run(c int) (err error) {
 	lo, hi := j.bounds[c], j.bounds[c+1]
 	defer func() {
 		if e := recover(); e != nil {
-			err = fmt.Errorf("hostpack: internal error packing columns %d..%d: %v", lo, hi-1, e)
+			switch j.phase {
+			case phaseIndex, phaseRecords:
+				xb := &j.k.ex[j.x]
+				err = j.k.p.examples[j.x].op.Errorf("hostpack: internal error reading records %d..%d: %v", xb.bound(lo), xb.bound(hi)-1, e)
+			default:
+				err = fmt.Errorf("hostpack: internal error packing columns %d..%d: %v", lo, hi-1, e)
+			}
 		}
 	}()
-	if j.phase == phaseMeasure {
+	switch j.phase {
+	case phaseMeasure:
 		return j.k.measureRange(lo, hi)
+	case phasePack:
+		return j.k.packRange(lo, hi)
 	}
-	return j.k.packRange(lo, hi)
+	for i := lo; i < hi; i++ {
+		var err error
+		if j.phase == phaseIndex {
+			err = j.k.indexRange(j.x, i)
+		} else {
+			j.k.recordRange(j.x, i)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (j *job) release() {

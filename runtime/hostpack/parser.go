@@ -30,8 +30,10 @@ type exResult struct {
 	dt  interp.DType
 }
 
+// exParseState is a Parse's buffers: a Packer of a plan of the one
+// parse (its index and the pool's ranges) and a node's.
 type exParseState struct {
-	xb exBatch
+	k  Packer
 	ns nodeState
 }
 
@@ -74,25 +76,26 @@ func (p *ExampleParser) Parse(records *interp.Tensor) ([]*interp.Tensor, error) 
 	}
 	st, _ := p.pool.Get().(*exParseState)
 	if st == nil {
-		st = &exParseState{}
+		st = &exParseState{k: Packer{p: &Plan{examples: []*exPlan{p.x}, workers: p.workers}, ex: make([]exBatch, 1)}}
 	}
+	xb := &st.k.ex[0]
 	defer p.pool.Put(st)
-	if err := st.xb.index(p.x, records, p.workers); err != nil {
+	if err := st.k.index(0, records, p.workers); err != nil {
 		return nil, err
 	}
 	out := make([]*interp.Tensor, len(p.results))
 	for i, r := range p.results {
 		n := &gnode{kind: gExample, op: p.x.op, exFeat: r.f, exArg: r.arg, dt: []interp.DType{r.dt}}
-		if err := evalExample(n, &st.ns, p.x, &st.xb); err != nil {
+		if err := evalExample(n, &st.ns, p.x, xb); err != nil {
 			return nil, err
 		}
-		t, err := p.tensor(r, &st.ns.res[0], &st.xb)
+		t, err := p.tensor(r, &st.ns.res[0], xb)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = t
 	}
-	st.xb.recs = nil // the pooled state keeps no records
+	xb.recs = nil // the pooled state keeps no records
 	return out, nil
 }
 
