@@ -14,7 +14,8 @@
 #   bench/experiments/tf-example.sh bench   GPU machine: recom bench --e2e of E served from records at
 #                                           B=256 and 2048 (the same as session-e2e.sh's E, records in
 #                                           place of 1001 feeds), and BenchmarkExamplePack/HostPack on the
-#                                           machine's CPU at GOMAXPROCS 1, 4, 16
+#                                           machine's CPU at GOMAXPROCS 1, 4, 16 (HOSTBENCH_CPU,
+#                                           HOSTBENCH_TIME: 50x, HOSTBENCH_SPIN: the pool's spin wait)
 #
 # Device call: carry ["build/tfex"], timeout_s 600:
 #   bench/experiments/tf-example.sh check bench 2>&1 | tee $OUT/tf-example.log
@@ -71,7 +72,8 @@ for mode in "${@:-build}"; do
       echo "== E served from records, recom bench --e2e B=$b"
       $d/recom bench $d/E.pb --ptx $d/E.ptx --batch $b --e2e || rc=1
     done
-    (cd runtime/hostpack && ../../$d/hostpack.test -test.run '^$' -test.bench 'ExamplePack|HostPack/E' -test.cpu 1,4,16 -test.benchtime 3s) || rc=1
+    (cd runtime/hostpack && ../../$d/hostpack.test -test.run '^$' -test.bench 'ExamplePack|HostPack/E' -hostpack-spin "${HOSTBENCH_SPIN:--1ns}" \
+      -test.cpu "${HOSTBENCH_CPU:-1,4,16}" -test.benchtime "${HOSTBENCH_TIME:-50x}" -test.benchmem -test.timeout=300s) || rc=1
     echo "tf-example bench exit status $rc"
     ;;
   *)
