@@ -41,7 +41,7 @@ type exParseState struct {
 // (each a result of op) whose records are a vector; it fails when op's
 // configuration is not constant or not one the kernel accepts (the
 // interpreter then parses the records). workers bounds the goroutines
-// of one batch (0: GOMAXPROCS).
+// of one batch: the caller and the packers' pool (0: GOMAXPROCS).
 func NewExampleParser(op *textir.Operation, results []*textir.Value, workers int) (*ExampleParser, error) {
 	spec, err := tfg.ExampleSpecOf(op)
 	if err != nil {
