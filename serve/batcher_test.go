@@ -241,12 +241,17 @@ func TestBatcherQueueFull(t *testing.T) {
 	}()
 	<-d.running
 	// The collector holds one more (waiting for the worker); the queue
-	// takes two.
-	for range 3 {
+	// takes two. The collector takes the first before the others come: sent
+	// together, all three could reach the queue first, and the third would
+	// be refused (the test then hung in waitQueued).
+	for i := range 3 {
 		go func() {
 			_, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1)
 			res <- err
 		}()
+		if i == 0 {
+			waitCollected(b, 1)
+		}
 	}
 	waitQueued(b, 3)
 	_, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 0)}, 1)

@@ -1,6 +1,7 @@
 package graphdef
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -79,6 +80,12 @@ func TestParseErrors(t *testing.T) {
 		{"text unknown dtype number", []byte("node {\n  name: \"p\"\n  op: \"Placeholder\"\n  attr {\n    key: \"dtype\"\n    value { type: 77 }\n  }\n}\n"),
 			`^in: node "p": attr "dtype": unknown DataType enum value 77$`},
 		{"binary unknown dtype", mustMarshal(t, badType), `^in: node "mm": attr "T": unknown DataType enum value 999$`},
+		// A text GraphDef with a stray NUL is located as text, not reported
+		// as binary malformed at byte 0; binary data is not mistaken for it.
+		{"text with NUL", []byte("node {\n  name: \"a\"\x00\n}\n"), `^in:2:12: text format: control character 0x00 in a text GraphDef`},
+		{"binary garbage", append([]byte("node"), bytes.Repeat([]byte{0x00, 0x01}, 64)...), `^in: truncated or malformed binary protobuf`},
+		// Field 1 as a varint is a SavedModel's schema version, not nodes.
+		{"neither graph nor saved model", []byte{0x08, 0x05}, `^in: neither a GraphDef \(its field 1, a GraphDef's nodes, holds a number\) nor a SavedModel with a graph`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(tc.data, "in")

@@ -42,6 +42,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(four.String()))
 	f.Add([]byte(`node { name: "s" op: "Const" attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1000000000 } } string_val: "a" } } } }`))
+	// Text with a stray NUL; field 1 as a varint (a SavedModel's version).
+	f.Add([]byte("node {\n  name: \"a\"\x00\n  op: \"NoOp\"\n}\n"))
+	f.Add([]byte{0x08, 0x05})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Parse(data, "fuzz")
 		if err != nil {

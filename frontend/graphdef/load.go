@@ -158,9 +158,23 @@ func Parse(data []byte, name string, opts ...Option) (*File, error) {
 			f.Format = BinaryGraphDef
 			f.Graph = &tfpb.GraphDef{}
 			if err := unmarshalBinary(data, name, f.Graph); err != nil {
+				if line, col, c, ok := textWithControlByte(data); ok {
+					// A text file with a stray NUL or other control byte:
+					// say so where it is, not where binary decoding failed.
+					return nil, fmt.Errorf("%s:%d:%d: text format: control character %#02x in a text GraphDef (a text file holds none; read as binary, the file is malformed too)", name, line, col, c)
+				}
 				return nil, err
 			}
 		}
+	}
+	if f.Format == BinarySavedModel && len(f.SavedModel.GetMetaGraphs()) == 0 {
+		// A varint in field 1 is a SavedModel's schema version, and the
+		// wrong wire type for a GraphDef's nodes: it is neither.
+		err := unmarshalBinary(data, name, &tfpb.GraphDef{})
+		if err == nil {
+			return nil, fmt.Errorf("%s: neither a GraphDef (its field 1, a GraphDef's nodes, holds a number) nor a SavedModel with a graph (read as one, that number its schema version, it has no meta graphs)", name)
+		}
+		return nil, fmt.Errorf("%w (nor is it a SavedModel: read as one, it has no meta graphs)", err)
 	}
 	if f.SavedModel != nil {
 		if err := f.selectMetaGraph(&o); err != nil {
@@ -247,6 +261,36 @@ func looksLikeText(data []byte) bool {
 	}
 	tok := firstToken(head)
 	return tok != "" && (tok[0] == '_' || tok[0] == '[' || (tok[0]|0x20 >= 'a' && tok[0]|0x20 <= 'z'))
+}
+
+// textWithControlByte reports the 1-based line and column of the first
+// control byte of data, and the byte, when data otherwise reads as protobuf
+// text: its first token starts a field name, the bytes before the control
+// byte are printable text, and control bytes are rare (at most one in 64).
+// Binary protobuf has length and tag bytes below 0x20 throughout.
+func textWithControlByte(data []byte) (line, col int, c byte, ok bool) {
+	isCtl := func(c byte) bool {
+		return (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v') || c == 0x7f
+	}
+	at, n := -1, 0
+	for i, b := range data {
+		if isCtl(b) {
+			if at < 0 {
+				at = i
+			}
+			n++
+		}
+	}
+	if at < 0 || n > 1+len(data)/64 {
+		return 0, 0, 0, false
+	}
+	tok := firstToken(data[:at])
+	if tok == "" || !(tok[0] == '_' || (tok[0]|0x20 >= 'a' && tok[0]|0x20 <= 'z')) {
+		return 0, 0, 0, false
+	}
+	line = 1 + bytes.Count(data[:at], []byte("\n"))
+	col = at - bytes.LastIndexByte(data[:at], '\n')
+	return line, col, data[at], true
 }
 
 // firstToken returns the first identifier-like token of text, skipping

@@ -71,6 +71,10 @@ func Read(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.IsDir() {
+		// Reading it fails with a bare "is a directory"; say what to give.
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory, not a file")}
+	}
 	size := int64(-1)
 	if st.Mode().IsRegular() && st.Size() > 0 {
 		size = st.Size()
