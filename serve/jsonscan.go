@@ -391,7 +391,7 @@ func (s *scanner) literal(w string) bool {
 func (s *scanner) skip() error {
 	switch c := s.peek(); {
 	case c == '{':
-		return s.object(func(string) error { return s.skip() })
+		return s.objectRaw(func([]byte, bool) error { return s.skip() })
 	case c == '[':
 		return s.array(func(int) error { return s.skip() })
 	case c == '"':
@@ -556,6 +556,14 @@ func (t *tbuf) appendNumber(tok []byte) error {
 		if t.dt == interp.Float32 {
 			bits = 32
 		}
+		if v, ok := fastFloat(tok, bits); ok {
+			if t.dt == interp.Float32 {
+				t.f32 = append(t.f32, float32(v))
+			} else {
+				t.f64 = append(t.f64, v)
+			}
+			return nil
+		}
 		v, err := parseFloat(tok, bits)
 		if err != nil {
 			return err
@@ -587,7 +595,11 @@ func (t *tbuf) appendNumber(tok []byte) error {
 	default:
 		return fmt.Errorf("a number for a %v value", t.dt)
 	}
-	v, err := strconv.ParseInt(string(tok), 10, bits)
+	v, ok := fastInt(tok, bits)
+	var err error
+	if !ok {
+		v, err = strconv.ParseInt(string(tok), 10, bits)
+	}
 	if err != nil {
 		return fmt.Errorf("%s is not a %s value", tok, tfTypeName[t.dt])
 	}
