@@ -104,7 +104,7 @@ func (s *Server) findV1(t v1Target) error {
 
 // predictV1 serves :predict.
 func (s *Server) predictV1(w http.ResponseWriter, r *http.Request) {
-	body, release, err := s.readBody(w, r)
+	body, release, err := s.readBody(w, r, -1)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -115,7 +115,7 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		}
 		jsonLen = n
 	}
-	body, release, err := s.readBody(w, r)
+	body, release, err := s.readBody(w, r, jsonLen)
 	if err != nil {
 		writeError(w, err)
 		return

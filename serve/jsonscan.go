@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -113,11 +115,24 @@ func (s *scanner) enter() error {
 	return nil
 }
 
+// The body a scanner reads is never written once read: the strings it
+// returns without escapes, and the raw tensors of the binary extension,
+// are views of it (bytesString), not copies.
+
+// bytesString is the string of b's bytes without a copy (b is never
+// written after).
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 // object reads an object, calling f with each key; f reads the value.
 func (s *scanner) object(f func(key string) error) error {
 	return s.objectRaw(func(key []byte, escaped bool) error {
 		if !escaped {
-			return f(string(key))
+			return f(bytesString(key))
 		}
 		k, err := unescape(key)
 		if err != nil {
@@ -203,7 +218,7 @@ func (s *scanner) array(f func(i int) error) error {
 func (s *scanner) str() (string, error) {
 	raw, esc, err := s.rawStr()
 	if err != nil || !esc {
-		return string(raw), err
+		return bytesString(raw), err
 	}
 	end := s.pos
 	start := end - 1 - len(raw)
@@ -438,6 +453,30 @@ type tbuf struct {
 	u8  []uint8
 	b   []bool
 	s   []string
+}
+
+// grow makes room for n more elements.
+func (t *tbuf) grow(n int) {
+	switch t.dt {
+	case interp.Float32:
+		t.f32 = slices.Grow(t.f32, n)
+	case interp.Float64:
+		t.f64 = slices.Grow(t.f64, n)
+	case interp.Int8:
+		t.i8 = slices.Grow(t.i8, n)
+	case interp.Int16:
+		t.i16 = slices.Grow(t.i16, n)
+	case interp.Int32:
+		t.i32 = slices.Grow(t.i32, n)
+	case interp.Int64:
+		t.i64 = slices.Grow(t.i64, n)
+	case interp.Uint8:
+		t.u8 = slices.Grow(t.u8, n)
+	case interp.Bool:
+		t.b = slices.Grow(t.b, n)
+	case interp.String:
+		t.s = slices.Grow(t.s, n)
+	}
 }
 
 func (t *tbuf) len() int {

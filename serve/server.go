@@ -308,8 +308,10 @@ func (s *Server) writeReady(w http.ResponseWriter, ok bool) {
 }
 
 // readBody reads a request body within the limits: its size, and the
-// bytes in flight (it waits for them; release gives them back).
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), err error) {
+// bytes in flight (it waits for them; release gives them back). With
+// alignAt >= 0 (the JSON header's length before binary tensor data), the
+// body's byte at alignAt is 8-aligned when its length is declared.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (body []byte, release func(), err error) {
 	n := r.ContentLength
 	if n > s.lim.MaxBodyBytes {
 		return nil, nil, s.tooLarge(n)
@@ -322,7 +324,15 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	free := func() { s.budget.release(n) }
 	rd := http.MaxBytesReader(w, r.Body, s.lim.MaxBodyBytes)
-	buf := make([]byte, 0, max(min(r.ContentLength, s.lim.MaxBodyBytes), 512))
+	// One byte more than declared: the read that finds the end of the
+	// body finds room, rather than growing the buffer.
+	size := int(max(min(r.ContentLength, s.lim.MaxBodyBytes), 511)) + 1
+	var buf []byte
+	if alignAt >= 0 && alignAt <= size {
+		buf = alignedBuf(size, alignAt)
+	} else {
+		buf = make([]byte, 0, size)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -134,7 +134,19 @@ func decodeInstances(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 	// every row's keys in one order, so that a key is found by one
 	// comparison instead of a hash lookup.
 	order := make([]int, 0, len(sig.Inputs))
+	start := s.skipWS()
 	err := s.array(func(i int) error {
+		if i == 1 {
+			// The rows left, estimated by the first row's bytes: every
+			// input's elements are read without growing their slices.
+			per := s.pos - start
+			if per > 0 {
+				more := (len(s.buf) - s.pos) / per
+				for k := range bufs {
+					bufs[k].grow(more * bufs[k].len())
+				}
+			}
+		}
 		rows++
 		if single && !s.isInputObject(sig) {
 			return s.instanceValue(&bufs[0], &rowShape[0], &sig.Inputs[0], i, "")
