@@ -115,11 +115,12 @@ func (s *Server) predictV1(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	outs, err := s.run(r.Context(), "tfserving", req.feeds)
+	outs, took, err := s.run(r.Context(), "tfserving", req.feeds)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	noteBackend(w, took)
 	writeJSON(w, http.StatusOK, encodePredict(make([]byte, 0, 256), req.columnar, s.sig, outs))
 }
 
