@@ -309,7 +309,7 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 			if uint64(l) > uint64(len(raw)) {
 				return nil, badRequest("BYTES element %d has length %d, only %d bytes are left", i, l, len(raw))
 			}
-			vals = append(vals, string(raw[:l]))
+			vals = append(vals, bytesString(raw[:l])) // a view: raw is never written
 			raw = raw[l:]
 		}
 		if len(raw) > 0 {
