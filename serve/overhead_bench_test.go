@@ -197,3 +197,38 @@ func BenchmarkServeGRPC64(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkServeBatch8x32 is the batcher's own work on a batch of eight
+// requests of 32 rows of E: concatenating their 1001 inputs, running the
+// backend (no work) and splitting the output back.
+func BenchmarkServeBatch8x32(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	var reqs []*request
+	for i := range 8 {
+		arrays, err := gen.Feeds(p.spec, 32, uint64(i+1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		by := map[string]*interp.Tensor{}
+		for _, a := range arrays {
+			by[a.Name] = a.Tensor
+		}
+		feeds := make([]*interp.Tensor, len(p.sig.Inputs))
+		for k, in := range p.sig.Inputs {
+			feeds[k] = by[in.Name]
+		}
+		reqs = append(reqs, &request{ctx: context.Background(), feeds: feeds, rows: 32, key: shapeKey(feeds)})
+	}
+	bt := srv.batcher
+	b.ReportAllocs()
+	for b.Loop() {
+		out, _, err := bt.runBatch(reqs, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := bt.split(out, reqs, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
