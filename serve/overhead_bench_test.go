@@ -232,3 +232,21 @@ func BenchmarkServeBatch8x32(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeJSON64 is decodePredict alone on BenchmarkServeJSON64's
+// body, with the rows read by instanceRow (fast) and by the general reader.
+func BenchmarkDecodeJSON64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	body := instancesBody(b, p.feeds, false)
+	for _, fast := range []bool{true, false} {
+		b.Run(map[bool]string{true: "fast", false: "general"}[fast], func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := decodePredictWith(body, srv.sig, fast); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,13 @@ type predictRequest struct {
 // tensors are read where they are in the body, and the signature's name
 // (which may come after them) checked at the end.
 func decodePredict(body []byte, sig *Signature) (*predictRequest, error) {
+	return decodePredictWith(body, sig, true)
+}
+
+// decodePredictWith is decodePredict with the rows of the row format read
+// by instanceRow (fast) or by the general object reader (the reference its
+// fuzz test compares it with).
+func decodePredictWith(body []byte, sig *Signature, fast bool) (*predictRequest, error) {
 	s := &scanner{buf: body}
 	req := &predictRequest{}
 	haveInst, haveIn := false, false
@@ -56,7 +63,7 @@ func decodePredict(body []byte, sig *Signature) (*predictRequest, error) {
 			}
 			if k == "instances" {
 				haveInst = true
-				req.feeds, err = decodeInstances(s, sig)
+				req.feeds, err = decodeInstances(s, sig, fast)
 			} else {
 				haveIn, req.columnar = true, true
 				req.feeds, err = decodeColumns(s, sig)
@@ -118,7 +125,7 @@ func predictError(body []byte, sig *Signature, err error) error {
 }
 
 // decodeInstances reads the row format's list at s.
-func decodeInstances(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
+func decodeInstances(s *scanner, sig *Signature, fast bool) ([]*interp.Tensor, error) {
 	if s.peek() != '[' {
 		return nil, badRequest("\"instances\" must be a list, found %s", s.found())
 	}
@@ -155,6 +162,18 @@ func decodeInstances(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 			return badRequest("instances[%d]: expected an object of the inputs by name (the signature has %d inputs), found %s", i, len(sig.Inputs), s.found())
 		}
 		clear(seen)
+		if fast {
+			var err error
+			if order, err = s.instanceRow(sig, bufs, rowShape, seen, order, i); err != nil {
+				return err
+			}
+			for k, ok := range seen {
+				if !ok {
+					return badRequest("instances[%d]: input %q is missing", i, sig.Inputs[k].Key)
+				}
+			}
+			return nil
+		}
 		pos := 0
 		err := s.objectRaw(func(raw []byte, escaped bool) error {
 			k := -1
