@@ -541,6 +541,9 @@ func nonNil[T any](s []T) []T {
 // scalar reads one element of t's dtype: a number (NaN and ±Infinity for
 // floats), true or false, a string, or for strings {"b64": "..."}.
 func (s *scanner) scalar(t *tbuf) error {
+	if s.fastScalar(t) {
+		return nil
+	}
 	if t.dt == interp.String {
 		switch s.peek() {
 		case '"':
