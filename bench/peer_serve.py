@@ -425,6 +425,7 @@ class TorchBackend:
             sl["busy"] = False
             self.slots.append(sl)
         self.last = None
+        torch.cuda.synchronize()  # the tables and weights are on the device before any slot's stream reads them
 
     def forward(self, sl, R, per):
         torch, F, m = self.torch, self.F, self.m
@@ -546,7 +547,7 @@ class JaxBackend:
         self.sizes.append(opts.max_batch)
         self.last = None
         for s in self.sizes:  # every shape compiled before the load
-            self.run_padded([self.bodies[0]], s).block_until_ready()
+            self.run_padded([model.request(0, min(s, model.B))], s).block_until_ready()
 
     def run_padded(self, reqs, size):
         np, m = self.np, self.m
@@ -556,7 +557,7 @@ class JaxBackend:
             ids, off, w = per[D]
             n = len(cs)
             L = self.per_row[D] * size
-            pi = np.zeros(L, np.int64)
+            pi = np.zeros(L, np.int32)
             pw = np.zeros(L, np.float32)
             pb = np.full(L, size * n, np.int32)  # padding ids go to a dropped segment
             pi[:len(ids)] = ids
