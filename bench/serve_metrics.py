@@ -12,7 +12,11 @@ run: its last line) the median end-to-end latency the client saw is set
 beside it, and the overhead's share of it, issue #20's target being at most
 15%. Prints one line:
 
-    OVERHEAD protocol=P n=N overhead_p50_ms=X [e2e_p50_ms=Y share=Z rate=R]
+    OVERHEAD protocol=P n=N overhead_p50_ms=X queue_p50_ms=Q [e2e_p50_ms=Y share=Z rate=R]
+
+(queue_p50_ms: the median of recom_serve_queue_duration_seconds over the
+run, every protocol's: the part of the overhead spent waiting for a batch
+to start, the batch timeout and busy slots.)
 """
 import json
 import math
@@ -24,15 +28,16 @@ LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 NAME = "recom_serve_overhead_seconds"
 
 
-def buckets(text, protocol):
-    """{le: cumulative count} of the overhead histogram of protocol."""
+def buckets(text, protocol, name=NAME):
+    """{le: cumulative count} of histogram name (of protocol, when it has
+    that label)."""
     out = {}
     for line in text.splitlines():
         m = SAMPLE.match(line.strip())
-        if not m or m.group(1) != NAME + "_bucket":
+        if not m or m.group(1) != name + "_bucket":
             continue
         labels = dict(LABEL.findall(m.group(2)))
-        if labels.get("protocol") != protocol:
+        if labels.get("protocol", protocol) != protocol:
             continue
         le = math.inf if labels["le"] == "+Inf" else float(labels["le"])
         out[le] = out.get(le, 0) + float(m.group(3))
@@ -59,8 +64,8 @@ def quantile(q, cum):
     return les[-1], total
 
 
-def median_between(before, after, protocol):
-    b, a = buckets(before, protocol), buckets(after, protocol)
+def median_between(before, after, protocol, name=NAME):
+    b, a = buckets(before, protocol, name), buckets(after, protocol, name)
     return quantile(0.5, {le: a[le] - b.get(le, 0) for le in a})
 
 
@@ -76,6 +81,9 @@ def main(argv):
         after = f.read()
     p50, n = median_between(before, after, argv[2])
     line = f"OVERHEAD protocol={argv[2]} n={n:.0f} overhead_p50_ms={p50 * 1e3:.3f}"
+    q50, qn = median_between(before, after, argv[2], "recom_serve_queue_duration_seconds")
+    if qn:
+        line += f" queue_p50_ms={q50 * 1e3:.3f}"  # part of the overhead: each request's wait for its batch to start
     if len(argv) == 4:
         with open(argv[3]) as f:
             runs = [json.loads(x) for x in f if x.strip()]
