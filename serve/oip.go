@@ -52,7 +52,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	}
 	s := &scanner{buf: body}
 	req := &inferRequest{}
-	var ins []oipInput
+	ins := make([]oipInput, 0, len(sig.Inputs)) // most requests give every input
 	var outNames []string
 	if s.peek() != '{' {
 		return nil, badRequest("the request body must be a JSON object, found %s", s.found())
@@ -109,7 +109,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	if err := s.end(); err != nil {
 		return nil, err
 	}
-	if ins == nil {
+	if len(ins) == 0 {
 		return nil, badRequest("the request has no \"inputs\"")
 	}
 	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
