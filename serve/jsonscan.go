@@ -408,6 +408,9 @@ func (s *scanner) skip() error {
 	case c == '{':
 		return s.objectRaw(func([]byte, bool) error { return s.skip() })
 	case c == '[':
+		if s.skipNumbers() {
+			return nil
+		}
 		return s.array(func(int) error { return s.skip() })
 	case c == '"':
 		_, _, err := s.rawStr()
@@ -429,6 +432,52 @@ func (s *scanner) skip() error {
 		return err
 	}
 	return s.errAt("unexpected %s", s.found())
+}
+
+// skipNumbers skips a list of plain numbers (s at its '['), the common
+// value skipped (an OIP input's "data", read once its datatype is known),
+// and reports whether it did; on anything else s stays where it was and
+// the general reader takes it (and reports errors as it does).
+func (s *scanner) skipNumbers() bool {
+	if s.depth+1 > MaxJSONDepth {
+		return false
+	}
+	b := s.buf
+	i := s.pos + 1
+	space := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	space()
+	if i < len(b) && b[i] == ']' {
+		s.pos = i + 1
+		return true
+	}
+	for {
+		space()
+		j := i
+		for j < len(b) && ((b[j] >= '0' && b[j] <= '9') || b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+			j++
+		}
+		if j == i || !plainNumber(b[i:j]) {
+			return false
+		}
+		i = j
+		space()
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			s.pos = i + 1
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // span reads any value and returns its bytes.
