@@ -83,6 +83,11 @@ func fastFloat(tok []byte, bits int) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return floatOf(neg, mant, exp, bits)
+}
+
+// floatOf is ±mant x 10^exp as a float of bits when the fast path applies.
+func floatOf(neg bool, mant uint64, exp int, bits int) (float64, bool) {
 	if bits == 32 {
 		if mant > 1<<24 || exp < -10 || exp > 10 {
 			return 0, false

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/recom-compiler/recom/interp"
 )
 
 // checkNumber compares the fast paths with strconv on tok, if it is a
@@ -21,6 +23,40 @@ func checkNumber(t *testing.T, tok string) {
 			if err != nil || math.Float64bits(v) != math.Float64bits(want) {
 				t.Fatalf("fastFloat(%q, %d) = %v, strconv: %v, %v", tok, bits, v, want, err)
 			}
+		}
+	}
+	// fastScalar's one-pass reading of the token in a list.
+	for _, dt := range []interp.DType{interp.Float32, interp.Float64, interp.Int32, interp.Int64} {
+		sc := &scanner{buf: []byte(tok + ",")}
+		tb := &tbuf{dt: dt}
+		if !sc.fastScalar(tb) {
+			continue
+		}
+		if sc.pos != len(tok) {
+			t.Fatalf("fastScalar read %d bytes of %q", sc.pos, tok)
+		}
+		var got, want any
+		var err error
+		switch dt {
+		case interp.Float32:
+			got = math.Float32bits(tb.f32[0])
+			var w float64
+			w, err = strconv.ParseFloat(tok, 32)
+			want = math.Float32bits(float32(w))
+		case interp.Float64:
+			got = math.Float64bits(tb.f64[0])
+			var w float64
+			w, err = strconv.ParseFloat(tok, 64)
+			want = math.Float64bits(w)
+		case interp.Int32:
+			got = int64(tb.i32[0])
+			want, err = strconv.ParseInt(tok, 10, 32)
+		case interp.Int64:
+			got = tb.i64[0]
+			want, err = strconv.ParseInt(tok, 10, 64)
+		}
+		if err != nil || got != want {
+			t.Fatalf("fastScalar(%q) as %v = %v, strconv: %v, %v", tok, dt, got, want, err)
 		}
 	}
 	for _, bits := range []int{32, 64} {

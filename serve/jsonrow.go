@@ -27,9 +27,15 @@ func (s *scanner) instanceRow(sig *Signature, bufs []tbuf, rowShape [][]int64, s
 		if s.pos >= len(b) || b[s.pos] != '"' {
 			return order, s.errAt("expected an object key, found %s", s.found())
 		}
-		// The key, up to its closing quote.
+		// The key, up to its closing quote: first as the previous row's
+		// key at this position, else scanned.
 		start := s.pos + 1
 		j := start
+		if pos < len(order) && order[pos] >= 0 && order[pos] < len(sig.plainKey) && sig.plainKey[order[pos]] {
+			if want := sig.Inputs[order[pos]].Key; len(b)-start > len(want) && b[start+len(want)] == '"' && string(b[start:start+len(want)]) == want {
+				j = start + len(want)
+			}
+		}
 		for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
 			j++
 		}
@@ -113,54 +119,42 @@ func (s *scanner) fastScalar(t *tbuf) bool {
 		s.pos = j + 1
 		return true
 	}
-	// A number token ends at a delimiter: JSON's grammar is checked by
-	// decimal (a token it rejects goes to the general reader).
-	j := i
-	for j < len(b) {
-		c := b[j]
-		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			j++
-			continue
-		}
-		break
-	}
-	if j == i || j >= len(b) {
+	// One pass over the token: JSON's grammar, the digits and the power
+	// of ten; it must end at a delimiter.
+	end, neg, mant, exp, isInt, ok := scanNumber(b, i)
+	if !ok || end >= len(b) {
 		return false
 	}
-	switch b[j] {
+	switch b[end] {
 	case ',', '}', ']', ' ', '\t', '\n', '\r':
 	default:
 		return false
 	}
-	tok := b[i:j]
-	if !plainNumber(tok) {
-		return false
-	}
 	switch t.dt {
-	case interp.Float32, interp.Float64:
-		bits := 64
-		if t.dt == interp.Float32 {
-			bits = 32
-		}
-		v, ok := fastFloat(tok, bits)
+	case interp.Float32:
+		v, ok := floatOf(neg, mant, exp, 32)
 		if !ok {
 			return false
 		}
-		if t.dt == interp.Float32 {
-			t.f32 = append(t.f32, float32(v))
-		} else {
-			t.f64 = append(t.f64, v)
+		t.f32 = append(t.f32, float32(v))
+	case interp.Float64:
+		v, ok := floatOf(neg, mant, exp, 64)
+		if !ok {
+			return false
 		}
+		t.f64 = append(t.f64, v)
 	case interp.Int64, interp.Int32:
-		bits := 64
-		if t.dt == interp.Int32 {
-			bits = 32
-		}
-		v, ok := fastInt(tok, bits)
-		if !ok {
+		if !isInt || mant > 1<<62 {
 			return false
 		}
+		v := int64(mant)
+		if neg {
+			v = -v
+		}
 		if t.dt == interp.Int32 {
+			if v < -1<<31 || v > 1<<31-1 {
+				return false
+			}
 			t.i32 = append(t.i32, int32(v))
 		} else {
 			t.i64 = append(t.i64, v)
@@ -168,8 +162,84 @@ func (s *scanner) fastScalar(t *tbuf) bool {
 	default:
 		return false
 	}
-	s.pos = j
+	s.pos = end
 	return true
+}
+
+// scanNumber reads the number token at b[i:] by JSON's grammar
+// (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?) in one pass: its end,
+// sign, digits as an integer (at most 19 significant ones, else ok is
+// false) and power of ten, and whether it is an integer (no fraction or
+// exponent). It does not look past the token.
+func scanNumber(b []byte, i int) (end int, neg bool, mant uint64, exp int, isInt, ok bool) {
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	if i >= len(b) {
+		return
+	}
+	nd := 0
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if nd == 19 {
+				return
+			}
+			mant = mant*10 + uint64(b[i]-'0')
+			nd++
+			i++
+		}
+	default:
+		return
+	}
+	isInt = true
+	if i < len(b) && b[i] == '.' {
+		isInt = false
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			d := uint64(b[i] - '0')
+			if mant != 0 || d != 0 {
+				if nd == 19 {
+					return
+				}
+				nd++
+			}
+			mant = mant*10 + d
+			exp--
+			i++
+		}
+		if i == start {
+			return
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		isInt = false
+		i++
+		eneg := false
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
+			i++
+		}
+		e, start := 0, i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			if e < 10000 {
+				e = e*10 + int(b[i]-'0')
+			}
+			i++
+		}
+		if i == start {
+			return
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	return i, neg, mant, exp, isInt, true
 }
 
 // plainNumber reports whether tok is a number by JSON's grammar:

@@ -33,7 +33,7 @@ func decodePredict(body []byte, sig *Signature) (*predictRequest, error) {
 // by instanceRow (fast) or by the general object reader (the reference its
 // fuzz test compares it with).
 func decodePredictWith(body []byte, sig *Signature, fast bool) (*predictRequest, error) {
-	s := &scanner{buf: body}
+	s := &scanner{buf: body, general: !fast}
 	req := &predictRequest{}
 	haveInst, haveIn := false, false
 	if s.peek() != '{' {
