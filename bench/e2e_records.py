@@ -8,7 +8,9 @@ headers, then recom bench's "E2E batch=N ... median_us=X p99_us=Y" (latency,
 one batch at a time) and "E2E batch=N in_flight=K ... samples_per_s=S"
 (throughput) lines. Each becomes a record like the peers' (bench/peers.py
 --json): kind "e2e_host" (system "e2e_host_recom_<precision>", median_us,
-p99_us) and kind "e2e_host_tput" (system "..._x<K>", samples_per_s). The
+p99_us) and kind "e2e_host_tput" (system "..._x<K>", samples_per_s).
+bench/peer_serve.py's "SERVE ..." and "SERVE_MAX ..." lines (KEY=value)
+become records of kind "serve" and "serve_max" with their keys. The
 peers' files are copied through, so one file feeds plot.py. PRECISION
 (environment, default fp32) names recom's dense arithmetic in the run.
 """
@@ -21,9 +23,23 @@ HEAD = re.compile(r"^== recom bench (\S+) B=(\d+)")
 KV = re.compile(r"(\w+)=([-\d.eE+]+)")
 
 
+WORD = re.compile(r"(\w+)=(\S+)")
+
+
+def value(v):
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
 def records(lines, precision):
     model = None
     for line in lines:
+        if line.startswith(("SERVE ", "SERVE_MAX ")):  # bench/peer_serve.py
+            kind = "serve" if line.startswith("SERVE ") else "serve_max"
+            yield dict({k: value(v) for k, v in WORD.findall(line)}, kind=kind)
+            continue
         m = HEAD.match(line)
         if m:
             model = m.group(1)

@@ -2,23 +2,33 @@
 # recom serve under load on the GPU machine (issue #20): model E served by
 # the native runtime with dynamic batching, driven by recom loadtest
 # (vegeta, open loop) with requests of 1-64 rows, searching for the
-# highest request rate whose p99 latency is at most 10 ms, per protocol.
+# highest request rate whose p99 latency is at most 10 ms, per protocol;
+# the server's own overhead at the median; then the same load against the
+# peer served in process (bench/peer_serve.py), and the ratio.
 #
 #   bench/serve.sh build    here: recom (CGO_ENABLED=0) into build/serve/, model E
-#                           (recom gen --no-tables: random tables from --seed) and
-#                           its PTX (llc-19)
+#                           (recom gen --no-tables: random tables from --seed), its
+#                           PTX (llc-19) and its gen spec (the peer's MLP)
 #   bench/serve.sh device   on the GPU machine (device tool, carry ["build/serve"],
 #                           timeout_s 600): start recom serve E on the GPU, wait
-#                           until ready, recom loadtest --max-p99 per protocol,
-#                           the server's /metrics and log, then SIGTERM (graceful)
+#                           until ready, per protocol recom loadtest --max-p99, then
+#                           one run at half the rate found with /metrics scraped
+#                           around it (OVERHEAD line: the median of
+#                           recom_serve_overhead_seconds against the median
+#                           end-to-end latency, bench/serve_metrics.py); SIGTERM
+#                           (graceful); recom bench --dump-inputs (the peer's
+#                           inputs: the same model, tables and feeds); per peer
+#                           in PEERS bench/peer_serve.py --max-p99 with the same
+#                           settings; RATIO lines: recom's rate over the peer's
 #
 # Settings (environment): MODEL (E), PROTOCOLS (tfserving oip-binary), MAX_P99
 # (10ms), START_RATE (200), DURATION (8s per rate), STEPS (4 bisections),
 # BODIES (128), MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (500us),
-# INFLIGHT (4), DENSE (generated | cublaslt), PRECISION (fp32), OUT
-# (/tmp/serve-out). The load generator runs on the same host as the server
-# (16 cores): it takes CPU from the server's packing, so the rates found are
-# a lower bound of what the server sustains with clients elsewhere.
+# INFLIGHT (4), DENSE (generated | cublaslt), PRECISION (fp32), PEERS (torch;
+# also jax), OVERHEAD_DURATION (5s), OUT (/tmp/serve-out). The load generator
+# runs on the same host as the server (16 cores): it takes CPU from the
+# server's packing, so the rates found are a lower bound of what the server
+# sustains with clients elsewhere (the peer has no such client).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 d=${SERVE_DIR:-build/serve}
@@ -30,6 +40,7 @@ build)
   build_recom $d
   $d/recom-here gen --preset $MODEL --no-tables -o $d/$MODEL.pb
   $d/recom-here run $d/$MODEL.pb --schedule tuned --emit-ptx $d/$MODEL.tuned.ptx
+  cp examples/specs/$MODEL.json $d/$MODEL.spec.json
   rm -f $d/recom-here
   gzip -f $d/$MODEL.pb
   du -sh $d
@@ -60,17 +71,54 @@ device)
   fi
   grep -E '"msg":"(compiled and planned on the GPU|warmed up|model ready)"' "$out/server.log"
   rc=0
+  PY=${PYTHON:-python3}
+  declare -A best
   for p in ${PROTOCOLS:-tfserving oip-binary}; do
     echo "== loadtest $MODEL $p"
     $d/recom loadtest $d/$MODEL.pb --url "http://127.0.0.1:$port" --protocol "$p" \
       --max-p99 "${MAX_P99:-10ms}" --rates "${START_RATE:-200}" --duration "${DURATION:-8s}" \
       --search-steps "${STEPS:-4}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
       --json "$out/loadtest-$MODEL-$p.jsonl" 2>&1 | tee "$out/loadtest-$MODEL-$p.log" || rc=1
+    r=$(sed -n 's/^max rate at p99 <= [^:]*: \([0-9]*\) requests.*/\1/p' "$out/loadtest-$MODEL-$p.log")
+    best[$p]=${r:-0}
+    # The server's own overhead at the median, at half the rate found.
+    half=$(( ${r:-0} / 2 ))
+    [ "$half" -ge 1 ] || half=${START_RATE:-200}
+    case $p in tfserving) proto=tfserving;; *) proto=oip-http;; esac
+    curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics-before-$p.txt"
+    $d/recom loadtest $d/$MODEL.pb --url "http://127.0.0.1:$port" --protocol "$p" --rates "$half" \
+      --duration "${OVERHEAD_DURATION:-5s}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
+      --json "$out/overhead-$MODEL-$p.jsonl" >"$out/overhead-$MODEL-$p.log" 2>&1 || rc=1
+    curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics-after-$p.txt"
+    $PY bench/serve_metrics.py "$out/metrics-before-$p.txt" "$out/metrics-after-$p.txt" "$proto" \
+      "$out/overhead-$MODEL-$p.jsonl" | sed "s/^OVERHEAD /OVERHEAD model=$MODEL loadtest=$p /" || rc=1
   done
   curl -s "http://127.0.0.1:$port/metrics" | grep '^recom_serve' >"$out/metrics.txt"
   kill -TERM $server
   wait $server || rc=1
   tail -3 "$out/server.log"
+  # The peers: the same model (its tables, feeds and our layer's output, dumped
+  # by recom bench), the same load and batching settings, served in process.
+  dump=/tmp/serve-dump-$MODEL
+  rm -rf "$dump"
+  echo "== recom bench $MODEL --dump-inputs (the peers' inputs)"
+  $d/recom bench $d/$MODEL.pb --ptx $d/$MODEL.tuned.ptx --batch "${MAX_BATCH:-256}" --iters 20 \
+    --dump-inputs "$dump" >"$out/dump-$MODEL.log" 2>&1 || { rc=1; tail -5 "$out/dump-$MODEL.log"; }
+  for peer in ${PEERS:-torch}; do
+    echo "== peer_serve $MODEL $peer"
+    $PY -u bench/peer_serve.py --dump "$dump" --spec $d/$MODEL.spec.json --model "$MODEL" --backend "$peer" \
+      --precision "${PRECISION:-fp32}" --max-p99 "${MAX_P99:-10ms}" --rates "${START_RATE:-200}" \
+      --duration "${DURATION:-8s}" --search-steps "${STEPS:-4}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
+      --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-500us}" --inflight "${INFLIGHT:-4}" \
+      --json "$out/peer-serve-$MODEL.jsonl" 2>&1 | tee "$out/peer-serve-$MODEL-$peer.log" || rc=1
+    pr=$(sed -n 's/^SERVE_MAX .* rate=\([0-9.]*\).*/\1/p' "$out/peer-serve-$MODEL-$peer.log" | tail -1)
+    for p in "${!best[@]}"; do
+      awk -v m="$MODEL" -v p="$p" -v peer="$peer" -v a="${best[$p]}" -v b="${pr:-0}" 'BEGIN {
+        r = (b > 0) ? sprintf("%.2f", a / b) : "inf"
+        printf "RATIO model=%s recom=%s peer=serve_%s recom_rate=%d peer_rate=%d ratio=%s (target >= 2)\n", m, p, peer, a, b, r }'
+    done
+  done
+  rm -rf "$dump"
   exit $rc
   ;;
 *)

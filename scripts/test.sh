@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of the repository: go vet, staticcheck, go test, and the
-# lit/FileCheck tests under lit-tests/. This is the README's test command;
+# Runs every test of the repository: go vet, staticcheck, go test, the
+# lit/FileCheck tests under lit-tests/, and the bench scripts' Python checks. This is the README's test command;
 # .ci/run calls it.
 #
 #   scripts/test.sh            # everything
@@ -100,6 +100,31 @@ if [ "$run_lit" = 1 ]; then
   [ -n "${LIT_FILTER:-}" ] && filter=(--filter "$LIT_FILTER")
   # lit prints its summary ("Total Discovered Tests: ... Passed: ... Failed: ...").
   python3 "$LIT" "${lit_args[@]}" "${filter[@]}" --param recom_bin="$root/bin" lit-tests/ || failed+=("lit")
+fi
+
+say "bench/*.py"
+# The bench scripts run on the GPU machine; here they must compile, pass their
+# self-tests (no numpy needed), and peer_serve.py's dry run (the numpy backend
+# through the load and the search) where a python3 has numpy.
+if python3 -m py_compile bench/*.py && python3 bench/peer_serve.py --self-test &&
+  python3 bench/serve_metrics.py --self-test; then
+  npy=""
+  for py in python3 /usr/bin/python3; do
+    if "$py" -c 'import numpy' >/dev/null 2>&1; then npy=$py; break; fi
+  done
+  if [ -z "$npy" ]; then
+    say "no python3 with numpy: bench/peer_serve.py --dry-run skipped"
+  # Not timed: it passes on the predictions' check and a search that ends
+  # (the bound of 1 s is there so that a busy machine still finds a rate).
+  elif ! "$npy" bench/peer_serve.py --dry-run --max-p99 1s >/tmp/recom-peer-serve.log 2>&1 ||
+    ! grep -q '^SERVE_MAX ' /tmp/recom-peer-serve.log; then
+    tail -20 /tmp/recom-peer-serve.log
+    failed+=("peer_serve --dry-run")
+  else
+    grep '^SERVE_MAX' /tmp/recom-peer-serve.log
+  fi
+else
+  failed+=("bench python")
 fi
 
 if [ ${#failed[@]} -gt 0 ]; then

@@ -89,6 +89,9 @@ type request struct {
 type reply struct {
 	out []*interp.Tensor // in Signature.Outputs order
 	err error
+	// backend is the backend's time on the batch (or batches) the
+	// request ran in.
+	backend time.Duration
 }
 
 // Batcher puts requests that arrive together into batches, runs them on
@@ -151,6 +154,14 @@ var errShuttingDown = errorf(codes.Unavailable, "the server is shutting down")
 // Do queues a request of rows rows (feeds in signature order) and waits
 // for its outputs (every output, in signature order).
 func (b *Batcher) Do(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, error) {
+	out, _, err := b.DoTimed(ctx, feeds, rows)
+	return out, err
+}
+
+// DoTimed is Do that also returns the backend's time on the batch the
+// request ran in (0 when it did not run): the rest of a request's time in
+// the server is the server's own.
+func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, time.Duration, error) {
 	r := &request{ctx: ctx, feeds: feeds, rows: rows, enq: time.Now(), done: make(chan reply, 1)}
 	if !b.alone() {
 		r.key = shapeKey(feeds)
@@ -158,7 +169,7 @@ func (b *Batcher) Do(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
-		return nil, errShuttingDown
+		return nil, 0, errShuttingDown
 	}
 	select {
 	case b.reqs <- r:
@@ -166,14 +177,14 @@ func (b *Batcher) Do(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*
 		b.met.setQueue(b.queued.Load())
 	default:
 		b.mu.RUnlock()
-		return nil, errorf(codes.Unavailable, "the batching queue is full (%d requests waiting; recom serve --max-queue)", b.opts.MaxQueue)
+		return nil, 0, errorf(codes.Unavailable, "the batching queue is full (%d requests waiting; recom serve --max-queue)", b.opts.MaxQueue)
 	}
 	b.mu.RUnlock()
 	select {
 	case rep := <-r.done:
-		return rep.out, rep.err
+		return rep.out, rep.backend, rep.err
 	case <-ctx.Done():
-		return nil, ctx.Err() // the worker drops it, or its reply is not read
+		return nil, 0, ctx.Err() // the worker drops it, or its reply is not read
 	}
 }
 
@@ -302,7 +313,7 @@ func (b *Batcher) run(batch []*request) {
 	}
 	b.met.inflight(1)
 	defer b.met.inflight(-1)
-	out, err := b.runBatch(live, b.alone())
+	out, took, err := b.runBatch(live, b.alone())
 	var nb *errNotBatched
 	if errors.As(err, &nb) && !b.opts.Alone {
 		if b.single.CompareAndSwap(false, true) {
@@ -316,11 +327,11 @@ func (b *Batcher) run(batch []*request) {
 		for _, r := range live {
 			var outs [][]*interp.Tensor
 			alone := b.alone()
-			o, err := b.runBatch([]*request{r}, alone)
+			o, again, err := b.runBatch([]*request{r}, alone)
 			if err == nil {
 				outs, err = b.split(o, []*request{r}, alone)
 			}
-			r.done <- reply{out: firstOrNil(outs), err: err}
+			r.done <- reply{out: firstOrNil(outs), err: err, backend: took + again}
 		}
 		return
 	}
@@ -330,9 +341,9 @@ func (b *Batcher) run(batch []*request) {
 	}
 	for i, r := range live {
 		if err != nil {
-			r.done <- reply{err: err}
+			r.done <- reply{err: err, backend: took}
 		} else {
-			r.done <- reply{out: outs[i]}
+			r.done <- reply{out: outs[i], backend: took}
 		}
 	}
 }
@@ -345,8 +356,8 @@ func firstOrNil(o [][]*interp.Tensor) []*interp.Tensor {
 }
 
 // runBatch concatenates the requests' feeds (padded to an allowed size),
-// runs them, and checks the outputs' rows.
-func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, err error) {
+// runs them, and checks the outputs' rows; took is the backend's time.
+func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, took time.Duration, err error) {
 	rows := 0
 	for _, r := range reqs {
 		rows += r.rows
@@ -367,31 +378,32 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, e
 		}
 		t, err := concatRows(parts, size-rows)
 		if err != nil {
-			return nil, &internalError{fmt.Errorf("batching input %q: %w", in.Key, err)}
+			return nil, 0, &internalError{fmt.Errorf("batching input %q: %w", in.Key, err)}
 		}
 		feeds[in.Name] = t
 	}
 	t0 := time.Now()
 	got, err := b.call(feeds)
-	b.met.observeBatch(rows, size, len(reqs), time.Since(t0), err)
+	took = max(time.Since(t0), 1) // > 0: the request ran
+	b.met.observeBatch(rows, size, len(reqs), took, err)
 	if err != nil {
-		return nil, err
+		return nil, took, err
 	}
 	out = make([]*interp.Tensor, len(b.sig.Outputs))
 	for i, o := range b.sig.Outputs {
 		t, ok := got[o.Name]
 		if !ok || t == nil {
-			return nil, &internalError{fmt.Errorf("the backend did not return output %q", o.Key)}
+			return nil, took, &internalError{fmt.Errorf("the backend did not return output %q", o.Key)}
 		}
 		if !alone && (t.Rank() == 0 || t.Dim(0) != int64(size)) {
 			if o.UnknownRank {
-				return nil, &errNotBatched{o.Key}
+				return nil, took, &errNotBatched{o.Key}
 			}
-			return nil, &internalError{fmt.Errorf("output %q has shape %s for a batch of %d rows: it cannot be split into the requests' rows", o.Key, interp.ShapeString(t.Shape()), size)}
+			return nil, took, &internalError{fmt.Errorf("output %q has shape %s for a batch of %d rows: it cannot be split into the requests' rows", o.Key, interp.ShapeString(t.Shape()), size)}
 		}
 		out[i] = t
 	}
-	return out, nil
+	return out, took, nil
 }
 
 // call runs the backend, turning a panic into an internal error: no

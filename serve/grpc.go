@@ -24,6 +24,7 @@ func (s *Server) GRPC(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.MaxRecvMsgSize(int(min(s.lim.MaxBodyBytes, 1<<31-1))),
 		grpc.MaxSendMsgSize(1<<31 - 1),
 		grpc.ChainUnaryInterceptor(s.grpcInterceptor),
+		grpc.StatsHandler(overheadStats{s}),
 	}, opts...)
 	g := grpc.NewServer(opts...)
 	oippb.RegisterGRPCInferenceServiceServer(g, &grpcService{s: s})
@@ -123,9 +124,12 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 	if err != nil {
 		return nil, grpcStatus(err)
 	}
-	outs, err := s.run(ctx, "oip-grpc", feeds)
+	outs, took, err := s.run(ctx, "oip-grpc", feeds)
 	if err != nil {
 		return nil, grpcStatus(err)
+	}
+	if c, ok := ctx.Value(callKey{}).(*callStat); ok {
+		c.backend.Store(int64(took))
 	}
 	if which == nil {
 		which = allOutputs(len(outs))

@@ -104,7 +104,7 @@ func (s *Server) findV1(t v1Target) error {
 
 // predictV1 serves :predict.
 func (s *Server) predictV1(w http.ResponseWriter, r *http.Request) {
-	body, release, err := s.readBody(w, r)
+	body, release, err := s.readBody(w, r, -1)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -115,11 +115,12 @@ func (s *Server) predictV1(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	outs, err := s.run(r.Context(), "tfserving", req.feeds)
+	outs, took, err := s.run(r.Context(), "tfserving", req.feeds)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	noteBackend(w, took)
 	writeJSON(w, http.StatusOK, encodePredict(make([]byte, 0, 256), req.columnar, s.sig, outs))
 }
 

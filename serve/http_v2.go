@@ -115,7 +115,7 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		}
 		jsonLen = n
 	}
-	body, release, err := s.readBody(w, r)
+	body, release, err := s.readBody(w, r, jsonLen)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -126,11 +126,12 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	outs, err := s.run(r.Context(), "oip-http", req.feeds)
+	outs, took, err := s.run(r.Context(), "oip-http", req.feeds)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	noteBackend(w, took)
 	which := req.outputs
 	if which == nil {
 		which = allOutputs(len(outs))

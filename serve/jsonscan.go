@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -26,6 +28,9 @@ type scanner struct {
 	pos   int
 	base  int // the offset of buf in the body, for errors
 	depth int
+	// general turns the fast paths off (instanceRow, fastScalar): the
+	// reference their fuzz test compares them with.
+	general bool
 }
 
 // errAt is a malformed-JSON error at the scanner's position.
@@ -113,11 +118,24 @@ func (s *scanner) enter() error {
 	return nil
 }
 
+// The body a scanner reads is never written once read: the strings it
+// returns without escapes, and the raw tensors of the binary extension,
+// are views of it (bytesString), not copies.
+
+// bytesString is the string of b's bytes without a copy (b is never
+// written after).
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 // object reads an object, calling f with each key; f reads the value.
 func (s *scanner) object(f func(key string) error) error {
 	return s.objectRaw(func(key []byte, escaped bool) error {
 		if !escaped {
-			return f(string(key))
+			return f(bytesString(key))
 		}
 		k, err := unescape(key)
 		if err != nil {
@@ -203,7 +221,7 @@ func (s *scanner) array(f func(i int) error) error {
 func (s *scanner) str() (string, error) {
 	raw, esc, err := s.rawStr()
 	if err != nil || !esc {
-		return string(raw), err
+		return bytesString(raw), err
 	}
 	end := s.pos
 	start := end - 1 - len(raw)
@@ -391,8 +409,11 @@ func (s *scanner) literal(w string) bool {
 func (s *scanner) skip() error {
 	switch c := s.peek(); {
 	case c == '{':
-		return s.object(func(string) error { return s.skip() })
+		return s.objectRaw(func([]byte, bool) error { return s.skip() })
 	case c == '[':
+		if s.skipNumbers() {
+			return nil
+		}
 		return s.array(func(int) error { return s.skip() })
 	case c == '"':
 		_, _, err := s.rawStr()
@@ -414,6 +435,52 @@ func (s *scanner) skip() error {
 		return err
 	}
 	return s.errAt("unexpected %s", s.found())
+}
+
+// skipNumbers skips a list of plain numbers (s at its '['), the common
+// value skipped (an OIP input's "data", read once its datatype is known),
+// and reports whether it did; on anything else s stays where it was and
+// the general reader takes it (and reports errors as it does).
+func (s *scanner) skipNumbers() bool {
+	if s.depth+1 > MaxJSONDepth {
+		return false
+	}
+	b := s.buf
+	i := s.pos + 1
+	space := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	space()
+	if i < len(b) && b[i] == ']' {
+		s.pos = i + 1
+		return true
+	}
+	for {
+		space()
+		j := i
+		for j < len(b) && ((b[j] >= '0' && b[j] <= '9') || b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+			j++
+		}
+		if j == i || !plainNumber(b[i:j]) {
+			return false
+		}
+		i = j
+		space()
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			s.pos = i + 1
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // span reads any value and returns its bytes.
@@ -438,6 +505,30 @@ type tbuf struct {
 	u8  []uint8
 	b   []bool
 	s   []string
+}
+
+// grow makes room for n more elements.
+func (t *tbuf) grow(n int) {
+	switch t.dt {
+	case interp.Float32:
+		t.f32 = slices.Grow(t.f32, n)
+	case interp.Float64:
+		t.f64 = slices.Grow(t.f64, n)
+	case interp.Int8:
+		t.i8 = slices.Grow(t.i8, n)
+	case interp.Int16:
+		t.i16 = slices.Grow(t.i16, n)
+	case interp.Int32:
+		t.i32 = slices.Grow(t.i32, n)
+	case interp.Int64:
+		t.i64 = slices.Grow(t.i64, n)
+	case interp.Uint8:
+		t.u8 = slices.Grow(t.u8, n)
+	case interp.Bool:
+		t.b = slices.Grow(t.b, n)
+	case interp.String:
+		t.s = slices.Grow(t.s, n)
+	}
 }
 
 func (t *tbuf) len() int {
@@ -502,6 +593,9 @@ func nonNil[T any](s []T) []T {
 // scalar reads one element of t's dtype: a number (NaN and ±Infinity for
 // floats), true or false, a string, or for strings {"b64": "..."}.
 func (s *scanner) scalar(t *tbuf) error {
+	if !s.general && s.fastScalar(t) {
+		return nil
+	}
 	if t.dt == interp.String {
 		switch s.peek() {
 		case '"':
@@ -556,6 +650,14 @@ func (t *tbuf) appendNumber(tok []byte) error {
 		if t.dt == interp.Float32 {
 			bits = 32
 		}
+		if v, ok := fastFloat(tok, bits); ok {
+			if t.dt == interp.Float32 {
+				t.f32 = append(t.f32, float32(v))
+			} else {
+				t.f64 = append(t.f64, v)
+			}
+			return nil
+		}
 		v, err := parseFloat(tok, bits)
 		if err != nil {
 			return err
@@ -587,7 +689,11 @@ func (t *tbuf) appendNumber(tok []byte) error {
 	default:
 		return fmt.Errorf("a number for a %v value", t.dt)
 	}
-	v, err := strconv.ParseInt(string(tok), 10, bits)
+	v, ok := fastInt(tok, bits)
+	var err error
+	if !ok {
+		v, err = strconv.ParseInt(string(tok), 10, bits)
+	}
 	if err != nil {
 		return fmt.Errorf("%s is not a %s value", tok, tfTypeName[t.dt])
 	}

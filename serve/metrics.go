@@ -24,10 +24,15 @@ type metrics struct {
 	queueLen  prometheus.Gauge
 	inFlight  prometheus.Gauge
 	ready     prometheus.Gauge
+	overheads *prometheus.HistogramVec // protocol
 }
 
 // latencyBuckets run from 50 µs to 10 s.
 var latencyBuckets = prometheus.ExponentialBucketsRange(50e-6, 10, 24)
+
+// overheadBuckets run from 5 µs to 1 s, 26% apart: fine enough for a
+// median read from them (bench/serve.sh) to be within a few percent.
+var overheadBuckets = prometheus.ExponentialBucketsRange(5e-6, 1, 54)
 
 func newMetrics(reg *prometheus.Registry, model string) *metrics {
 	if reg == nil {
@@ -86,6 +91,11 @@ func newMetrics(reg *prometheus.Registry, model string) *metrics {
 			Help: "1 while the model takes requests, 0 while it loads or the server shuts down.",
 		}),
 	}
+	m.overheads = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "recom_serve_overhead_seconds", ConstLabels: labels, Buckets: overheadBuckets,
+		Help: "The server's own time on each answered inference request, by protocol: from its arrival (HTTP: its handler, after the headers; gRPC: the call's start) to its response written (gRPC: sent), less the backend's time on the batch it ran in. Reading, decoding, checking, queueing and batching, splitting, encoding and writing.",
+	}, []string{"protocol"})
+	reg.MustRegister(m.overheads)
 	reg.MustRegister(m.requests, m.latency, m.reqRows, m.batchRows, m.padRows, m.batchReqs, m.batchTime, m.batchErrs, m.queueTime, m.queueLen, m.inFlight, m.ready)
 	return m
 }
@@ -98,6 +108,12 @@ func (m *metrics) request(protocol, endpoint string, code string, d time.Duratio
 	}
 	m.requests.WithLabelValues(protocol, endpoint, code).Inc()
 	m.latency.WithLabelValues(protocol, endpoint).Observe(d.Seconds())
+}
+
+func (m *metrics) overhead(protocol string, d time.Duration) {
+	if m != nil {
+		m.overheads.WithLabelValues(protocol).Observe(max(d, 0).Seconds())
+	}
 }
 
 func (m *metrics) rows(protocol string, rows int) {

@@ -52,7 +52,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	}
 	s := &scanner{buf: body}
 	req := &inferRequest{}
-	var ins []*oipInput
+	ins := make([]oipInput, 0, len(sig.Inputs)) // most requests give every input
 	var outNames []string
 	if s.peek() != '{' {
 		return nil, badRequest("the request body must be a JSON object, found %s", s.found())
@@ -71,9 +71,8 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 				return badRequest("\"inputs\" must be a list, found %s", s.found())
 			}
 			return s.array(func(i int) error {
-				in, err := s.oipInput(i)
-				ins = append(ins, in)
-				return err
+				ins = append(ins, oipInput{binSize: -1})
+				return s.oipInput(i, &ins[len(ins)-1])
 			})
 		case "outputs":
 			if s.peek() != '[' {
@@ -110,7 +109,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	if err := s.end(); err != nil {
 		return nil, err
 	}
-	if ins == nil {
+	if len(ins) == 0 {
 		return nil, badRequest("the request has no \"inputs\"")
 	}
 	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
@@ -181,11 +180,10 @@ func requestedOutputs(names []string, sig *Signature) ([]int, error) {
 	return out, nil
 }
 
-// oipInput reads inputs[i].
-func (s *scanner) oipInput(i int) (*oipInput, error) {
-	in := &oipInput{binSize: -1}
+// oipInput reads inputs[i] into in.
+func (s *scanner) oipInput(i int, in *oipInput) error {
 	if s.peek() != '{' {
-		return in, badRequest("inputs[%d] must be an object, found %s", i, s.found())
+		return badRequest("inputs[%d] must be an object, found %s", i, s.found())
 	}
 	err := s.object(func(key string) error {
 		var err error
@@ -207,17 +205,18 @@ func (s *scanner) oipInput(i int) (*oipInput, error) {
 			if s.peek() != '[' {
 				return badRequest("inputs[%d].shape must be a list, found %s", i, s.found())
 			}
-			return s.array(func(int) error {
-				t := tbuf{dt: interp.Int64}
+			t := tbuf{dt: interp.Int64, i64: make([]int64, 0, 4)}
+			err := s.array(func(int) error {
 				if err := s.scalar(&t); err != nil {
 					return prefixError(fmt.Sprintf("inputs[%d].shape", i), err)
 				}
-				if t.i64[0] < 0 {
-					return badRequest("inputs[%d].shape has a negative dimension %d", i, t.i64[0])
+				if d := t.i64[len(t.i64)-1]; d < 0 {
+					return badRequest("inputs[%d].shape has a negative dimension %d", i, d)
 				}
-				in.shape = append(in.shape, t.i64[0])
 				return nil
 			})
+			in.shape = t.i64
+			return err
 		case "data":
 			in.dataAt = s.base + s.skipWS()
 			in.data, err = s.span()
@@ -244,17 +243,17 @@ func (s *scanner) oipInput(i int) (*oipInput, error) {
 		return s.skip()
 	})
 	if err != nil {
-		return in, err
+		return err
 	}
 	switch {
 	case in.name == "":
-		return in, badRequest("inputs[%d] has no \"name\"", i)
+		return badRequest("inputs[%d] has no \"name\"", i)
 	case in.datatype == "":
-		return in, badRequest("inputs[%d] (%q) has no \"datatype\"", i, in.name)
+		return badRequest("inputs[%d] (%q) has no \"datatype\"", i, in.name)
 	case !in.haveShape:
-		return in, badRequest("inputs[%d] (%q) has no \"shape\"", i, in.name)
+		return badRequest("inputs[%d] (%q) has no \"shape\"", i, in.name)
 	}
-	return in, nil
+	return nil
 }
 
 // checkOIPType checks an input's datatype and shape against its spec and
@@ -310,7 +309,7 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 			if uint64(l) > uint64(len(raw)) {
 				return nil, badRequest("BYTES element %d has length %d, only %d bytes are left", i, l, len(raw))
 			}
-			vals = append(vals, string(raw[:l]))
+			vals = append(vals, bytesString(raw[:l])) // a view: raw is never written
 			raw = raw[l:]
 		}
 		if len(raw) > 0 {
@@ -325,46 +324,21 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 	if size <= 0 || int64(len(raw)) != n64*int64(size) {
 		return nil, badRequest("the raw data has %d bytes, shape %s of %s needs %d", len(raw), shapeString(shape), oipTypeName[dt], n64*int64(size))
 	}
-	le := binary.LittleEndian
 	switch dt {
 	case interp.Float32:
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
-		}
-		return interp.New(shape, v)
+		return interp.New(shape, rawAs[float32](raw, n))
 	case interp.Float64:
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
-		}
-		return interp.New(shape, v)
+		return interp.New(shape, rawAs[float64](raw, n))
 	case interp.Int8:
-		v := make([]int8, n)
-		for i := range v {
-			v[i] = int8(raw[i])
-		}
-		return interp.New(shape, v)
+		return interp.New(shape, rawAs[int8](raw, n))
 	case interp.Int16:
-		v := make([]int16, n)
-		for i := range v {
-			v[i] = int16(le.Uint16(raw[2*i:]))
-		}
-		return interp.New(shape, v)
+		return interp.New(shape, rawAs[int16](raw, n))
 	case interp.Int32:
-		v := make([]int32, n)
-		for i := range v {
-			v[i] = int32(le.Uint32(raw[4*i:]))
-		}
-		return interp.New(shape, v)
+		return interp.New(shape, rawAs[int32](raw, n))
 	case interp.Int64:
-		v := make([]int64, n)
-		for i := range v {
-			v[i] = int64(le.Uint64(raw[8*i:]))
-		}
-		return interp.New(shape, v)
+		return interp.New(shape, rawAs[int64](raw, n))
 	case interp.Uint8:
-		return interp.New(shape, append([]uint8{}, raw...))
+		return interp.New(shape, rawAs[uint8](raw, n))
 	case interp.Bool:
 		v := make([]bool, n)
 		for i := range v {

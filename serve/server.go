@@ -184,7 +184,7 @@ func (s *Server) Predict(ctx context.Context, inputs map[string]*interp.Tensor) 
 			return nil, badRequest("input %q is missing", s.sig.Inputs[i].Key)
 		}
 	}
-	outs, err := s.run(ctx, "go", feeds)
+	outs, _, err := s.run(ctx, "go", feeds)
 	if err != nil {
 		return nil, err
 	}
@@ -195,17 +195,18 @@ func (s *Server) Predict(ctx context.Context, inputs map[string]*interp.Tensor) 
 	return res, nil
 }
 
-// run checks a request's tensors (in signature order) and runs it.
-func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tensor) ([]*interp.Tensor, error) {
+// run checks a request's tensors (in signature order) and runs it; took
+// is the backend's time on its batch.
+func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tensor) (outs []*interp.Tensor, took time.Duration, err error) {
 	if !s.started.Load() {
-		return nil, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
+		return nil, 0, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
 	}
 	rows, err := s.checkFeeds(feeds)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s.met.rows(protocol, rows)
-	return s.batcher.Do(ctx, feeds, rows)
+	return s.batcher.DoTimed(ctx, feeds, rows)
 }
 
 // checkFeeds checks dtypes and shapes and returns the request's rows.
@@ -269,6 +270,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		d := time.Since(t0)
 		s.met.request(protocol, endpoint, httpCode(code), d)
+		if rw.backend > 0 && code == http.StatusOK {
+			s.met.overhead(protocol, d-rw.backend)
+		}
 		level := slog.LevelDebug
 		if code >= 500 {
 			level = slog.LevelWarn
@@ -308,8 +312,10 @@ func (s *Server) writeReady(w http.ResponseWriter, ok bool) {
 }
 
 // readBody reads a request body within the limits: its size, and the
-// bytes in flight (it waits for them; release gives them back).
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), err error) {
+// bytes in flight (it waits for them; release gives them back). With
+// alignAt >= 0 (the JSON header's length before binary tensor data), the
+// body's byte at alignAt is 8-aligned when its length is declared.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (body []byte, release func(), err error) {
 	n := r.ContentLength
 	if n > s.lim.MaxBodyBytes {
 		return nil, nil, s.tooLarge(n)
@@ -322,7 +328,15 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, 
 	}
 	free := func() { s.budget.release(n) }
 	rd := http.MaxBytesReader(w, r.Body, s.lim.MaxBodyBytes)
-	buf := make([]byte, 0, max(min(r.ContentLength, s.lim.MaxBodyBytes), 512))
+	// One byte more than declared: the read that finds the end of the
+	// body finds room, rather than growing the buffer.
+	size := int(max(min(r.ContentLength, s.lim.MaxBodyBytes), 511)) + 1
+	var buf []byte
+	if alignAt >= 0 && alignAt <= size {
+		buf = alignedBuf(size, alignAt)
+	} else {
+		buf = make([]byte, 0, size)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -354,10 +368,19 @@ func (s *Server) tooLarge(n int64) *Error {
 		Msg: fmt.Sprintf("%s than the server's limit of %d bytes (recom serve --max-body-bytes)", what, s.lim.MaxBodyBytes)}
 }
 
-// statusWriter records the status written.
+// statusWriter records the status written, and the backend's time on an
+// inference request's batch (noteBackend).
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status  int
+	backend time.Duration
+}
+
+// noteBackend records the backend's time on the request answered on w.
+func noteBackend(w http.ResponseWriter, d time.Duration) {
+	if sw, ok := w.(*statusWriter); ok {
+		sw.backend = d
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {

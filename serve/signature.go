@@ -35,6 +35,9 @@ type Signature struct {
 	// inIndex and outIndex find inputs and outputs by key (made by
 	// check; nil: a linear search).
 	inIndex, outIndex map[string]int
+	// plainKey says which inputs' keys are written in JSON as they are
+	// (no '"', '\\' or control characters; made by check).
+	plainKey []bool
 }
 
 // DefaultSignature and PredictMethod are TensorFlow's names for the
@@ -75,6 +78,10 @@ func (s *Signature) check() error {
 		return fmt.Errorf("serve: the signature has no outputs")
 	}
 	s.inIndex, s.outIndex = map[string]int{}, map[string]int{}
+	s.plainKey = make([]bool, len(s.Inputs))
+	for i, t := range s.Inputs {
+		s.plainKey[i] = !strings.ContainsFunc(t.Key, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 })
+	}
 	for l, list := range [][]TensorSpec{s.Inputs, s.Outputs} {
 		seen := map[string]bool{}
 		for i, t := range list {

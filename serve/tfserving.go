@@ -22,101 +22,182 @@ type predictRequest struct {
 	feeds     []*interp.Tensor // by Signature.Inputs
 }
 
-// decodePredict reads a :predict body against sig.
+// decodePredict reads a :predict body against sig, in one pass: the
+// tensors are read where they are in the body, and the signature's name
+// (which may come after them) checked at the end.
 func decodePredict(body []byte, sig *Signature) (*predictRequest, error) {
-	s := &scanner{buf: body}
+	return decodePredictWith(body, sig, true)
+}
+
+// decodePredictWith is decodePredict with the rows of the row format read
+// by instanceRow (fast) or by the general object reader (the reference its
+// fuzz test compares it with).
+func decodePredictWith(body []byte, sig *Signature, fast bool) (*predictRequest, error) {
+	s := &scanner{buf: body, general: !fast}
 	req := &predictRequest{}
-	var instances, inputs []byte
-	instAt, inAt := 0, 0
 	haveInst, haveIn := false, false
 	if s.peek() != '{' {
 		return nil, badRequest("the request body must be a JSON object, found %s", s.found())
 	}
-	err := s.object(func(key string) error {
+	err := s.objectRaw(func(key []byte, escaped bool) error {
+		k := string(key) // not copied: compared, not kept
+		if escaped {
+			var err error
+			if k, err = unescape(key); err != nil {
+				return err
+			}
+		}
 		var err error
-		switch key {
-		case "signature_name":
+		switch {
+		case k == "signature_name":
 			if s.peek() != '"' {
 				return badRequest("\"signature_name\" must be a string, found %s", s.found())
 			}
 			req.signature, err = s.str()
-		case "instances":
-			haveInst = true
-			instAt = s.skipWS()
-			instances, err = s.span()
-		case "inputs":
-			haveIn = true
-			inAt = s.skipWS()
-			inputs, err = s.span()
+		case k == "instances" || k == "inputs":
+			if (k == "instances" && haveInst) || (k == "inputs" && haveIn) {
+				return badRequest("%q given twice", k)
+			}
+			if haveInst || haveIn {
+				return badRequest("the request has both \"instances\" and \"inputs\": give only one of them")
+			}
+			if k == "instances" {
+				haveInst = true
+				req.feeds, err = decodeInstances(s, sig, fast)
+			} else {
+				haveIn, req.columnar = true, true
+				req.feeds, err = decodeColumns(s, sig)
+			}
 		default:
 			err = s.skip()
 		}
 		return err
 	})
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = s.end()
 	}
-	if err := s.end(); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, predictError(body, sig, err)
 	}
 	if req.signature != "" && req.signature != sig.Name {
 		return nil, badRequest("serving signature name: %q not found in the model's signatures (it has %q)", req.signature, sig.Name)
 	}
-	switch {
-	case haveInst && haveIn:
-		return nil, badRequest("the request has both \"instances\" and \"inputs\": give only one of them")
-	case haveInst:
-		req.feeds, err = decodeInstances(instances, instAt, sig)
-	case haveIn:
-		req.columnar = true
-		req.feeds, err = decodeColumns(inputs, inAt, sig)
-	default:
+	if !haveInst && !haveIn {
 		return nil, badRequest("the request has neither \"instances\" nor \"inputs\"")
-	}
-	if err != nil {
-		return nil, err
 	}
 	return req, nil
 }
 
-// sub is a scanner over a value inside the body, reporting byte offsets
-// of the whole body.
-func sub(b []byte, base int) *scanner {
-	return &scanner{buf: b, base: base, depth: 1}
+// predictError is the error of a :predict body that failed to decode with
+// err, reported as a client would look for it: the body's JSON syntax
+// first, then the signature's name and the choice of format, then err.
+func predictError(body []byte, sig *Signature, err error) error {
+	s := &scanner{buf: body}
+	if e := s.skip(); e != nil {
+		return e
+	}
+	if e := s.end(); e != nil {
+		return e
+	}
+	s = &scanner{buf: body}
+	signature, formats := "", map[string]bool{}
+	e := s.object(func(key string) error {
+		switch key {
+		case "signature_name":
+			if s.peek() == '"' {
+				signature, _ = s.str()
+				return nil
+			}
+		case "instances", "inputs":
+			formats[key] = true
+		}
+		return s.skip()
+	})
+	switch {
+	case e != nil:
+		return err
+	case signature != "" && signature != sig.Name:
+		return badRequest("serving signature name: %q not found in the model's signatures (it has %q)", signature, sig.Name)
+	case len(formats) > 1:
+		return badRequest("the request has both \"instances\" and \"inputs\": give only one of them")
+	}
+	return err
 }
 
-// decodeInstances reads the row format.
-func decodeInstances(b []byte, base int, sig *Signature) ([]*interp.Tensor, error) {
-	s := sub(b, base)
+// decodeInstances reads the row format's list at s.
+func decodeInstances(s *scanner, sig *Signature, fast bool) ([]*interp.Tensor, error) {
 	if s.peek() != '[' {
 		return nil, badRequest("\"instances\" must be a list, found %s", s.found())
 	}
-	bufs := make([]*tbuf, len(sig.Inputs))
+	bufs := make([]tbuf, len(sig.Inputs))
 	for i, in := range sig.Inputs {
-		bufs[i] = &tbuf{dt: in.DType}
+		bufs[i].dt = in.DType
 	}
 	rowShape := make([][]int64, len(sig.Inputs))
 	single := len(sig.Inputs) == 1
 	rows := 0
+	seen := make([]bool, len(sig.Inputs))
+	// order is the inputs of the previous row by position: clients write
+	// every row's keys in one order, so that a key is found by one
+	// comparison instead of a hash lookup.
+	order := make([]int, 0, len(sig.Inputs))
+	start := s.skipWS()
 	err := s.array(func(i int) error {
+		if i == 1 {
+			// The rows left, estimated by the first row's bytes: every
+			// input's elements are read without growing their slices.
+			per := s.pos - start
+			if per > 0 {
+				more := (len(s.buf) - s.pos) / per
+				for k := range bufs {
+					bufs[k].grow(more * bufs[k].len())
+				}
+			}
+		}
 		rows++
 		if single && !s.isInputObject(sig) {
-			return s.instanceValue(bufs[0], &rowShape[0], &sig.Inputs[0], i, "")
+			return s.instanceValue(&bufs[0], &rowShape[0], &sig.Inputs[0], i, "")
 		}
 		if s.peek() != '{' {
 			return badRequest("instances[%d]: expected an object of the inputs by name (the signature has %d inputs), found %s", i, len(sig.Inputs), s.found())
 		}
-		seen := make([]bool, len(sig.Inputs))
-		err := s.objectRaw(func(raw []byte, escaped bool) error {
-			k, key, ok := sig.inputRaw(raw, escaped)
-			if !ok {
-				return badRequest("instances[%d]: %q is not an input of the signature (%s)", i, key, inputList(sig))
+		clear(seen)
+		if fast {
+			var err error
+			if order, err = s.instanceRow(sig, bufs, rowShape, seen, order, i); err != nil {
+				return err
 			}
+			for k, ok := range seen {
+				if !ok {
+					return badRequest("instances[%d]: input %q is missing", i, sig.Inputs[k].Key)
+				}
+			}
+			return nil
+		}
+		pos := 0
+		err := s.objectRaw(func(raw []byte, escaped bool) error {
+			k := -1
+			var key string
+			if !escaped && pos < len(order) && order[pos] >= 0 && string(raw) == sig.Inputs[order[pos]].Key {
+				k = order[pos]
+				key = sig.Inputs[k].Key
+			} else {
+				var ok bool
+				if k, key, ok = sig.inputRaw(raw, escaped); !ok {
+					return badRequest("instances[%d]: %q is not an input of the signature (%s)", i, key, inputList(sig))
+				}
+			}
+			if pos < len(order) {
+				order[pos] = k
+			} else {
+				order = append(order, k)
+			}
+			pos++
 			if seen[k] {
 				return badRequest("instances[%d]: input %q given twice", i, key)
 			}
 			seen[k] = true
-			return s.instanceValue(bufs[k], &rowShape[k], &sig.Inputs[k], i, key)
+			return s.instanceValue(&bufs[k], &rowShape[k], &sig.Inputs[k], i, key)
 		})
 		if err != nil {
 			return err
@@ -129,9 +210,6 @@ func decodeInstances(b []byte, base int, sig *Signature) ([]*interp.Tensor, erro
 		return nil
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := s.end(); err != nil {
 		return nil, err
 	}
 	if rows == 0 {
@@ -153,13 +231,20 @@ func decodeInstances(b []byte, base int, sig *Signature) ([]*interp.Tensor, erro
 // came under, "" for a bare value); every row's must have the shape of
 // the first.
 func (s *scanner) instanceValue(t *tbuf, first *[]int64, spec *TensorSpec, i int, key string) error {
-	shape, err := s.nested(t)
 	where := func() string {
 		if key == "" {
 			return fmt.Sprintf("instances[%d]", i)
 		}
 		return fmt.Sprintf("instances[%d].%s", i, key)
 	}
+	if *first != nil && len(*first) == 0 && s.peek() != '[' {
+		// The rows so far were scalars and this is one: no shape to track.
+		if err := s.scalar(t); err != nil {
+			return prefixError(where(), err)
+		}
+		return nil
+	}
+	shape, err := s.nested(t)
 	if err != nil {
 		return prefixError(where(), err)
 	}
@@ -192,9 +277,8 @@ func (s *scanner) isInputObject(sig *Signature) bool {
 	return isInput || key != "b64"
 }
 
-// decodeColumns reads the columnar format.
-func decodeColumns(b []byte, base int, sig *Signature) ([]*interp.Tensor, error) {
-	s := sub(b, base)
+// decodeColumns reads the columnar format's value at s.
+func decodeColumns(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 	feeds := make([]*interp.Tensor, len(sig.Inputs))
 	if len(sig.Inputs) == 1 && !s.isInputObject(sig) {
 		t := &tbuf{dt: sig.Inputs[0].DType}
@@ -205,7 +289,7 @@ func decodeColumns(b []byte, base int, sig *Signature) ([]*interp.Tensor, error)
 		if feeds[0], err = t.tensor(shape); err != nil {
 			return nil, badRequest("inputs: %v", err)
 		}
-		return feeds, s.end()
+		return feeds, nil
 	}
 	if s.peek() != '{' {
 		return nil, badRequest("\"inputs\" must be an object of the inputs by name (the signature has %d inputs), found %s", len(sig.Inputs), s.found())
@@ -237,7 +321,7 @@ func decodeColumns(b []byte, base int, sig *Signature) ([]*interp.Tensor, error)
 			return nil, badRequest("inputs: input %q is missing", sig.Inputs[k].Key)
 		}
 	}
-	return feeds, s.end()
+	return feeds, nil
 }
 
 // prefixError puts where in front of a request error's message.

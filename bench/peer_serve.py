@@ -1,0 +1,811 @@
+#!/usr/bin/env python3
+"""recom serve's load against a peer served in process (issue #20).
+
+    python3 bench/peer_serve.py --dump DIR --spec E.spec.json [--model E]
+            [--backend torch|jax|numpy] [--precision fp32|tf32|bf16]
+            [--max-p99 10ms] [--rates 200] [--duration 8s] [--search-steps 4]
+            [--bodies 128] [--min-rows 1] [--max-rows 64] [--seed 1]
+            [--max-batch 256] [--batch-timeout 500us] [--inflight 4]
+            [--max-queue 4096] [--json OUT.jsonl]
+    python3 bench/peer_serve.py --dry-run      # numpy, a tiny synthetic model
+    python3 bench/peer_serve.py --self-test    # no numpy needed
+
+The peer is bench/peers.py's whole model from host memory (the TBE-like
+embedding layer, one embedding_bag per table width over the tables arena,
+then the MLP: cuBLAS in PyTorch; or one jit in JAX), on the inputs of a
+`recom bench --dump-inputs DIR` dump (its tables, and per row the columns'
+ids and weights) with the MLP of --spec (peers.py's weights). It is put
+behind the same load as `recom loadtest` puts on `recom serve`:
+
+  * requests: --bodies bodies cycled in order, body i of rows drawn exactly
+    as recom loadtest draws them (Go's math/rand/v2 PCG seeded (--seed,
+    0x10ad), rows = min + IntN(max - min + 1)), each the first rows of
+    dump set i mod sets (its per-row inputs prepared beforehand, as the
+    load generator's bodies are);
+  * arrivals: open loop at a constant rate (request k at start + k/rate),
+    for --duration; a request's latency runs from its scheduled arrival to
+    its predictions back in host memory;
+  * a dynamic batcher as recom serve's (serve.Batcher): a batch starts with
+    the first waiting request, takes the requests that arrive within
+    --batch-timeout while they fit in --max-batch rows, and is handed to
+    one of --inflight slots; while every slot is busy it goes on filling;
+    more than --max-queue waiting requests are refused;
+  * a batch: its requests' inputs concatenated on the host into pinned
+    staging buffers (the slot's own), copied to the device with
+    non-blocking copies on the slot's stream, the model, the predictions
+    copied back into pinned memory; the slot is free when they are there;
+  * the search: as `recom loadtest --max-p99`: from the first rate,
+    doubling until a rate misses (p99 above the bound or a request
+    refused), then --search-steps bisections.
+
+Everything runs on one thread polling the clock and the slots' events (no
+GIL contention between a load generator and the server).
+
+Output, one line per rate run and one for the rate found, KEY=value pairs
+as bench/e2e_records.py reads them:
+
+  SERVE system=serve_torch_fp32 model=E rate=400 requests=3200 answered=3200
+        success=1 answers_per_s=399.8 rows_per_s=13000 p50_ms=.. p99_ms=..
+        p999_ms=.. max_ms=.. mean_batch_rows=..
+  SERVE_MAX system=serve_torch_fp32 model=E max_p99_ms=10 rate=.. rows_per_s=..
+        p50_ms=.. p99_ms=..
+
+and with --json one JSON object per line of either kind ("kind": "serve" or
+"serve_max").
+
+--dry-run builds peers.py's tiny synthetic dump and runs the numpy backend
+(the model computed on the host, checked against peers.py's float64
+reference) through a short search. --self-test checks the parts that need
+no numpy: the row draws against Go's, the batcher's rules and the search on
+a simulated backend and clock.
+"""
+import argparse
+import collections
+import json
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ---------------------------------------------------------------- Go's PCG
+
+M64 = (1 << 64) - 1
+
+
+class PCG:
+    """Go's math/rand/v2 PCG (128-bit LCG, DXSM output) and Rand.IntN."""
+
+    MUL = (2549297995355413924 << 64) | 4865540595714422341
+    INC = (6364136223846793005 << 64) | 1442695040888963407
+
+    def __init__(self, seed1, seed2):
+        self.state = ((seed1 & M64) << 64) | (seed2 & M64)
+
+    def uint64(self):
+        self.state = (self.state * self.MUL + self.INC) & ((1 << 128) - 1)
+        hi, lo = self.state >> 64, self.state & M64
+        hi ^= hi >> 32
+        hi = (hi * 0xda942042e4dd58b5) & M64
+        hi ^= hi >> 48
+        return (hi * (lo | 1)) & M64
+
+    def intn(self, n):
+        if n <= 0:
+            raise ValueError("intn: n must be positive")
+        if n & (n - 1) == 0:
+            return self.uint64() & (n - 1)
+        prod = self.uint64() * n
+        hi, lo = prod >> 64, prod & M64
+        if lo < n:
+            thresh = ((1 << 64) - n) % n
+            while lo < thresh:
+                prod = self.uint64() * n
+                hi, lo = prod >> 64, prod & M64
+        return hi
+
+
+def draw_rows(bodies, min_rows, max_rows, seed):
+    """The rows of recom loadtest's bodies (cmd/recom/loadtest.go)."""
+    rng = PCG(seed, 0x10AD)
+    return [min_rows + rng.intn(max_rows - min_rows + 1) for _ in range(bodies)]
+
+
+# ---------------------------------------------------------------- the load
+
+
+class Options:
+    def __init__(self, max_batch=256, timeout=500e-6, inflight=4, max_queue=4096):
+        self.max_batch, self.timeout, self.inflight, self.max_queue = max_batch, timeout, inflight, max_queue
+
+
+def quantile(sorted_lat, q):
+    """recom loadtest's: the ceil(q n)-th smallest."""
+    if not sorted_lat:
+        return float("nan")
+    i = int(math.ceil(q * len(sorted_lat))) - 1
+    return sorted_lat[max(i, 0)]
+
+
+def run_rate(backend, rows, rate, duration, opts, clock=time.perf_counter, idle=None):
+    """One rate for duration seconds. backend.submit(bodies) -> handle with
+    done() (polled) gives a batch's predictions; rows[i] is body i's rows.
+    Returns the run's numbers (latencies in ms)."""
+    n = max(1, int(round(rate * duration)))
+    nb = len(rows)
+    lat = []
+    refused, answered_rows = 0, 0
+    queue = collections.deque()  # request ids waiting
+    busy = []  # (handle, [request ids])
+    batch, batch_rows, deadline, held = None, 0, 0.0, False
+    batches, batch_row_sum = 0, 0
+    t0 = clock() + 1e-3
+    arrival = lambda k: t0 + k / rate  # noqa: E731
+    nxt = 0
+    finished = 0
+    last = t0
+    while finished < n:
+        now = clock()
+        while nxt < n and arrival(nxt) <= now:
+            if len(queue) >= opts.max_queue:
+                refused += 1
+                finished += 1
+            else:
+                queue.append(nxt)
+            nxt += 1
+        if busy:
+            still = []
+            for h, ids in busy:
+                if h.done():
+                    t = clock()
+                    last = t
+                    for k in ids:
+                        lat.append((t - arrival(k)) * 1e3)
+                        answered_rows += rows[k % nb]
+                    finished += len(ids)
+                else:
+                    still.append((h, ids))
+            busy = still
+        if batch is None and queue:
+            k = queue.popleft()
+            batch, batch_rows, deadline, held = [k], rows[k % nb], now + opts.timeout, False
+        if batch is not None:
+            while queue and not held and batch_rows < opts.max_batch:
+                r = rows[queue[0] % nb]
+                if batch_rows + r > opts.max_batch:
+                    held = True  # waits for the next batch
+                    break
+                batch.append(queue.popleft())
+                batch_rows += r
+            ready = held or batch_rows >= opts.max_batch or now >= deadline
+            if ready and len(busy) < opts.inflight:
+                busy.append((backend.submit([k % nb for k in batch]), batch))
+                batches += 1
+                batch_row_sum += batch_rows
+                batch = None
+                continue
+        if idle is not None:
+            idle()
+    lat.sort()
+    wall = max(last - t0, 1e-9)
+    answered = len(lat)
+    res = {"rate": round(rate), "requests": n, "answered": answered, "success": answered / n,
+           "answers_per_s": round(answered / wall, 1), "rows_per_s": round(answered_rows / wall),
+           "p50_ms": round(quantile(lat, 0.5), 3), "p99_ms": round(quantile(lat, 0.99), 3),
+           "p999_ms": round(quantile(lat, 0.999), 3), "max_ms": round(quantile(lat, 1.0), 3),
+           "mean_batch_rows": round(batch_row_sum / max(batches, 1), 1)}
+    return res
+
+
+def search(run, first_rate, max_p99_ms, steps):
+    """recom loadtest --max-p99's search: doubling, then bisecting."""
+    def meets(r):
+        return r["success"] == 1 and r["p99_ms"] <= max_p99_ms
+    best, lo, hi = None, 0.0, 0.0
+    rate = first_rate
+    while hi == 0:
+        r = run(rate)
+        if not meets(r):
+            hi = rate
+            break
+        best, lo = r, rate
+        if rate > 1e7:
+            return best
+        rate *= 2
+    for _ in range(steps):
+        if lo == 0:
+            break
+        mid = round((lo + hi) / 2)
+        if mid <= lo or mid >= hi:
+            break
+        r = run(mid)
+        if meets(r):
+            best, lo = r, mid
+        else:
+            hi = mid
+    return best
+
+
+def kv_line(tag, rec):
+    return tag + " " + " ".join(f"{k}={v}" for k, v in rec.items() if k != "kind")
+
+
+# ---------------------------------------------------------------- the model's inputs
+
+
+def load_peers():
+    sys.path.insert(0, HERE)
+    import peers  # noqa: E402  bench/peers.py: the dumps, the MLP's weights, the references
+    return peers
+
+
+class Model:
+    """A dump's model: per width group (columns of one table width, in output
+    order) the rows' bags in row-major order (row b: its bag of each column
+    of the group), so that a request's inputs are contiguous slices and a
+    batch's are their concatenation."""
+
+    def __init__(self, np, peers, dump, spec, weights_file=None, tables=None):
+        self.np = np
+        meta = peers.load_meta(dump)
+        sets = peers.load_sets(dump, meta)
+        self.meta, self.B, self.W = meta, meta["batch"], meta["width"]
+        cols = meta["columns"]
+        order = sorted(range(len(cols)), key=lambda c: cols[c]["out_offset"])
+        self.groups = {}
+        for c in order:
+            self.groups.setdefault(cols[c]["width"], []).append(c)
+        for D, cs in self.groups.items():
+            for c in cs:
+                if cols[c]["table_offset"] % D:
+                    raise ValueError(f"column {c}: table offset {cols[c]['table_offset']} is not a multiple of its width {D}")
+        self.tables = tables if tables is not None else np.load(os.path.join(dump, "tables.npy"))
+        self.bottom, self.top, self.ws = peers.mlp_weights(spec, self.W, weights_file)
+        nf = spec["dense"]["features"]
+        rng = np.random.default_rng(1000 + self.B)
+        self.modes, self.idx = {}, {}
+        for D, cs in self.groups.items():
+            ms = {peers.native_mode(cols[c]) for c in cs}
+            self.modes[D] = ms.pop() if len(ms) == 1 and None not in ms else None
+            self.idx[D] = np.concatenate([np.arange(cols[c]["out_offset"], cols[c]["out_offset"] + D) for c in cs])
+        self.sets = []
+        for st in sets:
+            sw = peers.scaled_weights(meta, st)
+            sp = st["splits"]
+            per = {}
+            for D, cs in self.groups.items():
+                starts = np.stack([sp[c, :-1] for c in cs], 1)  # [B, n]
+                lens = np.stack([np.diff(sp[c]) for c in cs], 1)
+                flat_l = lens.ravel()
+                total = int(flat_l.sum())
+                pos = np.cumsum(flat_l) - flat_l
+                src = np.repeat(starts.ravel() - pos, flat_l) + np.arange(total)
+                base = np.repeat(np.tile(np.array([cols[c]["table_offset"] // D for c in cs]), self.B), flat_l)
+                row_end = np.concatenate([[0], np.cumsum(lens.sum(1))])
+                per[D] = (st["ids"][src] + base, lens.astype(np.int64), sw[src].astype(np.float32), row_end)
+            dense = st.get("dense_features")
+            if dense is None:
+                dense = rng.standard_normal((self.B, nf)).astype(np.float32)
+            self.sets.append({"per": per, "dense": dense, "out": st["out"]})
+
+    def request(self, i, rows):
+        """Body i's inputs (rows rows of set i mod sets): per group (ids,
+        bag lengths [rows, n], weights), and the dense features."""
+        s = self.sets[i % len(self.sets)]
+        if rows > self.B:
+            raise ValueError(f"a request of {rows} rows; the dump has {self.B} per set")
+        per = {}
+        for D, (ids, lens, w, row_end) in s["per"].items():
+            a, b = 0, int(row_end[rows])
+            per[D] = (ids[a:b], lens[:rows], w[a:b])
+        return {"rows": rows, "per": per, "dense": s["dense"][:rows], "set": i % len(self.sets)}
+
+    def reference(self, peers, reqs):
+        """float64 predictions of a batch of requests (peers.py's reference
+        over recom's layer output)."""
+        np = self.np
+        emb = np.concatenate([self.sets[r["set"]]["out"][:r["rows"]] for r in reqs])
+        x = np.concatenate([r["dense"] for r in reqs])
+        return peers.reference_mlp(self.bottom, self.top, self.ws, emb, x)
+
+
+def pack(np, model, reqs, out=None):
+    """A batch's host inputs: per group ids, offsets (include_last_offset
+    form: bags in row-major order) and weights, and the dense features;
+    into the arrays of out (a slot's pinned staging) when given."""
+    R = sum(r["rows"] for r in reqs)
+    res = {}
+    for D, cs in model.groups.items():
+        ids = [r["per"][D][0] for r in reqs]
+        L = sum(len(x) for x in ids)
+        nbag = R * len(cs)
+        if out is None:
+            bi, bo, bw = np.empty(L, np.int64), np.empty(nbag + 1, np.int64), np.empty(L, np.float32)
+        else:
+            bi, bo, bw = (a[:n] for a, n in zip(out["per"][D], (L, nbag + 1, L)))
+        np.concatenate(ids, out=bi)
+        np.concatenate([r["per"][D][2] for r in reqs], out=bw)
+        bo[0] = 0
+        np.cumsum(np.concatenate([r["per"][D][1].ravel() for r in reqs]), out=bo[1:])
+        res[D] = (bi, bo, bw)
+    x = out["dense"][:R] if out is not None else np.empty((R, model.sets[0]["dense"].shape[1]), np.float32)
+    np.concatenate([r["dense"] for r in reqs], out=x)
+    return R, res, x
+
+
+# ---------------------------------------------------------------- backends
+
+
+class Done:
+    def done(self):
+        return True
+
+
+class NumpyBackend:
+    """The model on the host in numpy, synchronously (the dry run's)."""
+
+    name = "numpy"
+
+    def __init__(self, np, model, bodies):
+        self.np, self.m, self.bodies = np, model, bodies
+        self.last = None
+
+    def forward(self, reqs):
+        np, m = self.np, self.m
+        R, per, x = pack(np, m, reqs)
+        emb = np.zeros((R, m.W), np.float32)
+        for D, cs in m.groups.items():
+            ids, off, w = per[D]
+            arena = m.tables.reshape(-1, D)
+            bag = np.repeat(np.arange(len(off) - 1), np.diff(off))
+            acc = np.zeros((len(off) - 1, D), np.float32)
+            mode = m.modes[D]
+            vals = arena[ids] if mode else arena[ids] * w[:, None]
+            np.add.at(acc, bag, vals)
+            if mode == "mean":
+                cnt = np.maximum(np.diff(off), 1)[:, None]
+                acc /= cnt
+            emb[:, m.idx[D]] = acc.reshape(R, len(cs) * D)
+        h = x
+        for sc, _, _, relu in m.bottom:
+            k, b = m.ws[sc]
+            h = h @ k + b
+            h = np.maximum(h, 0) if relu else h
+        h = np.concatenate([emb, h], 1)
+        for sc, _, _, relu in m.top:
+            k, b = m.ws[sc]
+            h = h @ k + b
+            h = np.maximum(h, 0) if relu else h
+        return 1 / (1 + np.exp(-h))
+
+    def submit(self, ids):
+        self.last = self.forward([self.bodies[i] for i in ids])
+        return Done()
+
+
+class TorchBackend:
+    """PyTorch on the GPU: per slot a stream, pinned staging and device
+    buffers sized for --max-batch rows; the TBE-like layer (one
+    embedding_bag per width group over the arena) and the MLP (cuBLAS),
+    the predictions back into pinned memory, a CUDA event polled."""
+
+    def __init__(self, np, model, bodies, opts, precision):
+        import torch
+        import torch.nn.functional as F
+        self.np, self.torch, self.F, self.m, self.bodies = np, torch, F, model, bodies
+        self.name = f"torch_{precision}"
+        dev = "cuda"
+        torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+        self.dt = torch.bfloat16 if precision == "bf16" else torch.float32
+        tables = torch.from_numpy(model.tables).to(dev)
+        self.arena = {D: tables.view(-1, D) for D in model.groups}
+        self.identity = len(model.groups) == 1 and bool((next(iter(model.idx.values())) == np.arange(model.W)).all())
+        self.w = {k: (torch.from_numpy(a).to(dev, self.dt), torch.from_numpy(b).to(dev, self.dt)) for k, (a, b) in model.ws.items()}
+        self.idx = {D: torch.from_numpy(i).to(dev) for D, i in model.idx.items()}
+        maxb = opts.max_batch
+        # The most ids a batch of maxb rows can hold: the dump's densest rows.
+        cap = {}
+        for D in model.groups:
+            per_row = max(int(np.diff(s["per"][D][3]).max()) for s in model.sets)
+            cap[D] = per_row * maxb
+        nf = model.sets[0]["dense"].shape[1]
+        self.slots = []
+        for _ in range(opts.inflight):
+            sl = {"stream": torch.cuda.Stream(), "event": torch.cuda.Event()}
+            pin = {D: (torch.empty(cap[D], dtype=torch.int64).pin_memory(), torch.empty(maxb * len(cs) + 1, dtype=torch.int64).pin_memory(),
+                       torch.empty(cap[D], dtype=torch.float32).pin_memory()) for D, cs in model.groups.items()}
+            sl["pin"] = pin
+            sl["np"] = {"per": {D: tuple(t.numpy() for t in p) for D, p in pin.items()}}
+            sl["xpin"] = torch.empty((maxb, nf), dtype=torch.float32).pin_memory()
+            sl["np"]["dense"] = sl["xpin"].numpy()
+            sl["dev"] = {D: tuple(torch.empty(t.shape, dtype=t.dtype, device=dev) for t in p) for D, p in pin.items()}
+            sl["xdev"] = torch.empty((maxb, nf), dtype=torch.float32, device=dev)
+            sl["ypin"] = torch.empty((maxb, 1), dtype=torch.float32).pin_memory()
+            sl["busy"] = False
+            self.slots.append(sl)
+        self.last = None
+        torch.cuda.synchronize()  # the tables and weights are on the device before any slot's stream reads them
+
+    def forward(self, sl, R, per):
+        torch, F, m = self.torch, self.F, self.m
+        outs = []
+        for D, cs in m.groups.items():
+            L, nb = per[D]
+            di, do, dw = sl["dev"][D]
+            mode = m.modes[D]
+            o = F.embedding_bag(di[:L], self.arena[D], do[:nb + 1], mode=mode or "sum",
+                                per_sample_weights=None if mode else dw[:L], include_last_offset=True)
+            outs.append((D, o.view(R, len(cs) * D)))
+        if self.identity:
+            emb = outs[0][1]
+        else:
+            emb = torch.empty(R, m.W, device="cuda")
+            for D, o in outs:
+                emb.index_copy_(1, self.idx[D], o)
+        h = sl["xdev"][:R].to(self.dt)
+        for sc, _, _, relu in m.bottom:
+            k, b = self.w[sc]
+            h = torch.addmm(b, h, k)
+            h = torch.relu(h) if relu else h
+        h = torch.cat([emb.to(self.dt), h], 1)
+        for sc, _, _, relu in m.top:
+            k, b = self.w[sc]
+            h = torch.addmm(b, h, k)
+            h = torch.relu(h) if relu else h
+        return torch.sigmoid(h.float())
+
+    def submit(self, ids):
+        sl = next(s for s in self.slots if not s["busy"] or s["event"].query())
+        reqs = [self.bodies[i] for i in ids]
+        R, per, _ = pack(self.np, self.m, reqs, sl["np"])
+        sizes = {D: (len(p[0]), len(p[1]) - 1) for D, p in per.items()}
+        torch = self.torch
+        with torch.cuda.stream(sl["stream"]):
+            for D, (L, nb) in sizes.items():
+                (pi, po, pw), (di, do, dw) = sl["pin"][D], sl["dev"][D]
+                di[:L].copy_(pi[:L], non_blocking=True)
+                do[:nb + 1].copy_(po[:nb + 1], non_blocking=True)
+                dw[:L].copy_(pw[:L], non_blocking=True)
+            sl["xdev"][:R].copy_(sl["xpin"][:R], non_blocking=True)
+            y = self.forward(sl, R, sizes)
+            sl["ypin"][:R].copy_(y, non_blocking=True)
+            sl["event"].record(sl["stream"])
+        sl["busy"] = True
+        h = Handle(sl, R)
+        self.last = h
+        return h
+
+
+class Handle:
+    def __init__(self, sl, R):
+        self.sl, self.R = sl, R
+
+    def done(self):
+        return self.sl["event"].query()
+
+    def result(self):
+        self.sl["event"].synchronize()
+        return self.sl["ypin"][:self.R].numpy().copy()
+
+
+class JaxBackend:
+    """JAX on the GPU: the layer (gather and segment_sum per width group)
+    and the MLP as one jit, batches padded to powers of two (rows, and ids
+    to the most a batch of that many rows can hold) so that a few shapes
+    are compiled, all before the load; inputs copied with device_put,
+    dispatched asynchronously, done when the predictions are back on the
+    host (polled with is_ready where JAX has it)."""
+
+    def __init__(self, np, model, bodies, opts, precision):
+        import jax
+        import jax.numpy as jnp
+        self.np, self.jax, self.jnp, self.m, self.bodies = np, jax, jnp, model, bodies
+        self.name = f"jax_{precision}"
+        jax.config.update("jax_default_matmul_precision", "highest" if precision == "fp32" else "tensorfloat32")
+        self.dt = jnp.bfloat16 if precision == "bf16" else jnp.float32
+        tables = jax.device_put(model.tables)
+        self.arena = {D: tables.reshape(-1, D) for D in model.groups}
+        self.w = {k: (jnp.asarray(a, self.dt), jnp.asarray(b, self.dt)) for k, (a, b) in model.ws.items()}
+        self.per_row = {D: max(int(np.diff(s["per"][D][3]).max()) for s in model.sets) for D in model.groups}
+        groups = [(D, len(cs), model.modes[D], model.idx[D]) for D, cs in model.groups.items()]
+        bottom, top, W = model.bottom, model.top, model.W
+        dt = self.dt
+
+        def fwd(arena, w, per, x, R):
+            outs = []
+            for (D, n, mode, idx), (ids, bag, wt) in zip(groups, per):
+                v = arena[D][ids]
+                if mode is None:
+                    v = v * wt[:, None]
+                acc = jax.ops.segment_sum(v, bag, num_segments=R * n + 1)[:R * n]
+                if mode == "mean":
+                    cnt = jax.ops.segment_sum(jnp.ones_like(wt), bag, num_segments=R * n + 1)[:R * n]
+                    acc = acc / jnp.maximum(cnt, 1)[:, None]
+                outs.append((idx, acc.reshape(R, n * D)))
+            emb = jnp.zeros((R, W), jnp.float32)
+            for idx, o in outs:
+                emb = emb.at[:, idx].set(o)
+            h = x.astype(dt)
+            for sc, _, _, relu in bottom:
+                k, b = w[sc]
+                h = h @ k + b
+                h = jnp.maximum(h, 0) if relu else h
+            h = jnp.concatenate([emb.astype(dt), h], 1)
+            for sc, _, _, relu in top:
+                k, b = w[sc]
+                h = h @ k + b
+                h = jnp.maximum(h, 0) if relu else h
+            return jax.nn.sigmoid(h.astype(jnp.float32))
+
+        self.fn = jax.jit(fwd, static_argnums=(4,))
+        self.sizes = []
+        s = 1
+        while s < opts.max_batch:
+            self.sizes.append(s)
+            s *= 2
+        self.sizes.append(opts.max_batch)
+        self.last = None
+        for s in self.sizes:  # every shape compiled before the load
+            self.run_padded([model.request(0, min(s, model.B))], s).block_until_ready()
+
+    def run_padded(self, reqs, size):
+        np, m = self.np, self.m
+        R, per, x = pack(np, m, reqs)
+        args = []
+        for D, cs in m.groups.items():
+            ids, off, w = per[D]
+            n = len(cs)
+            L = self.per_row[D] * size
+            pi = np.zeros(L, np.int32)
+            pw = np.zeros(L, np.float32)
+            pb = np.full(L, size * n, np.int32)  # padding ids go to a dropped segment
+            pi[:len(ids)] = ids
+            pw[:len(w)] = w
+            pb[:len(ids)] = np.repeat(np.arange(len(off) - 1, dtype=np.int32), np.diff(off))
+            args.append((self.jax.device_put(pi), self.jax.device_put(pb), self.jax.device_put(pw)))
+        px = np.zeros((size, x.shape[1]), np.float32)
+        px[:R] = x
+        return self.fn(self.arena, self.w, args, self.jax.device_put(px), size)[:R]
+
+    def submit(self, ids):
+        reqs = [self.bodies[i] for i in ids]
+        R = sum(r["rows"] for r in reqs)
+        size = next(s for s in self.sizes if s >= R)
+        y = self.run_padded(reqs, size)
+        try:
+            y.copy_to_host_async()
+        except AttributeError:
+            pass
+        h = JaxHandle(y)
+        self.last = h
+        return h
+
+
+class JaxHandle:
+    def __init__(self, y):
+        self.y = y
+
+    def done(self):
+        ready = getattr(self.y, "is_ready", None)
+        if ready is None:
+            self.y.block_until_ready()
+            return True
+        return ready()
+
+    def result(self):
+        import numpy as np
+        return np.asarray(self.y)
+
+
+# ---------------------------------------------------------------- self-test (no numpy)
+
+
+class SimClock:
+    """A simulated clock: time moves only when the loop is idle."""
+
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+    def idle(self):
+        self.t += 20e-6
+
+
+class SimBackend:
+    """A device that takes base + per_row x rows per batch, batches one
+    after another (one engine), recording each batch's rows."""
+
+    def __init__(self, clock, rows, base=200e-6, per_row=2e-6):
+        self.clock, self.rows, self.base, self.per_row = clock, rows, base, per_row
+        self.free_at = 0.0
+        self.batches = []
+
+    def submit(self, ids):
+        r = sum(self.rows[i] for i in ids)
+        self.batches.append(r)
+        start = max(self.clock(), self.free_at)
+        self.free_at = start + self.base + self.per_row * r
+        end = self.free_at
+        clock = self.clock
+
+        class H:
+            def done(self):
+                return clock() >= end
+        return H()
+
+
+def self_test():
+    fails = []
+
+    def check(ok, what):
+        if not ok:
+            fails.append(what)
+            print(f"self-test: FAIL: {what}")
+
+    # Go's rand.New(rand.NewPCG(1, 0x10ad)).IntN(64)+1, and NewPCG(5, 0x10ad) with 3+IntN(60).
+    check(draw_rows(12, 1, 64, 1) == [2, 45, 53, 46, 41, 25, 41, 12, 21, 27, 8, 46], "rows drawn as Go's PCG draws them (n = 64)")
+    check(draw_rows(12, 3, 62, 5) == [14, 18, 3, 7, 4, 27, 47, 33, 47, 21, 23, 60], "rows drawn as Go's PCG draws them (n = 60)")
+    rows = draw_rows(128, 1, 64, 1)
+    # A light load: batches stay small and every request is answered fast.
+    clk = SimClock()
+    be = SimBackend(clk, rows)
+    r = run_rate(be, rows, 200, 2, Options(), clock=clk, idle=clk.idle)
+    check(r["success"] == 1 and r["requests"] == 400, f"light load answered: {r}")
+    check(r["p99_ms"] < 2, f"light load p99 {r['p99_ms']} ms")
+    check(max(be.batches) <= 256, "no batch above max_batch")
+    # A heavy load: batches fill up to max_batch, never beyond.
+    clk = SimClock()
+    be = SimBackend(clk, rows, base=2e-3)
+    opts = Options(max_batch=128, inflight=2)
+    r = run_rate(be, rows, 5000, 0.5, opts, clock=clk, idle=clk.idle)
+    check(max(be.batches) <= 128 and r["mean_batch_rows"] > 64, f"heavy load batches: mean {r['mean_batch_rows']}, max {max(be.batches)}")
+    # More requests than the queue holds are refused: the rate misses.
+    clk = SimClock()
+    be = SimBackend(clk, rows, base=50e-3)
+    r = run_rate(be, rows, 20000, 0.2, Options(max_queue=16, inflight=1), clock=clk, idle=clk.idle)
+    check(r["success"] < 1, "a full queue refuses requests")
+    # The search finds the simulated device's knee: doubling then bisecting.
+    seen = []
+
+    def run(rate):
+        clk = SimClock()
+        seen.append(rate)
+        return run_rate(SimBackend(clk, rows), rows, rate, 1, Options(), clock=clk, idle=clk.idle)
+    best = search(run, 100, 10, 4)
+    check(best is not None and best["p99_ms"] <= 10, f"search found {best}")
+    if best is None:
+        return 1
+    check(seen[:3] == [100, 200, 400], f"search doubles from the first rate: {seen}")
+    hi = min(x for x in seen if x > best["rate"])
+    check(any(x != 2 * y for x, y in zip(seen[1:], seen)), "search bisects")
+    line = kv_line("SERVE", dict(system="serve_sim", **best))
+    check("p99_ms=" in line and line.startswith("SERVE system=serve_sim"), "lines are KEY=value")
+    print(f"self-test: search {seen} -> {best['rate']}/s (next tried {hi}/s); {len(fails)} failures")
+    return 1 if fails else 0
+
+
+# ---------------------------------------------------------------- main
+
+
+def duration(s):
+    units = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}
+    for u in sorted(units, key=len, reverse=True):
+        if s.endswith(u):
+            return float(s[:-len(u)]) * units[u]
+    return float(s)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dump", help="a recom bench --dump-inputs directory")
+    ap.add_argument("--tables", help="the tables arena (.npy); default: DUMP/tables.npy")
+    ap.add_argument("--spec", help="recom gen spec (JSON) with a dense part: the MLP")
+    ap.add_argument("--weights", help="MLP weights (.npz by variable; default: drawn as peers.py draws them)")
+    ap.add_argument("--model", default="", help="model name for the records")
+    ap.add_argument("--backend", default="torch", choices=["torch", "jax", "numpy"])
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"])
+    ap.add_argument("--max-p99", default="10ms", type=duration)
+    ap.add_argument("--rates", default="200", help="the first rate (the search's start), or with --max-p99 0 the rates to run")
+    ap.add_argument("--duration", default="8s", type=duration)
+    ap.add_argument("--search-steps", type=int, default=4)
+    ap.add_argument("--bodies", type=int, default=128)
+    ap.add_argument("--min-rows", type=int, default=1)
+    ap.add_argument("--max-rows", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-batch", type=int, default=256)
+    ap.add_argument("--batch-timeout", default="500us", type=duration)
+    ap.add_argument("--inflight", type=int, default=4)
+    ap.add_argument("--max-queue", type=int, default=4096)
+    ap.add_argument("--json", help="append one JSON object per rate run to this file")
+    ap.add_argument("--dry-run", action="store_true", help="numpy backend on peers.py's tiny synthetic dump")
+    ap.add_argument("--self-test", action="store_true", help="check the draws, the batcher and the search (no numpy)")
+    args = ap.parse_args(argv)
+    if args.self_test:
+        return self_test()
+    if not 1 <= args.min_rows <= args.max_rows or args.max_rows > args.max_batch:
+        ap.error("need 1 <= --min-rows <= --max-rows <= --max-batch")
+    opts = Options(args.max_batch, args.batch_timeout, args.inflight, args.max_queue)
+    import numpy as np
+    peers = load_peers()
+    if args.dry_run:
+        import tempfile
+        d = tempfile.mkdtemp(prefix="peer-serve-dry-")
+        peers.make_dry_dump(d, batch=16, sets=2)
+        args.dump, spec, args.backend = d, peers.DRY_SPEC, "numpy"
+        args.model = args.model or "dry"
+        args.max_rows = min(args.max_rows, 16)
+        args.min_rows = min(args.min_rows, args.max_rows)
+        args.duration = min(args.duration, 0.3)
+    else:
+        if not args.dump or not args.spec:
+            ap.error("give --dump and --spec, or --dry-run / --self-test")
+        with open(args.spec) as f:
+            spec = json.load(f)
+        if not spec.get("dense"):
+            ap.error(f"{args.spec} has no dense part")
+    t0 = time.time()
+    tables = np.load(args.tables) if args.tables else None
+    model = Model(np, peers, args.dump, spec, args.weights, tables)
+    rows = draw_rows(args.bodies, args.min_rows, args.max_rows, args.seed)
+    bodies = [model.request(i, r) for i, r in enumerate(rows)]
+    if args.backend == "numpy":
+        be = NumpyBackend(np, model, bodies)
+    elif args.backend == "torch":
+        be = TorchBackend(np, model, bodies, opts, args.precision)
+    else:
+        be = JaxBackend(np, model, bodies, opts, args.precision)
+    system = f"serve_{be.name}"
+    print(f"peer_serve: {system} on {args.model or args.dump}: {len(model.meta['columns'])} columns, width {model.W}, "
+          f"{model.tables.nbytes / 1e9:.2f} GB of tables, {len(bodies)} bodies of {args.min_rows}-{args.max_rows} rows "
+          f"(mean {sum(rows) / len(rows):.1f}); ready in {time.time() - t0:.1f} s", flush=True)
+    # Check the peer's predictions on a few batches against the float64 reference.
+    tol = dict(rtol=1e-3, atol=1e-5) if args.precision == "fp32" else dict(rtol=3e-2, atol=3e-3)
+    worst = 0.0
+    for k in range(3):
+        ids, total = [], 0
+        for i in range(k, len(bodies), 7):  # a few requests, within one batch
+            if len(ids) == 4 or total + rows[i] > args.max_batch:
+                break
+            ids.append(i)
+            total += rows[i]
+        h = be.submit(ids)
+        got = be.last if args.backend == "numpy" else h.result()
+        ref = model.reference(peers, [bodies[i] for i in ids])
+        err = np.abs(got - ref) / (tol["atol"] + tol["rtol"] * np.abs(ref))
+        worst = max(worst, float(err.max()))
+    ok = worst <= 1
+    print(f"peer_serve: {system}: {'matches' if ok else 'DIFFERS FROM'} the reference (worst |d|/(atol+rtol|ref|) = {worst:.3g})", flush=True)
+    out = open(args.json, "a") if args.json else None
+
+    def emit(tag, kind, rec):
+        rec = dict(kind=kind, system=system, model=args.model, **rec)
+        print(kv_line(tag, rec), flush=True)
+        if out:
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+
+    def run(rate):
+        r = run_rate(be, rows, rate, args.duration, opts)
+        emit("SERVE", "serve", r)
+        return r
+    first = [float(x) for x in args.rates.split(",") if x]
+    if args.max_p99 > 0:
+        best = search(run, first[0], args.max_p99 * 1e3, args.search_steps)
+        if best is None:
+            emit("SERVE_MAX", "serve_max", dict(max_p99_ms=args.max_p99 * 1e3, rate=0, note=f"{first[0]:.0f}/s already misses it"))
+        else:
+            emit("SERVE_MAX", "serve_max", dict(max_p99_ms=args.max_p99 * 1e3, rate=best["rate"], rows_per_s=best["rows_per_s"],
+                                                 p50_ms=best["p50_ms"], p99_ms=best["p99_ms"], p999_ms=best["p999_ms"]))
+    else:
+        for r in first:
+            run(r)
+    if out:
+        out.close()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

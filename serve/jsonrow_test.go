@@ -1,0 +1,110 @@
+package serve
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/recom-compiler/recom/interp"
+)
+
+// rowSig has scalar rows of every dtype instanceRow reads itself, and one
+// input it leaves to the general reader.
+var rowSig = Signature{
+	Name: DefaultSignature, Method: PredictMethod,
+	Inputs: []TensorSpec{
+		{Key: "f", Name: "f", DType: interp.Float32, Shape: []int64{-1}},
+		{Key: "d", Name: "d", DType: interp.Float64, Shape: []int64{-1}},
+		{Key: "i", Name: "i", DType: interp.Int64, Shape: []int64{-1}},
+		{Key: "j", Name: "j", DType: interp.Int32, Shape: []int64{-1}},
+		{Key: "s", Name: "s", DType: interp.String, Shape: []int64{-1}},
+		{Key: "v", Name: "v", DType: interp.Float32, Shape: []int64{-1, 2}},
+	},
+	Outputs: mixedSig.Outputs,
+}
+
+// oddSig has keys written with escapes in JSON (a row's keys are not
+// matched in place against them).
+var oddSig = Signature{
+	Name: DefaultSignature, Method: PredictMethod,
+	Inputs: []TensorSpec{
+		{Key: `k\`, Name: "k", DType: interp.Float32, Shape: []int64{-1}},
+		{Key: `q"`, Name: "q", DType: interp.Float32, Shape: []int64{-1}},
+		{Key: `k`, Name: "k2", DType: interp.Float32, Shape: []int64{-1}},
+	},
+	Outputs: mixedSig.Outputs,
+}
+
+func init() {
+	for _, sig := range []*Signature{&rowSig, &oddSig} {
+		if err := sig.check(); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// sameDecode checks that the fast and the general row readers agree on
+// body: the same tensors, or the same error.
+func sameDecode(t *testing.T, body []byte, sig *Signature) {
+	t.Helper()
+	fast, ferr := decodePredictWith(body, sig, true)
+	gen, gerr := decodePredictWith(body, sig, false)
+	switch {
+	case (ferr == nil) != (gerr == nil):
+		t.Fatalf("%q: the fast reader says %v, the general %v", body, ferr, gerr)
+	case ferr != nil:
+		if ferr.Error() != gerr.Error() {
+			t.Fatalf("%q: the fast reader's error %q, the general's %q", body, ferr, gerr)
+		}
+		return
+	}
+	for k := range fast.feeds {
+		a, b := fast.feeds[k], gen.feeds[k]
+		if fmt.Sprint(a.Shape()) != fmt.Sprint(b.Shape()) || fmt.Sprintf("%#v", a.Data()) != fmt.Sprintf("%#v", b.Data()) {
+			t.Fatalf("%q: input %q: fast %v, general %v", body, sig.Inputs[k].Key, a, b)
+		}
+	}
+}
+
+func TestInstanceRow(t *testing.T) {
+	for _, body := range []string{
+		`{"instances": [{"f": 1.5, "d": -2e3, "i": 7, "j": -3, "s": "a", "v": [1, 2]}, {"v": [3, 4.25], "s": "b\u00e9", "j": 2147483647, "i": -9007199254740993, "d": 0.1, "f": 3.4028235e38}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "", "v": [0, 0]}, {"f": NaN, "d": -Infinity, "i": 1e2, "j": 2147483648, "s": "x", "v": [1, 2]}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": 01, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": [1], "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": 1, "f": 2}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": 1 "d": 2}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"\u0066": 1e-400, "d": 1.00000000000000000001, "i": 3, "j": 4, "s": "a\"b", "v": [0, 0]}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0], "w": 1}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": -, "d": 2}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": 1.5e, "d": 2}]}`,
+		`{"instances": [{"f": 1, "d": 2, "i": 3, "j": 4, "s": "a", "v": [0, 0]}, {"f": 1x}]}`,
+	} {
+		sameDecode(t, []byte(body), &rowSig)
+	}
+	for _, body := range []string{
+		`{"instances": [{"k\\": 1, "q\"": 2, "k": 3}, {"k\\": 4, "q\"": 5, "k": 6}]}`,
+		`{"instances": [{"k\\": 1, "q\"": 2, "k": 3}, {"k\", "q\"": 5, "k": 6}]}`,
+		`{"instances": [{"k\\": 1, "q\"": 2, "k": 3}, {"k\\": 4, "q\"", "k": 6}]}`,
+	} {
+		sameDecode(t, []byte(body), &oddSig)
+	}
+}
+
+// FuzzInstanceRow: the fast row reader agrees with the general one on any
+// body (tensors, or error messages).
+func FuzzInstanceRow(f *testing.F) {
+	for _, s := range []string{
+		`{"instances": [{"f": 1.5, "d": -2e3, "i": 7, "j": -3, "s": "a", "v": [1, 2]}, {"f": 2, "d": 1, "i": 0, "j": 1, "s": "b", "v": [3, 4]}]}`,
+		`{"instances": [{"s": "a", "ids": [1, 2], "x": [0.5], "b": true}, {"s": "b", "ids": [3, 4], "x": [1], "b": false}]}`,
+	} {
+		for which := range uint8(3) {
+			f.Add([]byte(s), which)
+		}
+	}
+	f.Add([]byte(`{"instances": [{"k\\": 1, "q\"": 2, "k": 3}, {"k\\": 4, "q\"": 5, "k": 6}]}`), uint8(2))
+	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
+		sig := []*Signature{&rowSig, &mixedSig, &oddSig}[which%3]
+		sameDecode(t, body, sig)
+	})
+}

@@ -1,0 +1,252 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/recom-compiler/recom/compiler"
+	"github.com/recom-compiler/recom/frontend/gen"
+	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/serve/oippb"
+)
+
+// The server's own time per request on preset E (1000 columns as 1001
+// inputs) with a backend that does no work: BenchmarkServeJSON64 (TensorFlow
+// Serving's row format), BenchmarkServeOIPJSON64, BenchmarkServeOIPBinary64
+// (the Open Inference Protocol over HTTP, JSON and binary tensor data) and
+// BenchmarkServeGRPC64 (ModelInfer with raw_input_contents), each a
+// request of 64 rows from its body's bytes to its response's bytes, in
+// process (no sockets: what a request costs the server, not the client).
+
+// presetE is preset E's signature and a 64-row draw of its feeds, made once.
+type presetE struct {
+	spec  *gen.Spec
+	sig   Signature
+	feeds map[string]*interp.Tensor
+}
+
+var (
+	eOnce sync.Once
+	eData *presetE
+	eErr  error
+)
+
+func loadE(tb testing.TB) *presetE {
+	tb.Helper()
+	eOnce.Do(func() {
+		p := &presetE{}
+		if p.spec, eErr = gen.Preset("E"); eErr != nil {
+			return
+		}
+		m, err := gen.Generate(p.spec, gen.Options{NoTableValues: true})
+		if err != nil {
+			eErr = err
+			return
+		}
+		data, err := gen.MarshalGraph(m.Graph)
+		if err != nil {
+			eErr = err
+			return
+		}
+		res, err := compiler.CompileBytes(context.Background(), "E.pb", data, compiler.Options{StopAfter: compiler.StageImport})
+		if err != nil {
+			eErr = err
+			return
+		}
+		if p.sig, eErr = SignatureOf(res.Module, res, []string{"prediction"}); eErr != nil {
+			return
+		}
+		arrays, err := gen.Feeds(p.spec, 64, 1)
+		if err != nil {
+			eErr = err
+			return
+		}
+		p.feeds = map[string]*interp.Tensor{}
+		for _, a := range arrays {
+			p.feeds[a.Name] = a.Tensor
+		}
+		eData = p
+	})
+	if eErr != nil {
+		tb.Fatal(eErr)
+	}
+	return eData
+}
+
+// benchServer serves E on the zeros backend, batching as recom serve does.
+func benchServer(tb testing.TB, p *presetE) *Server {
+	srv, err := New(Config{Name: "E", Signature: p.sig, Backend: zeros{p.sig.Inputs[0].Name},
+		Batch: BatchOptions{MaxBatch: DefaultMaxBatch, Timeout: 0}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv.SetReady(true)
+	tb.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// discardWriter is a ResponseWriter that keeps only the status.
+type discardWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(c int) {
+	if w.status == 0 {
+		w.status = c
+	}
+}
+func (w *discardWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.n += len(b)
+	return len(b), nil
+}
+
+// benchHTTP posts body to path on the server's handler b.N times.
+func benchHTTP(b *testing.B, srv *Server, path string, body []byte, header map[string]string) {
+	h := srv.Handler()
+	req, err := http.NewRequest(http.MethodPost, "http://localhost"+path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	req.ContentLength = int64(len(body))
+	w := &discardWriter{h: http.Header{}}
+	rd := bytes.NewReader(body)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd.Reset(body)
+		req.Body = io.NopCloser(rd)
+		w.status, w.n = 0, 0
+		clear(w.h)
+		h.ServeHTTP(w, req)
+		if w.status != http.StatusOK {
+			b.Fatalf("status %d", w.status)
+		}
+	}
+}
+
+func BenchmarkServeJSON64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	benchHTTP(b, srv, "/v1/models/E:predict", instancesBody(b, p.feeds, false), nil)
+}
+
+func BenchmarkServeOIPJSON64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	body, _ := inferBody(b, &p.sig, p.feeds, nil)
+	benchHTTP(b, srv, "/v2/models/E/infer", body, nil)
+}
+
+func BenchmarkServeOIPBinary64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	all := map[string]bool{}
+	for _, in := range p.sig.Inputs {
+		all[in.Key] = true
+	}
+	body, n := inferBody(b, &p.sig, p.feeds, all)
+	benchHTTP(b, srv, "/v2/models/E/infer", body, map[string]string{binaryHeader: strconv.Itoa(n)})
+}
+
+// BenchmarkServeGRPC64 is ModelInfer from the request message's bytes to
+// the response's (gRPC's framing and HTTP/2 left out).
+func BenchmarkServeGRPC64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	req := &oippb.ModelInferRequest{ModelName: "E", Id: "req-1"}
+	for _, in := range p.sig.Inputs {
+		t := p.feeds[in.Name]
+		req.Inputs = append(req.Inputs, &oippb.ModelInferRequest_InferInputTensor{Name: in.Key, Datatype: OIPDatatype(t.DType()), Shape: t.Shape()})
+		req.RawInputContents = append(req.RawInputContents, AppendRaw(nil, t))
+	}
+	msg, err := proto.Marshal(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := &grpcService{s: srv}
+	ctx := context.Background()
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r oippb.ModelInferRequest
+		if err := proto.Unmarshal(msg, &r); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := g.ModelInfer(ctx, &r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := proto.Marshal(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServeBatch8x32 is the batcher's own work on a batch of eight
+// requests of 32 rows of E: concatenating their 1001 inputs, running the
+// backend (no work) and splitting the output back.
+func BenchmarkServeBatch8x32(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	var reqs []*request
+	for i := range 8 {
+		arrays, err := gen.Feeds(p.spec, 32, uint64(i+1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		by := map[string]*interp.Tensor{}
+		for _, a := range arrays {
+			by[a.Name] = a.Tensor
+		}
+		feeds := make([]*interp.Tensor, len(p.sig.Inputs))
+		for k, in := range p.sig.Inputs {
+			feeds[k] = by[in.Name]
+		}
+		reqs = append(reqs, &request{ctx: context.Background(), feeds: feeds, rows: 32, key: shapeKey(feeds)})
+	}
+	bt := srv.batcher
+	b.ReportAllocs()
+	for b.Loop() {
+		out, _, err := bt.runBatch(reqs, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := bt.split(out, reqs, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeJSON64 is decodePredict alone on BenchmarkServeJSON64's
+// body, with the rows read by instanceRow (fast) and by the general reader.
+func BenchmarkDecodeJSON64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	body := instancesBody(b, p.feeds, false)
+	for _, fast := range []bool{true, false} {
+		b.Run(map[bool]string{true: "fast", false: "general"}[fast], func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := decodePredictWith(body, srv.sig, fast); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
