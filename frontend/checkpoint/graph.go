@@ -41,6 +41,11 @@ type Options struct {
 	// node name), e.g. the variables an inference subgraph uses, leaving
 	// optimizer slots unread. The others are neither read nor missing.
 	Only func(variable string) bool
+	// IndexOnly checks the variables against the index (each one's key,
+	// dtype and shape, the slice of a partition) without reading their
+	// data: Restored.Variables stays empty, Bindings and Missing are
+	// filled, Bytes is what reading them would take.
+	IndexOnly bool
 }
 
 // Restored is what Restore read: the variables' values by node name, as
@@ -50,6 +55,9 @@ type Restored struct {
 	Variables map[string]*interp.Tensor
 	Bindings  []Binding
 	Missing   []string
+	// Bytes is the size of the stored tensors the bindings read (each key
+	// once), checked against MaxReadBytes before any is read.
+	Bytes int64
 }
 
 // variableOps are the ops that hold a variable, at the top of a graph.
@@ -91,6 +99,7 @@ func restoreFrom(g *tfpb.GraphDef, b *Bundle, restoreOp string, opts *Options) (
 	}
 	var objects map[string]string // full_name -> checkpoint key
 	out := &Restored{Variables: map[string]*interp.Tensor{}}
+	var nodes []*tfpb.NodeDef
 	for _, n := range g.GetNode() {
 		if !variableOps[n.GetOp()] || (opts.Only != nil && !opts.Only(n.GetName())) {
 			continue
@@ -118,17 +127,84 @@ func restoreFrom(g *tfpb.GraphDef, b *Bundle, restoreOp string, opts *Options) (
 				bd = Binding{Variable: n.GetName(), Key: key, Whole: true, Via: "object graph"}
 			}
 		}
+		if err := checkBinding(b, bd, n); err != nil {
+			return nil, err
+		}
+		nodes = append(nodes, n)
+		out.Bindings = append(out.Bindings, bd)
+	}
+	// What the bindings read is bounded before anything is read: a
+	// hostile index may point many entries at the same bytes.
+	seen := map[string]bool{}
+	for _, bd := range out.Bindings {
+		if !seen[bd.Key] {
+			seen[bd.Key] = true
+			out.Bytes += b.storedBytes(bd.Key)
+		}
+	}
+	if out.Bytes > MaxReadBytes {
+		return nil, fmt.Errorf("%s: the %d variables to read take %d bytes in the checkpoint, more than %d (set %s to raise the limit; see docs/LIMITS.md)", b.index, len(out.Bindings), out.Bytes, MaxReadBytes, EnvMaxReadBytes)
+	}
+	if opts.IndexOnly {
+		return out, nil
+	}
+	for i, bd := range out.Bindings {
 		t, err := readBinding(b, bd)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkVariable(n, t); err != nil {
-			return nil, fmt.Errorf("%s: variable %q (key %q, via %s): %v", b.index, n.GetName(), bd.Key, bd.Via, err)
+		if err := checkVariable(nodes[i], t); err != nil {
+			return nil, fmt.Errorf("%s: variable %q (key %q, via %s): %v", b.index, bd.Variable, bd.Key, bd.Via, err)
 		}
-		out.Variables[n.GetName()] = t
-		out.Bindings = append(out.Bindings, bd)
+		out.Variables[bd.Variable] = t
 	}
 	return out, nil
+}
+
+// checkBinding checks what the index says of the tensor a binding reads
+// against the variable node n (dtype and shape attributes), without
+// reading data: the key exists, a partition's full shape is the stored
+// tensor's, and the part it reads has the variable's dtype and shape.
+func checkBinding(b *Bundle, bd Binding, n *tfpb.NodeDef) error {
+	if !b.Has(bd.Key) {
+		return fmt.Errorf("%s: variable %q: the checkpoint has no tensor %q (restored by %s)", b.index, bd.Variable, bd.Key, bd.Via)
+	}
+	e, _ := b.Entry(bd.Key)
+	shape := e.Shape
+	if !bd.Whole {
+		if interp.ShapeString(e.Shape) != interp.ShapeString(bd.Full) {
+			return fmt.Errorf("%s: variable %q: %s restores a slice of a %s tensor, but %q is %s", b.index, bd.Variable, bd.Via, interp.ShapeString(bd.Full), bd.Key, interp.ShapeString(e.Shape))
+		}
+		var err error
+		if shape, err = bd.Slice.Shape(e.Shape); err != nil {
+			return fmt.Errorf("%s: variable %q: tensor %q: %v", b.index, bd.Variable, bd.Key, err)
+		}
+	}
+	dt, ok := dtypes[e.DType]
+	if !ok {
+		_, err := b.dtype(bd.Key, b.entries[bd.Key])
+		return fmt.Errorf("variable %q: %w", bd.Variable, err)
+	}
+	if err := checkVariableAs(n, dt, shape); err != nil {
+		return fmt.Errorf("%s: variable %q (key %q, via %s): %v", b.index, bd.Variable, bd.Key, bd.Via, err)
+	}
+	return nil
+}
+
+// storedBytes is the size of the stored bytes of tensor key: its entry's,
+// or those of its slices' entries for a partitioned tensor.
+func (b *Bundle) storedBytes(key string) int64 {
+	e := b.entries[key]
+	if len(e.GetSlices()) == 0 {
+		return e.GetSize()
+	}
+	var n int64
+	for _, p := range e.GetSlices() {
+		if se, ok := b.entries[sliceKey(key, sliceFromProto(p))]; ok {
+			n += se.GetSize()
+		}
+	}
+	return n
 }
 
 // readBinding reads the value a binding names.
@@ -149,18 +225,23 @@ func readBinding(b *Bundle, bd Binding) (*interp.Tensor, error) {
 // checkVariable checks a value against the dtype and shape attributes of
 // its variable node.
 func checkVariable(n *tfpb.NodeDef, t *interp.Tensor) error {
+	return checkVariableAs(n, t.DType(), t.Shape())
+}
+
+// checkVariableAs checks a value's dtype and shape against the dtype and
+// shape attributes of its variable node.
+func checkVariableAs(n *tfpb.NodeDef, dtype interp.DType, got []int64) error {
 	if a, ok := n.GetAttr()["dtype"]; ok {
 		dt := a.GetType()
 		if dt > 100 { // a reference type
 			dt -= 100
 		}
-		if want, ok := dtypes[dt]; !ok || want != t.DType() {
-			return fmt.Errorf("the checkpoint holds %s, the variable is %s", t.DType(), dtypeName(dt))
+		if want, ok := dtypes[dt]; !ok || want != dtype {
+			return fmt.Errorf("the checkpoint holds %s, the variable is %s", dtype, dtypeName(dt))
 		}
 	}
 	if a, ok := n.GetAttr()["shape"]; ok && a.GetShape() != nil && !a.GetShape().GetUnknownRank() {
 		dims := a.GetShape().GetDim()
-		got := t.Shape()
 		bad := len(dims) != len(got)
 		for i := 0; !bad && i < len(dims); i++ {
 			bad = dims[i].GetSize() >= 0 && dims[i].GetSize() != got[i]

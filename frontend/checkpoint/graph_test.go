@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -312,5 +314,65 @@ func TestRestoreByName(t *testing.T) {
 		if b.Via != "name" {
 			t.Errorf("%q via %s", b.Variable, b.Via)
 		}
+	}
+}
+
+// TestRestoreIndexOnly: IndexOnly binds and checks every variable from the
+// index alone (the data shards are not opened), with the errors a read
+// gives for a wrong dtype, shape or key; Bytes counts each stored tensor
+// once, and MaxReadBytes refuses a restore before anything is read.
+func TestRestoreIndexOnly(t *testing.T) {
+	dir := t.TempDir()
+	prefix, _ := tf1Checkpoint(t, dir)
+	full, err := Restore(tf1Graph(), prefix, "save/restore_all", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards, _ := filepath.Glob(prefix + ".data-*")
+	for _, s := range shards {
+		if err := os.Remove(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Restore(tf1Graph(), prefix, "save/restore_all", &Options{IndexOnly: true})
+	if err != nil {
+		t.Fatalf("IndexOnly opened a shard: %v", err)
+	}
+	if len(r.Variables) != 0 || len(r.Bindings) != 5 || len(r.Missing) != 0 {
+		t.Fatalf("IndexOnly: %d values, %d bindings, missing %v", len(r.Variables), len(r.Bindings), r.Missing)
+	}
+	// w (24 bytes), emb's two slices (80 each), hvar (12), global_step (8).
+	if r.Bytes != 24+160+12+8 || full.Bytes != r.Bytes {
+		t.Errorf("Bytes = %d (read: %d), want %d", r.Bytes, full.Bytes, 24+160+12+8)
+	}
+	if _, err := Restore(tf1Graph(), prefix, "save/restore_all", nil); err == nil || !strings.Contains(err.Error(), "is missing") {
+		t.Errorf("a read without shards: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(g *tfpb.GraphDef)
+		want string
+	}{
+		{"dtype", func(g *tfpb.GraphDef) { g.Node[0].Attr = varAttrs(tfpb.DataType_DT_DOUBLE, []int64{2, 3}, "") },
+			`variable "w" (key "w", via RestoreV2 node "save/RestoreV2" output 0): the checkpoint holds float32, the variable is DT_DOUBLE`},
+		{"shape", func(g *tfpb.GraphDef) { g.Node[0].Attr = varAttrs(f32, []int64{3, 2}, "") },
+			`the checkpoint holds shape [2,3], the variable's is [3,2]`},
+		{"partition shape", func(g *tfpb.GraphDef) { g.Node[2].Attr = varAttrs(f32, []int64{4, 4}, "") },
+			`variable "emb/part_1" (key "emb", via RestoreV2 node "save/RestoreV2" output 2): the checkpoint holds shape [5,4], the variable's is [4,4]`},
+		{"missing key", func(g *tfpb.GraphDef) {
+			g.Node[6] = strConst("save/RestoreV2/tensor_names", []int64{5}, "nope", "emb", "emb", "hvar", "global_step")
+		}, `variable "w": the checkpoint has no tensor "nope"`},
+	} {
+		g := tf1Graph()
+		tc.edit(g)
+		if _, err := Restore(g, prefix, "save/restore_all", &Options{IndexOnly: true}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	defer func(m int64) { MaxReadBytes = m }(MaxReadBytes)
+	MaxReadBytes = 100
+	if _, err := Restore(tf1Graph(), prefix, "save/restore_all", &Options{IndexOnly: true}); err == nil ||
+		!strings.Contains(err.Error(), "model.ckpt-1234.index: the 5 variables to read take 204 bytes in the checkpoint, more than 100 (set RECOM_MAX_CHECKPOINT_BYTES") {
+		t.Errorf("MaxReadBytes: %v", err)
 	}
 }

@@ -193,6 +193,30 @@ func assetFiles(dir string, mg *tfpb.MetaGraphDef) (map[string]string, error) {
 	return out, nil
 }
 
+// GraphFile returns the graph file of the SavedModel directory dir:
+// dir/saved_model.pb, else dir/saved_model.pbtxt; an error says that dir is
+// no SavedModel directory when it has neither.
+func GraphFile(dir string) (string, error) {
+	for _, name := range []string{"saved_model.pb", "saved_model.pbtxt"} {
+		path := filepath.Join(dir, name)
+		st, err := os.Stat(path)
+		if err == nil && !st.IsDir() {
+			return path, nil
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s: not a SavedModel directory: it has neither saved_model.pb nor saved_model.pbtxt", dir)
+}
+
+// Assets maps the asset tensors of the MetaGraph mg of the SavedModel in
+// dir ("node:0") to the absolute paths of their files under dir/assets,
+// after checking that each file exists (see BindAssets).
+func Assets(dir string, mg *tfpb.MetaGraphDef) (map[string]string, error) {
+	return assetFiles(dir, mg)
+}
+
 // BindAssets points the asset tensors of g at the asset files, as
 // TensorFlow does when it loads a SavedModel (it feeds each asset tensor
 // the file's path): each asset tensor's Const node gets the absolute path
@@ -201,12 +225,17 @@ func assetFiles(dir string, mg *tfpb.MetaGraphDef) (map[string]string, error) {
 // subgraph extraction) are skipped; one that is not a string Const is an
 // error.
 func (m *SavedModel) BindAssets(g *tfpb.GraphDef) error {
+	return BindAssets(g, m.Assets)
+}
+
+// BindAssets is SavedModel.BindAssets for the assets of Assets.
+func BindAssets(g *tfpb.GraphDef, assets map[string]string) error {
 	byName := map[string]*tfpb.NodeDef{}
 	for _, n := range g.GetNode() {
 		byName[n.GetName()] = n
 	}
-	names := make([]string, 0, len(m.Assets))
-	for k := range m.Assets {
+	names := make([]string, 0, len(assets))
+	for k := range assets {
 		names = append(names, k)
 	}
 	sort.Strings(names)
@@ -220,7 +249,7 @@ func (m *SavedModel) BindAssets(g *tfpb.GraphDef) error {
 		if n.GetOp() != "Const" || idx != "0" || tp == nil || tp.GetDtype() != tfpb.DataType_DT_STRING || len(tp.GetTensorShape().GetDim()) != 0 {
 			return fmt.Errorf("node %q: asset tensor %q is not a string scalar Const (it is a %s)", node, tensor, n.GetOp())
 		}
-		tp.StringVal = [][]byte{[]byte(m.Assets[tensor])}
+		tp.StringVal = [][]byte{[]byte(assets[tensor])}
 		tp.TensorContent = nil
 	}
 	return nil

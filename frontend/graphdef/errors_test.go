@@ -460,3 +460,47 @@ func TestLoadBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestSignatureChoice: without serving_default, a MetaGraph's only
+// signature is taken; with several, or none, Signature is nil and
+// NoSignatureError names them (a SavedModel is never cut silently at the
+// whole graph).
+func TestSignatureChoice(t *testing.T) {
+	sm := savedModel()
+	sigs := sm.MetaGraphs[1].SignatureDef
+	delete(sigs, "serving_default")
+	f, err := Parse(mustMarshal(t, sm), "one.pb")
+	if err != nil || f.Signature == nil || f.Signature.Key != "other" || f.NoSignatureError() != nil {
+		t.Fatalf("one signature: %+v, %v", f.Signature, err)
+	}
+	sigs["predict"] = &tfpb.SignatureDef{}
+	f, err = Parse(mustMarshal(t, sm), "two.pb")
+	if err != nil || f.Signature != nil {
+		t.Fatalf("two signatures: %+v, %v", f.Signature, err)
+	}
+	if got := strings.Join(f.Signatures, ","); got != "other,predict" {
+		t.Errorf("Signatures = %s", got)
+	}
+	e := f.NoSignatureError()
+	if e == nil || !strings.Contains(e.Error(), `two.pb: the SavedModel has no "serving_default" signature and 2 others ("other", "predict"): choose one with --signature`) {
+		t.Errorf("NoSignatureError = %v", e)
+	}
+	if f, err = Parse(mustMarshal(t, sm), "two.pb", WithSignature("predict")); err != nil || f.Signature.Key != "predict" {
+		t.Errorf("WithSignature(predict): %v", err)
+	}
+	sm.MetaGraphs[1].SignatureDef = nil
+	f, err = Parse(mustMarshal(t, sm), "none.pb")
+	if err != nil || f.Signature != nil {
+		t.Fatalf("no signature: %v", err)
+	}
+	if e := f.NoSignatureError(); e == nil || !strings.Contains(e.Error(), "has no signature to cut the graph at") {
+		t.Errorf("NoSignatureError = %v", e)
+	}
+	if _, err := Parse(mustMarshal(t, sm), "none.pb", WithSignature("x")); err == nil || !strings.Contains(err.Error(), `no signature "x"; available: none`) {
+		t.Errorf("WithSignature on none: %v", err)
+	}
+	g, err := Parse(MarshalText(small()), "g.pbtxt")
+	if err != nil || g.NoSignatureError() != nil {
+		t.Errorf("a GraphDef has no signature error: %v", err)
+	}
+}

@@ -53,6 +53,26 @@ type File struct {
 	MetaGraph  *tfpb.MetaGraphDef
 	// Signature is the selected SignatureDef, or nil (see WithSignature).
 	Signature *ServingSignature
+	// Signatures are the keys of the MetaGraph's SignatureDefs, sorted.
+	Signatures []string
+}
+
+// NoSignatureError says why a SavedModel whose Signature is nil cannot be
+// cut at a signature, and how to choose one: it names the signatures the
+// MetaGraph has, or says it has none. It is nil for a GraphDef file and
+// when a signature was selected.
+func (f *File) NoSignatureError() error {
+	if f.SavedModel == nil || f.Signature != nil {
+		return nil
+	}
+	if len(f.Signatures) == 0 {
+		return fmt.Errorf("%s: the SavedModel's MetaGraph has no signature to cut the graph at (the whole graph holds its savers and initializers): name the inputs and outputs to compute (--inputs, --outputs)", f.Name)
+	}
+	keys := make([]string, len(f.Signatures))
+	for i, k := range f.Signatures {
+		keys[i] = strconv.Quote(k)
+	}
+	return fmt.Errorf("%s: the SavedModel has no %q signature and %d others (%s): choose one with --signature, or cut the graph with --inputs and --outputs", f.Name, "serving_default", len(keys), strings.Join(keys, ", "))
 }
 
 // ServingSignature is a SignatureDef of a SavedModel, flattened and sorted by key.
@@ -105,8 +125,10 @@ func WithTags(tags ...string) Option {
 }
 
 // WithSignature selects the SavedModel SignatureDef by key (default:
-// "serving_default"). A signature asked for explicitly must exist; when the
-// default is absent, File.Signature is nil.
+// "serving_default"). A signature asked for explicitly must exist. When the
+// default is absent, the MetaGraph's only signature is selected if it has
+// exactly one; otherwise File.Signature is nil (File.NoSignatureError says
+// why).
 func WithSignature(key string) Option {
 	return func(o *options) { o.signature = key; o.sigExplicit = true }
 }
@@ -211,19 +233,33 @@ func (f *File) selectMetaGraph(o *options) error {
 	if f.Graph == nil {
 		f.Graph = &tfpb.GraphDef{}
 	}
-	sd, ok := f.MetaGraph.GetSignatureDef()[o.signature]
+	for k := range f.MetaGraph.GetSignatureDef() {
+		f.Signatures = append(f.Signatures, k)
+	}
+	sort.Strings(f.Signatures)
+	key := o.signature
+	sd, ok := f.MetaGraph.GetSignatureDef()[key]
 	if !ok {
 		if o.sigExplicit {
-			var keys []string
-			for k := range f.MetaGraph.GetSignatureDef() {
-				keys = append(keys, strconv.Quote(k))
+			keys := make([]string, len(f.Signatures))
+			for i, k := range f.Signatures {
+				keys[i] = strconv.Quote(k)
 			}
-			sort.Strings(keys)
+			if len(keys) == 0 {
+				keys = []string{"none"}
+			}
 			return fmt.Errorf("%s: meta graph has no signature %q; available: %s", f.Name, o.signature, strings.Join(keys, ", "))
 		}
-		return nil
+		if len(f.Signatures) != 1 {
+			return nil
+		}
+		// An export without serving_default and with one signature
+		// (an Estimator's "predict", a hand-built "serving") is served
+		// through that one.
+		key = f.Signatures[0]
+		sd = f.MetaGraph.GetSignatureDef()[key]
 	}
-	f.Signature = &ServingSignature{Key: o.signature, MethodName: sd.GetMethodName(),
+	f.Signature = &ServingSignature{Key: key, MethodName: sd.GetMethodName(),
 		Inputs: flattenTensorInfos(sd.GetInputs()), Outputs: flattenTensorInfos(sd.GetOutputs())}
 	return nil
 }
