@@ -34,6 +34,7 @@ var layers = []struct {
 	{"dialects", 2},
 	{"internal/tfgfeeds", 2},
 	{"frontend", 3},
+	{"internal/ckptwrite", 3},
 	{"lowering", 3},
 	{"backend", 4},
 	{"runtime", 5},

@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -66,6 +65,19 @@ type Options struct {
 	// WholeGraph imports every node of the graph file: no cut at a
 	// SavedModel's signature (Inputs and Outputs must be empty).
 	WholeGraph bool
+	// Checkpoint is the checkpoint of a GraphDef's variables: a prefix
+	// (model.ckpt-1000), its .index or a data shard, or a directory with
+	// TensorFlow's checkpoint file (checkpoint.ResolvePrefix). A SavedModel
+	// directory brings its own (variables/variables). See Weights.
+	Checkpoint string
+	// ReadWeights reads the variables' values into Result.Weights;
+	// without it the checkpoint's index is checked against the graph's
+	// variables (keys, dtypes, shapes) and no data is read.
+	ReadWeights bool
+	// NoWeights leaves the checkpoint alone (a SavedModel's assets are
+	// still bound): for compilations that use no variable values, such as
+	// the whole graph whose table initializers a tool evaluates.
+	NoWeights bool
 
 	// PassOptions holds option text for the passes, keyed by pass flag
 	// (lower-emb, simplify-shapes, fuse, fuse-dense), in the syntax of
@@ -233,6 +245,9 @@ type Result struct {
 	// Columns are the embedding columns as they were before --fuse, with
 	// the kernel each went to (dot.go).
 	Columns []*Column
+	// Weights are the model's checkpoint and assets (a SavedModel
+	// directory, or a GraphDef with Options.Checkpoint); nil without.
+	Weights *Weights
 }
 
 // Stage returns the result of the named stage, or nil when it did not run.
@@ -279,6 +294,9 @@ func (o *Options) CheckOptions() error {
 	if o.WholeGraph && (len(o.Inputs) > 0 || len(o.Outputs) > 0) {
 		return errors.New("the whole graph is imported (WholeGraph), yet inputs or outputs to cut it at are given")
 	}
+	if o.NoWeights && (o.ReadWeights || o.Checkpoint != "") {
+		return errors.New("the weights are left alone (NoWeights), yet a checkpoint or reading the weights is asked for")
+	}
 	if o.StopAfter != "" && !slices.Contains(Stages, o.StopAfter) {
 		return fmt.Errorf("unknown stage %q (want one of %s)", o.StopAfter, strings.Join(Stages, ", "))
 	}
@@ -313,12 +331,14 @@ func Compile(ctx context.Context, path string, opts Options) (*Result, error) {
 	if !strings.HasSuffix(path, ".mlir") {
 		// A graph file is read by the import stage, whose time and
 		// progress then count the reading; a missing one fails before any
-		// stage.
-		if _, err := os.Stat(path); err != nil {
+		// stage. A SavedModel directory stands for its graph file, and
+		// brings its variables and assets.
+		graph, dir, err := modelPath(path)
+		if err != nil {
 			return &Result{Model: path}, err
 		}
 		d := newDriver(ctx, path, &opts, 0)
-		d.path = path
+		d.path, d.savedModelDir = graph, dir
 		return d.res, d.run(0)
 	}
 	data, err := inputfile.Read(path)
@@ -340,8 +360,8 @@ func CompileBytes(ctx context.Context, name string, data []byte, opts Options) (
 		d.data = data
 		return d.res, d.run(0)
 	}
-	if len(opts.Inputs) > 0 || len(opts.Outputs) > 0 || len(opts.Tags) > 0 || opts.Signature != "" {
-		return d.res, fmt.Errorf("%s: inputs, outputs, tags and signatures apply to graph files, not to IR", name)
+	if len(opts.Inputs) > 0 || len(opts.Outputs) > 0 || len(opts.Tags) > 0 || opts.Signature != "" || opts.Checkpoint != "" {
+		return d.res, fmt.Errorf("%s: inputs, outputs, tags, signatures and checkpoints apply to graph files, not to IR", name)
 	}
 	tctx := all.NewContext()
 	m, err := textir.Parse(tctx, name, data)
@@ -387,17 +407,20 @@ func (d *driver) resume(tctx *textir.Context, m *textir.Operation) error {
 
 // driver is one compilation.
 type driver struct {
-	ctx       context.Context
-	opts      *Options
-	res       *Result
-	data      []byte // the graph file (import)
-	path      string // the graph file, read by the import stage (Compile)
-	lastIR    []byte // the last IR printed, to size the next buffer
-	inputSize int    // the input file's size
-	ptxas     string // ptxas's path, once found
-	started   int    // the stages started so far
-	current   string // the stage running
-	steps     int    // the stages the compilation is to run
+	ctx  context.Context
+	opts *Options
+	res  *Result
+	data []byte // the graph file (import)
+	path string // the graph file, read by the import stage (Compile)
+	// savedModelDir is the SavedModel directory the graph file is in, when
+	// the model was given as one (its variables and assets are read).
+	savedModelDir string
+	lastIR        []byte // the last IR printed, to size the next buffer
+	inputSize     int    // the input file's size
+	ptxas         string // ptxas's path, once found
+	started       int    // the stages started so far
+	current       string // the stage running
+	steps         int    // the stages the compilation is to run
 }
 
 // inputPast reports whether the input was IR at or after the named stage.
@@ -641,10 +664,17 @@ func (d *driver) importGraph(name string, data []byte) error {
 	g := file.Graph
 	r.FileNodes = len(g.GetNode())
 	d.step("parse", start, fmt.Sprintf("%d nodes", r.FileNodes))
+	if err := d.bindAssets(file); err != nil {
+		return err
+	}
 	inputs, outputs := o.Inputs, o.Outputs
-	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
-		inputs, outputs = sig.InputNames(), sig.OutputNames()
-		r.Signature = sig
+	if len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
+		if sig := file.Signature; sig != nil {
+			inputs, outputs = sig.InputNames(), sig.OutputNames()
+			r.Signature = sig
+		} else if err := file.NoSignatureError(); err != nil {
+			return err
+		}
 	}
 	if len(inputs) > 0 && len(outputs) == 0 {
 		return fmt.Errorf("%s: inputs given without outputs (what to compute from them)", name)
@@ -671,6 +701,13 @@ func (d *driver) importGraph(name string, data []byte) error {
 	}
 	d.warnTraining(name, g, file.Graph)
 	r.Nodes = len(g.GetNode())
+	wstart := time.Now()
+	if err := d.restoreWeights(name, file, g); err != nil {
+		return err
+	}
+	if r.Weights != nil && r.Weights.Prefix != "" {
+		d.step("weights", wstart, r.Weights.String())
+	}
 	// The structural checks and the import both only read the graph: they
 	// run side by side. The checks' errors are the more complete, so they
 	// win when both fail.

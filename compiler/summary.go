@@ -59,6 +59,9 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		b.WriteString(")")
 	}
 	b.WriteString("\n")
+	if r.Weights != nil {
+		fmt.Fprintf(&b, "weights: %s\n", r.Weights)
+	}
 	if len(r.PassOptions) > 0 {
 		b.WriteString("pass options:")
 		for _, f := range slices.Sorted(maps.Keys(r.PassOptions)) {

@@ -17,17 +17,23 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
+	"github.com/recom-compiler/recom/interp/npz"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/fusedrt"
 )
 
-const benchHelp = `Times the embedding layer of MODEL (a generated GraphDef: its spec draws
-the feeds) on the GPU at batch --batch.
+const benchHelp = `Times the embedding layer of MODEL on the GPU at batch --batch. The feeds
+of a model recom gen made are drawn from its spec; those of any other
+GraphDef or SavedModel as recom gen --feeds draws them (what the graph does
+with each placeholder). The variables are the model's trained weights when
+it has them (a SavedModel directory, or --checkpoint with a GraphDef), as
+for recom run.
 
 --sets distinct random feed sets are run through the program (the
 interpreter computes the ids on the CPU; the layer runs on the GPU once per
@@ -136,13 +142,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if f.batch < 1 || f.sets < 1 || f.iters < 1 || f.warmup < 0 {
 		return errors.New("bench: --batch, --sets and --iters must be positive")
 	}
-	gf, err := graphdef.Load(path)
+	feedSet, err := f.feedSets(ctx, path)
 	if err != nil {
 		return err
-	}
-	spec, err := gen.SpecFromGraph(gf.Graph)
-	if err != nil {
-		return fmt.Errorf("%s: bench draws feeds from the spec of a generated model: %w", path, err)
 	}
 	m, err := f.compileModel(ctx, path)
 	if err != nil {
@@ -155,10 +157,11 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	opts, err := runOptions(f.tables, f.seed)
+	opts, err := runOptions(f.tables, f.seed, m.weights)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stderr, "recom bench: %s\n", weightsNote(m.weights, f.tables))
 	t0 := time.Now()
 	if err := materializeTables(m.res.Module, opts); err != nil {
 		return err
@@ -173,13 +176,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	g.install(m, opts)
 	t0 = time.Now()
 	for i := range f.sets {
-		arrays, err := gen.Feeds(spec, f.batch, f.feedSeed+uint64(i))
+		feeds, err := feedSet(f.feedSeed + uint64(i))
 		if err != nil {
 			return err
-		}
-		feeds := map[string]*interp.Tensor{}
-		for _, a := range arrays {
-			feeds[tensorName(a.Name)] = a.Tensor
 		}
 		if _, err := exec.Run(ctx, m.res.Module, feeds, m.outputs, opts); err != nil {
 			return err
@@ -208,7 +207,65 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if !f.e2e {
 		return nil
 	}
-	return f.benchE2E(ctx, m, ptx, spec, opts, g.c, stdout)
+	return f.benchE2E(ctx, m, ptx, feedSet, opts, g.c, stdout)
+}
+
+// feedSets returns what draws bench's feed sets for the model at path, by
+// seed: a generated model's spec (gen.Feeds), else the graph's
+// placeholders as recom gen --feeds draws them (gen.GraphFeeds on the
+// imported, cut graph).
+func (f *benchFlags) feedSets(ctx context.Context, path string) (func(seed uint64) (map[string]*interp.Tensor, error), error) {
+	named := func(arrays []npz.Array) map[string]*interp.Tensor {
+		feeds := map[string]*interp.Tensor{}
+		for _, a := range arrays {
+			feeds[tensorName(a.Name)] = a.Tensor
+		}
+		return feeds
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() && !strings.HasSuffix(path, ".mlir") {
+		gf, err := graphdef.Load(path, graphTags(f.model.tags)...)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := gen.SpecFromGraph(gf.Graph)
+		switch {
+		case err == nil:
+			return func(seed uint64) (map[string]*interp.Tensor, error) {
+				arrays, err := gen.Feeds(spec, f.batch, seed)
+				return named(arrays), err
+			}, nil
+		case !errors.Is(err, gen.ErrNoSpec):
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	opts := compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs, NoWeights: true, Tags: f.model.tags, Signature: f.model.signature}
+	if strings.HasSuffix(path, ".mlir") {
+		opts.Outputs = nil
+	}
+	res, err := compiler.Compile(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	aliases := map[string]string{}
+	for tensor, ph := range res.Placeholders {
+		aliases[tensor] = ph
+	}
+	return func(seed uint64) (map[string]*interp.Tensor, error) {
+		arrays, _, err := gen.GraphFeeds(ctx, res.Module, gen.GraphFeedOptions{Batch: f.batch, Seed: seed, Aliases: aliases})
+		if err != nil {
+			return nil, fmt.Errorf("%s: drawing feeds: %w", path, err)
+		}
+		return named(arrays), nil
+	}, nil
+}
+
+// graphTags are the graphdef options that select a SavedModel's MetaGraph
+// by the --tags given (none: the default).
+func graphTags(tags []string) []graphdef.Option {
+	if len(tags) == 0 {
+		return nil
+	}
+	return []graphdef.Option{graphdef.WithTags(tags...)}
 }
 
 func timeLayer(g *gpuSession, l *fusedrt.Layer, f *benchFlags, stdout io.Writer) error {

@@ -31,9 +31,9 @@ func init() { subcommands = append(subcommands, newCompileCmd) }
 func compileHelp() string {
 	var b strings.Builder
 	b.WriteString(`Compiles the embedding layer of MODEL (a binary or text GraphDef, a
-SavedModel, or a .mlir file of any stage, which starts at the next stage)
-into one GPU kernel, and the dense layers into a kernel each, running every
-stage in one process:
+SavedModel directory or its saved_model.pb, or a .mlir file of any stage,
+which starts at the next stage) into one GPU kernel, and the dense layers
+into a kernel each, running every stage in one process:
 
 `)
 	for _, s := range compiler.Pipeline(compiler.Options{Dense: true}) {
@@ -50,6 +50,14 @@ each stage, the kernels, ptxas's registers and shared memory where it ran,
 and the time of each stage. --dot FILE draws the columns as a Graphviz graph.
 Long compiles show each stage as it starts and ends on a terminal (or with
 --progress).
+
+A SavedModel is cut at its serving signature (--signature; without
+serving_default, its only signature; with several, an error lists them),
+its asset files (vocabularies) are bound to the graph, and its variables
+(variables/variables.*) are checked against the index of its checkpoint:
+every variable the compiled graph holds must be there with its dtype and
+shape (recom run, bench and interp read them and run with the trained
+weights). A GraphDef takes its checkpoint with --checkpoint PREFIX.
 
 --inputs and --outputs cut a graph for inference (an input that names a
 node alone stands for all its outputs: --inputs=IteratorGetNext); the
@@ -98,6 +106,7 @@ type compileFlags struct {
 	dynBatch   string
 	tags       []string
 	signature  string
+	checkpoint string
 	stopAfter  string
 	passOpts   map[string]*string
 	mcpu       string
@@ -145,7 +154,8 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Lookup("dynamic-batch").NoOptDefVal = "true"
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "compute these tensors (`node:idx,...`); the rest of the graph is pruned")
 	fl.StringSliceVar(&f.tags, "tags", nil, "SavedModel: the MetaGraph's `tags` (default serve)")
-	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to use (default serving_default if present)")
+	fl.StringVar(&f.signature, "signature", "", "SavedModel: the SignatureDef to cut the graph at (default serving_default, else the only one)")
+	fl.StringVar(&f.checkpoint, "checkpoint", "", "a GraphDef's trained variables: the checkpoint `PREFIX` (model.ckpt-1000), checked against the graph's variables (a SavedModel directory brings its own)")
 	fl.StringVar(&f.stopAfter, "stop-after", "", "stop after this `stage`: "+strings.Join(compiler.Stages, ", "))
 	f.passOpts = addPassFlags(fl)
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU (llc's -mcpu, ptxas's -arch)")
@@ -182,7 +192,7 @@ func passOptionsHelp(flag string) string {
 // options turns the flags into the compiler's options.
 func (f *compileFlags) options(cmd *cobra.Command) (compiler.Options, error) {
 	opts := compiler.Options{
-		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature,
+		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature, Checkpoint: f.checkpoint,
 		StopAfter: f.stopAfter, KeepIR: true, NoVerify: !f.verifyEach,
 		Print: textir.PrintOptions{Generic: f.generic, DebugInfo: f.debugInfo},
 		MCPU:  f.mcpu, OptLevel: f.optLevel, NoCubin: f.noCubin,

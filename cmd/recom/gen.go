@@ -16,7 +16,6 @@ import (
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 	"github.com/recom-compiler/recom/compiler"
 	"github.com/recom-compiler/recom/dialects/tfg"
-	"github.com/recom-compiler/recom/frontend/checkpoint"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/interp"
@@ -402,26 +401,23 @@ func runFeeds(ctx context.Context, model string, f *feedsFlags, stdout, stderr i
 	if f.spec != "" && f.graphFlags() {
 		return errors.New("--spec draws a generated model's feeds from its spec; --inputs, --outputs, --tags, --signature, --dynamic-batch and --feed-spec draw from the graph: not both")
 	}
-	path, assets := model, map[string]string(nil)
-	if st, err := os.Stat(model); err == nil && st.IsDir() {
-		// A SavedModel directory: its graph file, and its vocabulary files.
-		sm, err := checkpoint.OpenSavedModel(model, &checkpoint.Options{Tags: f.tags, Only: func(string) bool { return false }})
-		if err != nil {
-			return err
-		}
-		path, assets = sm.GraphPath, sm.Assets
-	}
 	batchMode, err := graphdef.ParseBatchMode(f.dynBatch)
 	if err != nil {
 		return fmt.Errorf("--dynamic-batch=%v", err)
 	}
-	res, err := compiler.Compile(ctx, path, compiler.Options{StopAfter: compiler.StageImport,
+	// A SavedModel directory is read by the compiler, which binds its
+	// vocabulary files; the variables' values play no part in the feeds.
+	res, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, NoWeights: true,
 		Inputs: f.inputs, Outputs: f.outputs, Tags: f.tags, Signature: f.signature, DynamicBatch: batchMode})
 	for _, d := range res.Diagnostics {
 		fmt.Fprintln(stderr, d.Error())
 	}
 	if err != nil {
 		return err
+	}
+	var assets map[string]string
+	if res.Weights != nil {
+		assets = res.Weights.Assets
 	}
 	var s *gen.Spec
 	switch {

@@ -27,9 +27,9 @@ func init() { subcommands = append(subcommands, newInterpCmd, newCompareCmd) }
 const interpHelp = `Runs MODEL on the CPU reference interpreter and writes the outputs to an
 .npz file.
 
-MODEL is a GraphDef (.pb, .pbtxt, saved_model.pb), imported into the tfg
-dialect by the compiler's import stage (as recom compile does), or a
-textual IR file (.mlir) of any stage. With --inputs, a GraphDef is first cut
+MODEL is a GraphDef (.pb, .pbtxt, saved_model.pb) or a SavedModel
+directory, imported into the tfg dialect by the compiler's import stage (as
+recom compile does), or a textual IR file (.mlir) of any stage. With --inputs, a GraphDef is first cut
 to the inference subgraph computing --outputs from the --inputs (as
 recom-translate and recom compile do; a SavedModel is cut at its serving
 signature without them); the contents of the vocabulary tables whose
@@ -42,20 +42,30 @@ may use "node__idx" instead of "node:idx" (both are accepted on reading;
 np.savez(**{"a:1": x}) works too). The feeds' array names are tensor names;
 the output file's array names are the --outputs as given.
 
---outputs may be left out only when the program has exactly one sink: one
+--outputs may be left out for a SavedModel cut at its signature (its
+outputs are the signature's), or when the program has exactly one sink: one
 op that has data results, none of them used by any op (NoOp, Assign, table
 initializers and the spec recom gen records, "recom/spec", are not counted;
 control results are not data). Its first data result is then the output.
 
-Variables come from --tables (an .npz whose arrays are named by variable
-node; hash tables as "<table node>:keys" and "<table node>:values"; a
-variable missing from it is an error), or, without --tables, are
-deterministic random values from --seed.`
+Variables are the model's trained weights when it has them: a SavedModel
+directory's checkpoint (variables/), or --checkpoint PREFIX with a GraphDef
+(read through the graph's saver; every variable the cut graph holds must
+be in it), and the vocabulary files of its assets/. --tables (an .npz whose
+arrays are named by variable node; hash tables as "<table node>:keys" and
+"<table node>:values") gives variables too, replacing the checkpoint's
+values of those it names; without either, variables are deterministic
+random values from --seed, and with --tables alone a variable missing from
+it is an error. --write-tables FILE writes the variables the run used (the
+checkpoint's and --tables') in --tables' format, for runs of the compiled
+stages' .mlir files, which carry no checkpoint.`
 
 type interpFlags struct {
 	feeds, tables, out string
+	writeTables        string
 	outputs, inputs    []string
 	seed               uint64
+	model              modelFlags
 }
 
 func newInterpCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -76,6 +86,8 @@ func newInterpCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random values of variables absent from --tables")
 	fl.StringVar(&f.tables, "tables", "", "variable values and hash-table contents, an .npz")
 	fl.StringVarP(&f.out, "output", "o", "", "output .npz file (written atomically)")
+	fl.StringVar(&f.writeTables, "write-tables", "", "also write the variables the run used (the checkpoint's, --tables') to `FILE`, an .npz in --tables' format")
+	f.model.add(fl)
 	return cmd
 }
 
@@ -93,7 +105,8 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	}
 	defer out.Abort()
 	opts := &exec.Options{RandomTables: true, Seed: f.seed, Tables: map[string]exec.TableData{}, Variables: map[string]*interp.Tensor{}}
-	copts := compiler.Options{StopAfter: compiler.StageImport}
+	copts := compiler.Options{StopAfter: compiler.StageImport, ReadWeights: true}
+	f.model.apply(&copts)
 	if len(f.inputs) > 0 {
 		if strings.HasSuffix(model, ".mlir") {
 			return errors.New("interp: --inputs applies to GraphDefs only")
@@ -109,7 +122,7 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	}
 	root := res.Module
 	rename := res.Placeholders // fed tensor -> the placeholder that replaces it
-	if err := cutTables(ctx, model, res, opts); err != nil {
+	if err := cutTables(ctx, model, f.model.tags, res, opts); err != nil {
 		return err
 	}
 	if f.tables != "" {
@@ -120,6 +133,7 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 		// an error, never silently random.
 		opts.RandomTables = false
 	}
+	useWeights(opts, res.Weights)
 	feeds := map[string]*interp.Tensor{}
 	if f.feeds != "" {
 		arrays, err := npz.ReadFile(f.feeds)
@@ -137,6 +151,10 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 		}
 	}
 	outputs := f.outputs
+	if len(outputs) == 0 && len(res.Outputs) > 0 {
+		// A SavedModel cut at its signature: the signature's outputs.
+		outputs = res.Outputs
+	}
 	if len(outputs) == 0 {
 		sink, err := soleSink(root)
 		if err != nil {
@@ -147,6 +165,11 @@ func runInterp(ctx context.Context, model string, f *interpFlags, stderr io.Writ
 	got, err := exec.Run(ctx, root, feeds, outputs, opts)
 	if err != nil {
 		return nameInputFiles(err, f.feeds, f.tables)
+	}
+	if f.writeTables != "" {
+		if err := writeWeights(f.writeTables, opts); err != nil {
+			return err
+		}
 	}
 	var arrays []npz.Array
 	for _, o := range outputs {
@@ -284,11 +307,11 @@ func soleSink(root *textir.Operation) (string, error) {
 // cutTables adds to opts the contents of the hash tables of model when res
 // is a cut of it (--inputs/--outputs): the cut leaves out the tables'
 // initializers, so their contents come from the whole graph.
-func cutTables(ctx context.Context, model string, res *compiler.Result, opts *exec.Options) error {
+func cutTables(ctx context.Context, model string, tags []string, res *compiler.Result, opts *exec.Options) error {
 	if len(res.Outputs) == 0 {
 		return nil
 	}
-	whole, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, WholeGraph: true})
+	whole, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, WholeGraph: true, NoWeights: true, Tags: tags})
 	if err != nil {
 		return err
 	}

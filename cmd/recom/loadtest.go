@@ -326,7 +326,7 @@ func (f *loadtestFlags) makeTargets(ctx context.Context, model, base string) ([]
 	}
 	gopts := gen.GraphFeedOptions{Batch: f.maxRows, Seed: f.seed}
 	if f.tables != "" {
-		opts, err := runOptions(f.tables, 0)
+		opts, err := runOptions(f.tables, 0, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/runtime/cuda"
@@ -95,19 +94,15 @@ func (f *runFlags) runNative(ctx context.Context, m *model, ptx []byte, feeds ma
 
 // benchE2E times the whole model end to end in the native runtime (host
 // feeds to host outputs: latency of single batches, throughput with
-// several in flight) over f.sets feed sets drawn from spec, and prints
+// several in flight) over max(f.sets, 4) feed sets drawn by feedSet, and prints
 // session.BenchResult's lines and the session's step costs.
-func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, spec *gen.Spec, opts *exec.Options, c *cuda.Context, stdout io.Writer) error {
+func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, feedSet func(seed uint64) (map[string]*interp.Tensor, error), opts *exec.Options, c *cuda.Context, stdout io.Writer) error {
 	sets := max(f.sets, 4)
 	feeds := make([]map[string]*interp.Tensor, sets)
 	for i := range feeds {
-		arrays, err := gen.Feeds(spec, f.batch, f.feedSeed+uint64(i))
-		if err != nil {
+		var err error
+		if feeds[i], err = feedSet(f.feedSeed + uint64(i)); err != nil {
 			return err
-		}
-		feeds[i] = map[string]*interp.Tensor{}
-		for _, a := range arrays {
-			feeds[i][tensorName(a.Name)] = a.Tensor
 		}
 	}
 	em := *m

@@ -58,9 +58,14 @@ FILE (no GPU needed; the PTX records the hash of the LLVM IR it was made
 from) and pass it with --ptx FILE on the GPU machine, where the model is
 compiled again and the hash checked.
 
-Tables come from --tables (an .npz by variable name, as recom interp) or
-are the interpreter's deterministic random values from --seed: the GPU gets
-exactly the values the interpreter uses.
+The variables are the model's trained weights when it has them (a
+SavedModel directory's variables/ and assets/, or --checkpoint PREFIX with a
+GraphDef; --tags and --signature choose a SavedModel's graph), else
+--tables (an .npz by variable name, as recom interp; it also replaces the
+checkpoint's value of each variable it names), else the interpreter's
+deterministic random values from --seed: the GPU gets exactly the values
+the interpreter uses, the embedding tables in the layer's table arena and
+the MLP's weights in the dense layers.
 
 --check also runs the pure interpreter on the imported model (the import
 stage of the same compilation) and fails (exit 1, worst element printed)
@@ -81,13 +86,14 @@ type runFlags struct {
 	check                                            bool
 	passOpts                                         map[string]*string
 	fl                                               *pflag.FlagSet
+	model                                            modelFlags
 	// keepIR keeps every stage's output in the compiler's result (tests).
 	keepIR bool
 }
 
 func (f *runFlags) common(fl *pflag.FlagSet) {
 	f.fl = fl
-	fl.StringVar(&f.tables, "tables", "", "variable values, an .npz (default: random tables from --seed)")
+	fl.StringVar(&f.tables, "tables", "", "variable values, an .npz (default: the model's checkpoint, else random tables from --seed); replaces the checkpoint's values of the variables it names")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random values of variables absent from --tables")
 	fl.StringVar(&f.ptx, "ptx", "", "the kernel's PTX, made by --emit-ptx (default: compile with llc-19 now)")
 	fl.StringVar(&f.emitPTX, "emit-ptx", "", "compile, write the kernel's PTX to `FILE` and exit (needs llc-19, no GPU)")
@@ -99,6 +105,7 @@ func (f *runFlags) common(fl *pflag.FlagSet) {
 	fl.IntVar(&f.device, "device", 0, "the CUDA device ordinal")
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "output tensors, comma separated (default: the program's sole sink); the graph is cut at them, as recom compile --outputs does")
 	f.passOpts = addPassFlags(fl)
+	f.model.add(fl)
 }
 
 func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -135,6 +142,8 @@ type model struct {
 	// imported is the import stage's result: the cut's placeholders and
 	// the SavedModel's signature (its Module is compiled further in place).
 	imported *compiler.Result
+	// weights are the model's checkpoint and assets (nil without).
+	weights *compiler.Weights
 }
 
 // options returns the compiler's options for run's and bench's flags: the
@@ -176,6 +185,8 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	t0 := time.Now()
 	imp := opts
 	imp.StopAfter = compiler.StageImport
+	imp.ReadWeights = true
+	f.model.apply(&imp)
 	if strings.HasSuffix(path, ".mlir") {
 		// IR is past any cut (a 0-tfg.mlir of a graph cut at its inputs):
 		// --outputs only name what to fetch.
@@ -185,7 +196,11 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	if err != nil {
 		return nil, err
 	}
-	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs, imported: first}
+	m := &model{path: path, schedule: f.schedule, dense: opts.Dense, outputs: f.outputs, imported: first, weights: first.Weights}
+	if len(m.outputs) == 0 && len(first.Outputs) > 0 && !strings.HasSuffix(path, ".mlir") {
+		// A SavedModel cut at its signature: the signature's outputs.
+		m.outputs = first.Outputs
+	}
 	if len(m.outputs) == 0 {
 		if m.outputs, err = defaultOutputs(first.Module); err != nil {
 			return nil, err
@@ -274,9 +289,9 @@ func (m *model) ptx(file string) ([]byte, error) {
 	return ptx, nil
 }
 
-// runOptions returns the interpreter options for tables (or random tables
-// from seed).
-func runOptions(tables string, seed uint64) (*exec.Options, error) {
+// runOptions returns the interpreter options for the model's weights w
+// (nil: none) and tables (or random tables from seed).
+func runOptions(tables string, seed uint64, w *compiler.Weights) (*exec.Options, error) {
 	opts := &exec.Options{RandomTables: true, Seed: seed, Tables: map[string]exec.TableData{}, Variables: map[string]*interp.Tensor{}}
 	if tables != "" {
 		if err := readTables(tables, opts); err != nil {
@@ -284,6 +299,7 @@ func runOptions(tables string, seed uint64) (*exec.Options, error) {
 		}
 		opts.RandomTables = false
 	}
+	useWeights(opts, w)
 	return opts, nil
 }
 
@@ -489,10 +505,11 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	opts, err := runOptions(f.tables, f.seed)
+	opts, err := runOptions(f.tables, f.seed, m.weights)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stderr, "recom run: %s\n", weightsNote(m.weights, f.tables))
 	if err := materializeTables(m.res.Module, opts); err != nil {
 		return err
 	}
@@ -510,7 +527,7 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 			if !f.check {
 				return nil
 			}
-			return checkAgainstInterp(ctx, path, feeds, f, m.outputs, got, stdout)
+			return checkAgainstInterp(ctx, m, feeds, f, got, stdout)
 		}
 		fmt.Fprintf(stderr, "recom run: the native runtime cannot run %s (%v); running it with the interpreter around the GPU kernels\n", path, fallback)
 	}
@@ -539,18 +556,23 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	if !f.check {
 		return nil
 	}
-	return checkAgainstInterp(ctx, path, feeds, f, m.outputs, got, stdout)
+	return checkAgainstInterp(ctx, m, feeds, f, got, stdout)
 }
 
 // checkAgainstInterp runs the pure interpreter on the imported model (the
-// import stage of the same compilation: the same cut) and compares its
-// outputs with got.
-func checkAgainstInterp(ctx context.Context, path string, feeds map[string]*interp.Tensor, f *runFlags, outputs []string, got map[string]*interp.Tensor, stdout io.Writer) error {
-	ref, err := compiler.Compile(ctx, path, compiler.Options{Outputs: f.outputs, StopAfter: compiler.StageImport})
+// import stage of the same compilation: the same cut, the same weights)
+// and compares its outputs with got.
+func checkAgainstInterp(ctx context.Context, m *model, feeds map[string]*interp.Tensor, f *runFlags, got map[string]*interp.Tensor, stdout io.Writer) error {
+	outputs := m.outputs
+	ropts := compiler.Options{Outputs: f.outputs, StopAfter: compiler.StageImport, Tags: f.model.tags, Signature: f.model.signature, NoWeights: true}
+	if strings.HasSuffix(m.path, ".mlir") {
+		ropts.Outputs = nil
+	}
+	ref, err := compiler.Compile(ctx, m.path, ropts)
 	if err != nil {
 		return err
 	}
-	opts, err := runOptions(f.tables, f.seed)
+	opts, err := runOptions(f.tables, f.seed, m.weights)
 	if err != nil {
 		return err
 	}

@@ -313,18 +313,24 @@ func gpuPresent() bool {
 
 // loadCPU imports the model for the interpreter, as recom interp does.
 func (f *serveFlags) loadCPU(ctx context.Context, path string, ld *loaded) error {
-	res, err := compiler.Compile(ctx, path, compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs})
+	iopts := compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs, ReadWeights: true}
+	f.model.apply(&iopts)
+	res, err := compiler.Compile(ctx, path, iopts)
 	if err != nil {
 		return err
 	}
-	opts, err := runOptions(f.tables, f.seed)
+	opts, err := runOptions(f.tables, f.seed, res.Weights)
 	if err != nil {
 		return err
 	}
-	if err := cutTables(ctx, path, res, opts); err != nil {
+	if err := cutTables(ctx, path, f.model.tags, res, opts); err != nil {
 		return err
 	}
 	outputs := f.outputs
+	if len(outputs) == 0 && res.Signature != nil {
+		// A SavedModel cut at its signature: the signature's outputs.
+		outputs = res.Outputs
+	}
 	if len(outputs) == 0 {
 		all, err := defaultOutputs(res.Module)
 		if err != nil {
@@ -353,7 +359,7 @@ func (f *serveFlags) loadGPU(ctx context.Context, path string, ld *loaded, log *
 	if err != nil {
 		return err
 	}
-	opts, err := runOptions(f.tables, f.seed)
+	opts, err := runOptions(f.tables, f.seed, m.weights)
 	if err != nil {
 		return err
 	}
@@ -379,7 +385,9 @@ func (f *serveFlags) loadGPU(ctx context.Context, path string, ld *loaded, log *
 	log.Info("compiled and planned on the GPU", "compile", m.compileT.Round(time.Millisecond), "plan", time.Since(t0).Round(time.Millisecond))
 	ld.backend = serve.NewSessionBackend(s, fmt.Sprintf("device %d", f.device))
 	// The warm-up's feeds are drawn for the imported program.
-	if imp, err := compiler.Compile(ctx, path, compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs}); err == nil {
+	wo := compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs, NoWeights: true}
+	wo.Tags, wo.Signature = f.model.tags, f.model.signature
+	if imp, err := compiler.Compile(ctx, path, wo); err == nil {
 		ld.module = imp.Module
 	}
 	return nil
