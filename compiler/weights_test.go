@@ -229,7 +229,7 @@ func TestWeightsErrors(t *testing.T) {
 		if tc.want == "" {
 			// b renamed: the graph's nodes that use it follow, the saver
 			// does not, and the checkpoint has no tensor "bias".
-			text = strings.ReplaceAll(text, `input: "b"`, `input: "bias"`)
+			text = strings.ReplaceAll(text, `input: "b" `, `input: "bias" `)
 			text = strings.Replace(text, `node { name: "save/Assign_2" op: "Assign" input: "bias"`, `node { name: "save/Assign_2" op: "Assign" input: "b"`, 1)
 			tc.want = "the checkpoint " // completed below
 		}

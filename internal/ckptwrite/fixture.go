@@ -14,7 +14,8 @@ import (
 // maps words to ids, the ids gather rows of an embedding table partitioned
 // in two (emb/part_0 and emb/part_1, one partitioned checkpoint tensor
 // "emb"), and a dense layer (a resource variable w, a reference variable b)
-// gives y = emb[id] · w + b. Its saver restores every variable through
+// gives y = emb[id] · w + b (b read through an Identity, as tf.Variable
+// reads). Its saver restores every variable through
 // one RestoreV2, global_step included, which y does not use.
 //
 //	words (string) -> LookupTableFindV2(vocab, default 0) -> GatherV2(concat(emb parts)) -> MatMul(w) -> BiasAdd(b) = y
@@ -40,7 +41,8 @@ node { name: "w" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } 
 node { name: "w/read" op: "ReadVariableOp" input: "w" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "b" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } attr { key: "container" value { s: "" } } attr { key: "shared_name" value { s: "" } } }
 node { name: "matmul" op: "MatMul" input: "gather" input: "w/read" attr { key: "T" value { type: DT_FLOAT } } attr { key: "transpose_a" value { b: false } } attr { key: "transpose_b" value { b: false } } }
-node { name: "y" op: "BiasAdd" input: "matmul" input: "b" attr { key: "T" value { type: DT_FLOAT } } attr { key: "data_format" value { s: "NHWC" } } }
+node { name: "b/read" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "BiasAdd" input: "matmul" input: "b/read" attr { key: "T" value { type: DT_FLOAT } } attr { key: "data_format" value { s: "NHWC" } } }
 node { name: "global_step" op: "VariableV2" attr { key: "dtype" value { type: DT_INT64 } } attr { key: "shape" value { shape { } } } attr { key: "container" value { s: "" } } attr { key: "shared_name" value { s: "" } } }
 node { name: "save/Const" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { } string_val: "model" } } } }
 node { name: "save/RestoreV2/tensor_names" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 5 } } string_val: "emb" string_val: "emb" string_val: "w" string_val: "b" string_val: "global_step" } } } }
