@@ -5,6 +5,8 @@
 #
 #   scripts/run-example.sh [MODEL] [OUTDIR]
 #   INPUTS=IteratorGetNext OUTPUTS=head/predictions/logistic scripts/run-example.sh MODEL OUTDIR
+#   scripts/run-example.sh SAVEDMODEL_DIR OUTDIR            # with its trained weights
+#   CHECKPOINT=model.ckpt-1000 INPUTS=... OUTPUTS=... scripts/run-example.sh graph.pbtxt OUTDIR
 #
 # Default model: examples/small.pbtxt (24 feature columns of every kind and
 # table style, with a DLRM dense part; table values in
@@ -12,8 +14,12 @@
 # saved_model.pb or a SavedModel directory; OUTPUTS names the tensors to
 # check, and OUTPUTS and INPUTS, when set, cut the graph for inference as
 # recom compile --outputs/--inputs do (a SavedModel is cut at its serving
-# signature without them): they go to recom gen --feeds, recom interp,
-# recom compile and the import stage. Table values come from
+# signature without them, and its outputs are the signature's): they go to
+# recom gen --feeds, recom interp, recom compile and the import stage.
+# Weights: a SavedModel directory's own (its variables/ and assets/), or
+# the checkpoint CHECKPOINT names for a GraphDef; the reference run reads
+# them and writes them to OUTDIR/weights.npz, which the stages' runs take
+# (their IR carries no checkpoint). Otherwise table values come from
 # MODEL.tables.npz when it exists, else are random (recom interp's seed). The stages, their order, their files and the
 # standalone tool that runs each come from the compiler's stage table, as
 # `recom compile --print-stages` lists it; the script runs them one by one.
@@ -46,10 +52,7 @@ export PATH="/usr/local/go/bin:$PATH"
 
 model=${1:-examples/small.pbtxt}
 out=${2:-out/example}
-graph=$model
-if [ -d "$model" ]; then
-  graph=$model/saved_model.pb # a SavedModel directory (recom gen --feeds reads its assets too)
-fi
+graph=$model # a GraphDef, a saved_model.pb or a SavedModel directory: every tool takes each
 base=${model%.pbtxt}
 base=${base%.pb}
 tables=$base.tables.npz   # recom gen writes the table values beside the model
@@ -57,6 +60,12 @@ outputs=${OUTPUTS:-prediction,input_layer/concat}
 cut=() # the inference cut, when asked for
 [ -n "${INPUTS:-}" ] && cut+=(--inputs="$INPUTS")
 [ -n "${OUTPUTS:-}" ] && cut+=(--outputs="$OUTPUTS")
+ckpt=() # the trained weights of a GraphDef
+[ -n "${CHECKPOINT:-}" ] && ckpt+=(--checkpoint="$CHECKPOINT")
+weights="" # the weights the reference run writes, for the stages' runs
+if [ -d "$model" ] || [ -n "${CHECKPOINT:-}" ]; then
+  weights=$out/weights.npz
+fi
 mkdir -p bin "$out"
 
 # llc-19 is llc in /usr/lib/llvm-19/bin where no llc-19 is on PATH (as the
@@ -71,7 +80,7 @@ ops() { # ops of a dialect in an IR file
   grep -oE '(^|[ "])'"$2"'\.[A-Za-z0-9_]+' "$1" | wc -l
 }
 tflag=()
-[ -f "$tables" ] && tflag=(--tables "$tables")
+[ -f "$tables" ] && [ -z "$weights" ] && tflag=(--tables "$tables")
 check() { # check FILE.mlir NAME: interpret a stage and compare it with the reference
   bin/recom interp "$1" --feeds "$out/feeds.npz" "${tflag[@]}" --outputs "$outputs" -o "$out/$2.npz"
   printf '   meaning: '
@@ -83,7 +92,24 @@ go build -o bin/ ./cmd/...
 
 step "recom gen --feeds: random inputs for $model (batch 64), and the reference outputs"
 bin/recom gen --feeds --batch 64 --seed 1 "${cut[@]}" "$model" -o "$out/feeds.npz"
-bin/recom interp "$graph" ${INPUTS:+--inputs="$INPUTS"} --feeds "$out/feeds.npz" "${tflag[@]}" --outputs "$outputs" -o "$out/ref.npz"
+oflag=(--outputs "$outputs")
+if [ -d "$model" ] && [ -z "${OUTPUTS:-}" ]; then
+  oflag=() # a SavedModel's outputs are its signature's
+fi
+if [ -n "$weights" ]; then
+  # The model's trained weights, read from its checkpoint; written for the
+  # stages' runs.
+  bin/recom interp "$graph" ${INPUTS:+--inputs="$INPUTS"} "${ckpt[@]}" --feeds "$out/feeds.npz" "${oflag[@]}" \
+    -o "$out/ref.npz" --write-tables "$weights"
+  tflag=(--tables "$weights")
+else
+  bin/recom interp "$graph" ${INPUTS:+--inputs="$INPUTS"} --feeds "$out/feeds.npz" "${tflag[@]}" "${oflag[@]}" -o "$out/ref.npz"
+fi
+if [ ${#oflag[@]} -eq 0 ]; then
+  # The signature's outputs, as the reference run named them.
+  outputs=$(python3 -c 'import sys, zipfile; print(",".join(n[:-4] for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$out/ref.npz")
+  printf '   the signature'"'"'s outputs: %s\n' "$outputs"
+fi
 
 # The stages, one a line: name, input file, output file, and the standalone
 # tool's command (recom compile --print-stages reads them from the compiler's
@@ -146,7 +172,7 @@ step "recom compile: every stage in one process, and its summary (also in $out/c
 # columns (dot -Tsvg $out/columns.dot > columns.svg where Graphviz is).
 # The summary is printed without its last part, every pass statistic (they
 # are in the file).
-bin/recom compile "$graph" "${cut[@]}" -o "$out/compile" --dot "$out/columns.dot" -q
+bin/recom compile "$graph" "${cut[@]}" "${ckpt[@]}" -o "$out/compile" --dot "$out/columns.dot" -q
 sed '/^pass statistics:/,$d' "$out/compile/summary.txt"
 # The LLVM IR and the PTX of the steps above are recom compile's, byte for
 # byte. (Its IR files after lower-emb may name shape symbols differently:
@@ -162,9 +188,16 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   step "GPU: recom run --check (the compiled model on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), against the interpreter)"
   # recom run cuts at --outputs only: a graph cut at INPUTS runs from its
   # imported stage, 0-tfg.mlir, which is the cut graph.
+  # A SavedModel directory, or a GraphDef with its checkpoint, runs with its
+  # trained weights (read from the checkpoint by recom run itself).
   run_model=$graph
-  [ -n "${INPUTS:-}" ] && run_model=$out/0-tfg.mlir
-  bin/recom run "$run_model" "${tflag[@]}" --feeds "$out/feeds.npz" --outputs "$outputs" -o "$out/gpu.npz" --check
+  rflag=("${tflag[@]}")
+  [ -n "$weights" ] && rflag=("${ckpt[@]}")
+  if [ -n "${INPUTS:-}" ]; then
+    run_model=$out/0-tfg.mlir
+    rflag=("${tflag[@]}")
+  fi
+  bin/recom run "$run_model" "${rflag[@]}" --feeds "$out/feeds.npz" --outputs "$outputs" -o "$out/gpu.npz" --check
 else
   step "GPU: no NVIDIA GPU here (nvidia-smi lists none): the run on the GPU is skipped; on a machine with one this step runs recom run --check"
 fi

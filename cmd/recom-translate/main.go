@@ -41,6 +41,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/all"
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/gpu"
+	"github.com/recom-compiler/recom/frontend/checkpoint"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/frontend/importer"
@@ -58,6 +59,9 @@ func main() {
 }
 
 type options struct {
+	// savedModelDir is the SavedModel directory given as the input (its
+	// graph file is read, its assets bound).
+	savedModelDir  string
 	importGraphDef bool
 	exportGraphDef bool
 	emitLLVM       bool
@@ -130,7 +134,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	f := cmd.Flags()
-	f.BoolVar(&o.importGraphDef, "import-graphdef", false, "import a GraphDef or SavedModel into the tfg dialect")
+	f.BoolVar(&o.importGraphDef, "import-graphdef", false, "import a GraphDef or SavedModel (saved_model.pb, or the directory: its assets are bound) into the tfg dialect")
 	f.BoolVar(&o.exportGraphDef, "export-graphdef", false, "export the tfg dialect back to a GraphDef")
 	f.BoolVar(&o.emitLLVM, "emit-llvm", false, "emit the gpu.module ops as NVPTX LLVM IR (.ll)")
 	f.BoolVar(&o.emitPTX, "emit-ptx", false, "emit the gpu.module ops as PTX (NVPTX LLVM IR through llc-19)")
@@ -184,6 +188,15 @@ func (o *options) run(ctx context.Context, input string, stdin io.Reader, stdout
 		if err := llc.CheckCPU(o.mcpu); err != nil {
 			return fmt.Errorf("recom-translate: error: --mcpu: %v", err)
 		}
+	}
+	if st, err := os.Stat(input); o.importGraphDef && input != "-" && err == nil && st.IsDir() {
+		// A SavedModel directory: its graph file, with its assets bound
+		// to the graph as recom compile binds them.
+		graph, err := checkpoint.GraphFile(input)
+		if err != nil {
+			return fmt.Errorf("recom-translate: error: %v", err)
+		}
+		o.savedModelDir, input = input, graph
 	}
 	data, err := readInput(input, stdin)
 	if err != nil {
@@ -272,10 +285,26 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 	if err != nil {
 		return locatedErr(input, err)
 	}
+	if o.savedModelDir != "" {
+		if file.MetaGraph == nil {
+			return fmt.Errorf("%s: error: the SavedModel directory's graph file holds a GraphDef, not a SavedModel", input)
+		}
+		assets, err := checkpoint.Assets(o.savedModelDir, file.MetaGraph)
+		if err == nil {
+			err = checkpoint.BindAssets(file.Graph, assets)
+		}
+		if err != nil {
+			return fmt.Errorf("recom-translate: error: %v", err)
+		}
+	}
 	g := file.Graph
 	inputs, outputs := o.inputs, o.outputs
-	if sig := file.Signature; sig != nil && len(inputs) == 0 && len(outputs) == 0 {
-		inputs, outputs = sig.InputNames(), sig.OutputNames()
+	if len(inputs) == 0 && len(outputs) == 0 {
+		if sig := file.Signature; sig != nil {
+			inputs, outputs = sig.InputNames(), sig.OutputNames()
+		} else if err := file.NoSignatureError(); err != nil {
+			return fmt.Errorf("%s: error: %v", input, strings.TrimPrefix(err.Error(), input+": "))
+		}
 	}
 	if len(inputs) > 0 && len(outputs) == 0 {
 		return fmt.Errorf("%s: error: --inputs needs --outputs (what to compute from them)", input)

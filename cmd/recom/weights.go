@@ -62,9 +62,11 @@ func useWeights(opts *exec.Options, w *compiler.Weights) {
 
 // writeWeights writes the variables of opts (the checkpoint's and
 // --tables') to an .npz in --tables' format, for the tools that run the
-// compiled stages (.mlir files, which carry no checkpoint).
+// compiled stages (.mlir files, which carry no checkpoint). A run whose
+// variables are random has none to write: an error. (A cut graph without
+// variables writes an empty file.)
 func writeWeights(path string, opts *exec.Options) error {
-	if len(opts.Variables) == 0 {
+	if opts.RandomTables {
 		return errors.New("--write-tables: the run has no weights to write (no checkpoint, no --tables: its variables are random, drawn from --seed)")
 	}
 	var arrays []npz.Array
