@@ -58,8 +58,12 @@ does; auto (the default) takes the GPU when a CUDA driver and device are
 there. The GPU machine has no llc: make the PTX with recom run --emit-ptx
 where llc-19 is and pass it with --ptx.
 
-Inputs are the model's placeholders (a SavedModel's: its signature's keys),
-outputs the --outputs (default: the model's predictions). Limits on
+MODEL is a SavedModel directory (served with its trained weights and
+assets; --tags and --signature choose its MetaGraph and SignatureDef), a
+GraphDef (--checkpoint PREFIX gives its weights; without, --tables or
+random ones from --seed), or IR. Inputs are the model's placeholders (a
+SavedModel's: its signature's keys), outputs the --outputs (default: a
+SavedModel's signature outputs, else the model's predictions). Limits on
 request size (--max-body-bytes, --max-request-rows, --max-queue,
 --max-bytes-in-flight) are in docs/LIMITS.md. SIGINT or SIGTERM shuts
 down gracefully: the server stops accepting, answers every request it
