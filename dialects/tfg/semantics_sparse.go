@@ -2,11 +2,8 @@ package tfg
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-
-	farm "github.com/dgryski/go-farm"
 
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
@@ -72,7 +69,7 @@ func registerSparse() {
 		}
 		return []*interp.Tensor{i, s}, nil
 	})
-	reg("SparseCross", sparseCross)
+	registerCross()
 }
 
 // oneHot is OneHot(indices, depth, on_value, off_value) with attribute
@@ -314,192 +311,4 @@ func scatterT[T interp.Elem](out, vals []T, pos []int) {
 			out[p] = vals[i]
 		}
 	}
-}
-
-// crossColumn is one input of SparseCross: for each batch row, its
-// features as hashes (hashed output) or strings.
-type crossColumn struct {
-	sparse        bool
-	indices, vals *interp.Tensor // sparse: [N, 2] int64 and [N]
-	start         []int64        // sparse: first entry of each row; len batch+1
-	dense         *interp.Tensor // dense: [batch, k]
-}
-
-func (c *crossColumn) count(b int64) int64 {
-	if c.sparse {
-		return c.start[b+1] - c.start[b]
-	}
-	return c.dense.Dim(1)
-}
-
-func (c *crossColumn) at(b, n int64) (t *interp.Tensor, i int) {
-	if c.sparse {
-		return c.vals, int(c.start[b] + n)
-	}
-	return c.dense, int(b*c.dense.Dim(1) + n)
-}
-
-// hashFeature is a feature's hash in a hashed cross: Fingerprint64 of a
-// string, the value itself of an int64.
-func hashFeature(t *interp.Tensor, i int) uint64 {
-	if s := t.Strings(); s != nil {
-		return farm.Fingerprint64([]byte(s[i]))
-	}
-	v, _ := t.Int64At(i)
-	return uint64(v)
-}
-
-func strFeature(t *interp.Tensor, i int) string {
-	if s := t.Strings(); s != nil {
-		return s[i]
-	}
-	v, _ := t.Int64At(i)
-	return strconv.FormatInt(v, 10)
-}
-
-// fingerprintCat64 combines two fingerprints as TensorFlow's
-// FingerprintCat64 does.
-func fingerprintCat64(fp1, fp2 uint64) uint64 {
-	const mul = 0xc6a4a7935bd1e995
-	shiftMix := func(v uint64) uint64 { return v ^ (v >> 47) }
-	r := fp1 ^ mul
-	r ^= shiftMix(fp2*mul) * mul
-	r *= mul
-	r = shiftMix(r) * mul
-	return shiftMix(r)
-}
-
-// sparseCross is SparseCross(indices[N], values[N], shapes[N],
-// dense_inputs[M]): for each batch row, the cartesian product of the
-// features of all columns (sparse columns first, last column varying
-// fastest); hashed_output combines Fingerprint64s with FingerprintCat64
-// from hash_key and takes num_buckets' modulo (int64 max when 0), else the
-// features are joined with "_X_".
-func sparseCross(op *textir.Operation, in []*interp.Tensor, st *exec.State) ([]*interp.Tensor, error) {
-	d := data(in)
-	n := int(attrInt(op, "N", 0))
-	if len(d) < 3*n {
-		return nil, op.Errorf("expects %d sparse columns (3 inputs each), got %d inputs", n, len(d))
-	}
-	hashed := attrBool(op, "hashed_output", false)
-	numBuckets := attrInt(op, "num_buckets", 0)
-	hashKey := uint64(attrInt(op, "hash_key", 0))
-	batch := int64(-1)
-	var cols []*crossColumn
-	for i := range n {
-		idx, vals, shp := d[i], d[n+i], d[2*n+i]
-		if idx.DType() != interp.Int64 || idx.Rank() != 2 || idx.Dim(1) != 2 {
-			return nil, op.Errorf("expected indices[%d] to be an int64 [N, 2] matrix, got %v%s", i, idx.DType(), interp.ShapeString(idx.Shape()))
-		}
-		if shp.DType() != interp.Int64 || shp.Len() != 2 {
-			return nil, op.Errorf("expected shapes[%d] to be an int64 vector of 2", i)
-		}
-		if vals.Rank() != 1 || vals.Dim(0) != idx.Dim(0) {
-			return nil, op.Errorf("expected values[%d] to be a vector of %d", i, idx.Dim(0))
-		}
-		b := shp.Int64s()[0]
-		if batch >= 0 && b != batch {
-			return nil, op.Errorf("expected batch size %d, got %d for shapes[%d]", batch, b, i)
-		}
-		batch = b
-		c := &crossColumn{sparse: true, indices: idx, vals: vals, start: make([]int64, b+1)}
-		ix := idx.Int64s()
-		for j := int64(0); j < idx.Dim(0); j++ {
-			r := ix[2*j]
-			if r < 0 || r >= b {
-				return nil, op.Errorf("indices[%d][%d] has batch row %d outside [0, %d)", i, j, r, b)
-			}
-			if j > 0 && r < ix[2*(j-1)] {
-				return nil, op.Errorf("indices[%d] are not sorted by batch row", i)
-			}
-			c.start[r+1]++
-		}
-		for r := int64(0); r < b; r++ {
-			c.start[r+1] += c.start[r]
-		}
-		cols = append(cols, c)
-	}
-	for i, t := range d[3*n:] {
-		if t.Rank() != 2 {
-			return nil, op.Errorf("expected dense_inputs[%d] to be a matrix, got shape %s", i, interp.ShapeString(t.Shape()))
-		}
-		if batch >= 0 && t.Dim(0) != batch {
-			return nil, op.Errorf("expected batch size %d, got %d for dense_inputs[%d]", batch, t.Dim(0), i)
-		}
-		batch = t.Dim(0)
-		cols = append(cols, &crossColumn{dense: t})
-	}
-	if len(cols) == 0 {
-		return nil, op.Errorf("expects at least one column")
-	}
-	var outIdx []int64
-	var hashes []int64
-	var strs []string
-	maxCount := int64(0)
-	perm := make([]int64, len(cols))
-	for b := int64(0); b < batch; b++ {
-		total := int64(1)
-		for _, c := range cols {
-			total *= c.count(b)
-		}
-		maxCount = max(maxCount, total)
-		for i := range perm {
-			perm[i] = 0
-		}
-		for k := int64(0); k < total; k++ {
-			outIdx = append(outIdx, b, k)
-			if hashed {
-				h := hashKey
-				for ci, c := range cols {
-					t, i := c.at(b, perm[ci])
-					h = fingerprintCat64(h, hashFeature(t, i))
-				}
-				if numBuckets > 0 {
-					h %= uint64(numBuckets)
-				} else {
-					h %= math.MaxInt64
-				}
-				hashes = append(hashes, int64(h))
-			} else {
-				var sb strings.Builder
-				for ci, c := range cols {
-					if ci > 0 {
-						sb.WriteString("_X_")
-					}
-					t, i := c.at(b, perm[ci])
-					sb.WriteString(strFeature(t, i))
-				}
-				strs = append(strs, sb.String())
-			}
-			for ci := len(perm) - 1; ci >= 0; ci-- {
-				perm[ci]++
-				if perm[ci] < cols[ci].count(b) {
-					break
-				}
-				perm[ci] = 0
-			}
-		}
-	}
-	nOut := int64(len(outIdx) / 2)
-	indices, err := interp.New([]int64{nOut, 2}, outIdx)
-	if err != nil {
-		return nil, err
-	}
-	var values *interp.Tensor
-	if hashed {
-		if hashes == nil {
-			hashes = []int64{}
-		}
-		values, err = interp.New([]int64{nOut}, hashes)
-	} else {
-		if strs == nil {
-			strs = []string{}
-		}
-		values, err = interp.New([]int64{nOut}, strs)
-	}
-	if err != nil {
-		return nil, err
-	}
-	shape := interp.Vector(max(batch, 0), maxCount)
-	return []*interp.Tensor{indices, values, shape}, nil
 }
