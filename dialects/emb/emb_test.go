@@ -389,6 +389,10 @@ func TestValueRange(t *testing.T) {
 %r = emb.add_offset %b, %s {stride = 3 : i64} : tensor<?xi64>`, rng{0, 0, false}},
 		{"constant", `%r = arith.constant dense<[3, -4, 9]> : tensor<3xi64>`, rng{-4, 9, true}},
 		{"strings", `%r = emb.as_string %i : tensor<?xi64> -> tensor<?x!tfg.string>`, rng{0, 0, false}},
+		{"cross", `%r, %rs = emb.cross %i, %s, %x, %s {hash_key = 5 : i64, num_buckets = 1000 : i64} : tensor<?xi64>, tensor<?x!tfg.string> -> tensor<?xi64>`, rng{0, 999, true}},
+		{"cross without buckets", `%r, %rs = emb.cross %i, %s {hash_key = 5 : i64, num_buckets = 0 : i64} : tensor<?xi64> -> tensor<?xi64>`, rng{0, 1<<63 - 2, true}},
+		{"filtered cross", `%c, %cs = emb.cross %i, %s {hash_key = 5 : i64, num_buckets = 10 : i64} : tensor<?xi64> -> tensor<?xi64>
+%r, %rs = emb.filter %c, %cs {min = 0 : i64} : tensor<?xi64>`, rng{0, 9, true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -422,6 +426,17 @@ func TestBagSize(t *testing.T) {
 		{"filtered [B, 4]", "%x: tensor<?x4xi64>", `%v, %s = emb.from_dense %x : tensor<?x4xi64> -> tensor<?xi64>
 %f, %r = emb.filter %v, %s {min = 0 : i64} : tensor<?xi64>`, bag{0, 4, true}},
 		{"split strings", "%x: tensor<?x!tfg.string>", `%v, %r = emb.split_strings %x {sep = ";"} : tensor<?x!tfg.string> -> tensor<?x!tfg.string>`, bag{0, 0, false}},
+		{"cross of [B, 2] and [B, 3]", "%x: tensor<?x2xi64>, %y: tensor<?x3x!tfg.string>", `%a, %as = emb.from_dense %x : tensor<?x2xi64> -> tensor<?xi64>
+%b, %bs = emb.from_dense %y : tensor<?x3x!tfg.string> -> tensor<?x!tfg.string>
+%v, %r = emb.cross %a, %as, %b, %bs {hash_key = 1 : i64, num_buckets = 7 : i64} : tensor<?xi64>, tensor<?x!tfg.string> -> tensor<?xi64>`, bag{6, 6, true}},
+		{"cross with ignore", "%x: tensor<?x2xi64>, %y: tensor<?x3x!tfg.string>", `%a, %as = emb.from_dense %x {ignore = -1 : i64} : tensor<?x2xi64> -> tensor<?xi64>
+%b, %bs = emb.from_dense %y : tensor<?x3x!tfg.string> -> tensor<?x!tfg.string>
+%v, %r = emb.cross %a, %as, %b, %bs {sep = "_X_"} : tensor<?xi64>, tensor<?x!tfg.string> -> tensor<?x!tfg.string>`, bag{0, 6, true}},
+		{"filtered cross", "%x: tensor<?x2xi64>", `%a, %as = emb.from_dense %x : tensor<?x2xi64> -> tensor<?xi64>
+%c, %cs = emb.cross %a, %as {hash_key = 1 : i64, num_buckets = 7 : i64} : tensor<?xi64> -> tensor<?xi64>
+%v, %r = emb.filter %c, %cs {min = 0 : i64} : tensor<?xi64>`, bag{0, 2, true}},
+		{"cross of unknown bags", "%x: tensor<?x2xi64>, %s: tensor<?xi64>, %y: tensor<?xi64>", `%a, %as = emb.from_dense %x : tensor<?x2xi64> -> tensor<?xi64>
+%v, %r = emb.cross %a, %as, %y, %s {hash_key = 1 : i64, num_buckets = 7 : i64} : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>`, bag{0, 0, false}},
 		{"argument", "%r: tensor<?xi64>", ``, bag{0, 0, false}},
 	}
 	for _, tc := range tests {
@@ -439,8 +454,8 @@ func TestBagSize(t *testing.T) {
 // has a custom form.
 func TestOpDefs(t *testing.T) {
 	d := emb.Dialect()
-	if len(d.Ops) != 16 {
-		t.Errorf("%d ops, want 16", len(d.Ops))
+	if len(d.Ops) != 17 {
+		t.Errorf("%d ops, want 17", len(d.Ops))
 	}
 	for _, def := range d.Ops {
 		if def.Traits&textir.Pure == 0 {

@@ -11,6 +11,7 @@
 // Every TensorFlow encoding of "a bag of ids per row" meets in this form:
 //
 //	sources      emb.from_dense, emb.from_sparse, emb.split_strings  -> (values, row_splits)
+//	cross        emb.cross (the crossed column's product)            (values, row_splits)... -> (values, row_splits)
 //	transforms   emb.hash, emb.as_string, emb.bucketize, emb.vocab_lookup,
 //	             emb.check_range, emb.cast, emb.add_offset            values -> values
 //	filter       emb.filter                                           (values, row_splits[, weights]) -> same
@@ -416,5 +417,6 @@ func Dialect() *textir.Dialect {
 		Print:         printConcat,
 		Parse:         parseConcat,
 	}}
+	d.Ops = append(d.Ops, crossDef(C))
 	return d
 }

@@ -24,6 +24,7 @@ const maxRangeDepth = 64
 //	emb.cast          the operand's range when the result type holds it
 //	emb.add_offset    the operand's range widened by stride * (largest bag - 1)
 //	emb.filter        the operand's range narrowed to [min, max]
+//	emb.cross         [0, num_buckets-1] when hashed (num_buckets 0: [0, 2^63-2])
 //	constants         the smallest and largest element
 //
 // and otherwise the range of the element type when it is narrower than 64
@@ -107,6 +108,12 @@ func valueRange(v *textir.Value, depth int) (int64, int64, bool) {
 		if ok1 && ok2 {
 			return clamp(lo, hi)
 		}
+	case CrossOp:
+		if v.Index() == 0 {
+			if lo, hi, ok := crossRange(def); ok {
+				return clamp(lo, hi)
+			}
+		}
 	case FilterOp:
 		if v.Index() != 0 {
 			break
@@ -186,7 +193,8 @@ func mulOK(a, b int64) (int64, bool) {
 
 // BagSize returns bounds lo <= n <= hi on the number of ids n in every bag
 // of the row splits value splits: a dense [B, k] source gives k (0 to k
-// with 'ignore'), a filter at most what its input had. ok is false when no
+// with 'ignore'), a filter at most what its input had, an emb.cross the
+// products of its inputs' bounds. ok is false when no
 // upper bound is known.
 func BagSize(splits *textir.Value) (lo, hi int64, ok bool) {
 	for depth := 0; depth <= maxRangeDepth; depth++ {
@@ -215,6 +223,12 @@ func BagSize(splits *textir.Value) (lo, hi int64, ok bool) {
 				lo = 0
 			}
 			return lo, k, true
+		case CrossOp:
+			lo, hi, ok := crossBagSize(def)
+			if depth > 0 { // behind a filter
+				lo = 0
+			}
+			return lo, hi, ok
 		case FilterOp:
 			splits = def.Operand(1)
 		default:

@@ -437,3 +437,29 @@ func (v ConcatView) Inputs() []*textir.Value { return textir.ViewOperands(v.op, 
 
 // Result returns result "result" (result #0).
 func (v ConcatView) Result() *textir.Value { return textir.ViewResult(v.op, 0) }
+
+// CrossView names the values of an emb.cross op (the cartesian product of the
+// features of each bag of the inputs (SparseCross): hashed ids, or strings
+// joined by 'sep'): operands inputs (variadic); results values and row_splits.
+type CrossView struct{ op *textir.Operation }
+
+// AsCross returns the view of op when op is an emb.cross; otherwise ok is false
+// and the view is the zero view.
+func AsCross(op *textir.Operation) (v CrossView, ok bool) {
+	if op == nil || op.Name() != CrossOp {
+		return CrossView{}, false
+	}
+	return CrossView{op}, true
+}
+
+// Op returns the emb.cross op, or nil for the zero view.
+func (v CrossView) Op() *textir.Operation { return v.op }
+
+// Inputs returns the variadic operands "inputs" (operands #0 on).
+func (v CrossView) Inputs() []*textir.Value { return textir.ViewOperands(v.op, 0, 0) }
+
+// Values returns result "values" (result #0).
+func (v CrossView) Values() *textir.Value { return textir.ViewResult(v.op, 0) }
+
+// RowSplits returns result "row_splits" (result #1).
+func (v CrossView) RowSplits() *textir.Value { return textir.ViewResult(v.op, 1) }

@@ -28,6 +28,7 @@ func TestViews(t *testing.T) {
   %l = emb.lookup %t, %h, %s1 {combiner = "mean"} : tensor<100x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
   %gs = emb.gather_scatter %t, %fv, %fs, %fw {combiner = "sum"} : tensor<100x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x8xf32>
   %g = emb.gather %t, %ct : tensor<100x8xf32>, tensor<?xi32> -> tensor<?x8xf32>
+  %cv, %cs = emb.cross %v2, %s2, %v1, %s1 {hash_key = 7 : i64, num_buckets = 100 : i64} : tensor<?xi64>, tensor<?x!tfg.string> -> tensor<?xi64>
   %e = emb.concat %l, %gs, %g : (tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x24xf32>
   func.return %e : tensor<?x24xf32>
 }
@@ -108,6 +109,18 @@ func TestViews(t *testing.T) {
 				t.Errorf("Concat.Inputs = %v", got)
 			}
 			cases = []named{{"Result", v.Result(), r(0)}}
+		case emb.CrossOp:
+			var v emb.CrossView
+			v, ok = emb.AsCross(op)
+			view = v
+			vals, splits := v.CrossInputs()
+			if len(vals) != 2 || len(splits) != 2 || vals[0] != o(0) || splits[0] != o(1) || vals[1] != o(2) || splits[1] != o(3) {
+				t.Errorf("Cross.CrossInputs = %v, %v", vals, splits)
+			}
+			if key, nb, hashed := v.Hashed(); !hashed || key != 7 || nb != 100 {
+				t.Errorf("Cross.Hashed = %d, %d, %v", key, nb, hashed)
+			}
+			cases = []named{{"Values", v.Values(), r(0)}, {"RowSplits", v.RowSplits(), r(1)}}
 		default:
 			t.Errorf("no accessors tested for %s", op.Name())
 			return true

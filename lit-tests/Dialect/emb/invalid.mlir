@@ -374,3 +374,59 @@ func.func @custom_form_arity(%x: tensor<?xi64>) {
   %v, %t = emb.filter %x {min = 0 : i64} : tensor<?xi64>
   func.return
 }
+
+// -----
+
+func.func @cross_odd(%a: tensor<?xi64>, %s: tensor<?xi64>) {
+  // expected-error@+1 {{'emb.cross' op expects (values, row splits) pairs, but has 3 operands}}
+  %v, %r = "emb.cross"(%a, %s, %a) {hash_key = 1 : i64, num_buckets = 10 : i64} : (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>)
+  func.return
+}
+
+// -----
+
+func.func @cross_i32(%a: tensor<?xi32>, %s: tensor<?xi64>) {
+  // expected-error@+1 {{'emb.cross' op input #0 must be ragged values tensor<?xi64> or tensor<?x!tfg.string>, but got tensor<?xi32>}}
+  %v, %r = emb.cross %a, %s {hash_key = 1 : i64, num_buckets = 10 : i64} : tensor<?xi32> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+func.func @cross_both(%a: tensor<?xi64>, %s: tensor<?xi64>) {
+  // expected-error@+1 {{'emb.cross' op requires exactly one of 'hash_key' (hashed ids) and 'sep' (joined strings)}}
+  %v, %r = emb.cross %a, %s {hash_key = 1 : i64, num_buckets = 10 : i64, sep = "_X_"} : tensor<?xi64> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+func.func @cross_buckets(%a: tensor<?xi64>, %s: tensor<?xi64>) {
+  // expected-error@+1 {{'emb.cross' op requires num_buckets >= 0 with 'hash_key', but got -3}}
+  %v, %r = emb.cross %a, %s {hash_key = 1 : i64, num_buckets = -3 : i64} : tensor<?xi64> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+func.func @cross_string_ids(%a: tensor<?xi64>, %s: tensor<?xi64>) {
+  // expected-error@+1 {{'emb.cross' op hashed crosses are i64 ids, but the result is tensor<?x!tfg.string>}}
+  %v, %r = emb.cross %a, %s {hash_key = 1 : i64, num_buckets = 10 : i64} : tensor<?xi64> -> tensor<?x!tfg.string>
+  func.return
+}
+
+// -----
+
+func.func @cross_joined_ints(%a: tensor<?xi64>, %s: tensor<?xi64>) {
+  // expected-error@+1 {{'emb.cross' op joined crosses are strings, but the result is tensor<?xi64>}}
+  %v, %r = emb.cross %a, %s {sep = "_X_"} : tensor<?xi64> -> tensor<?xi64>
+  func.return
+}
+
+// -----
+
+func.func @cross_splits(%a: tensor<?xi64>, %s: tensor<?xi32>) {
+  // expected-error@+1 {{'emb.cross' op input #0's row splits must be tensor<?xi64>, but got tensor<?xi32>}}
+  %v, %r = "emb.cross"(%a, %s) {hash_key = 1 : i64, num_buckets = 10 : i64} : (tensor<?xi64>, tensor<?xi32>) -> (tensor<?xi64>, tensor<?xi64>)
+  func.return
+}

@@ -133,3 +133,16 @@ func.func @div_no_nan(%v: tensor<?xi64>, %s: tensor<?xi64>, %w: tensor<?xf32>) -
   %l = emb.lookup %t, %v, %s, %w {combiner = "mean", div_no_nan} : tensor<10x4xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x4xf32>
   func.return %l : tensor<?x4xf32>
 }
+
+// emb.cross: the (values, row splits) pairs of its inputs; only the values
+// types are printed.
+// CHECK-LABEL: func.func @cross
+// CHECK-SAME:    (%[[A:.*]]: tensor<?xi64>, %[[AS:.*]]: tensor<?xi64>, %[[B:.*]]: tensor<?x!tfg.string>, %[[BS:.*]]: tensor<?xi64>)
+// CHECK-NEXT:    %[[H:.*]], %[[HS:.*]] = emb.cross %[[A]], %[[AS]], %[[B]], %[[BS]] {hash_key = 956888297470 : i64, num_buckets = 1000 : i64} : tensor<?xi64>, tensor<?x!tfg.string> -> tensor<?xi64>
+// CHECK-NEXT:    %[[J:.*]], %[[JS:.*]] = emb.cross %[[B]], %[[BS]] {sep = "_X_"} : tensor<?x!tfg.string> -> tensor<?x!tfg.string>
+// GENERIC:       "emb.cross"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {hash_key = 956888297470 : i64, num_buckets = 1000 : i64} : (tensor<?xi64>, tensor<?xi64>, tensor<?x!tfg.string>, tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>)
+func.func @cross(%a: tensor<?xi64>, %as: tensor<?xi64>, %b: tensor<?x!tfg.string>, %bs: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?x!tfg.string>) {
+  %h, %hs = emb.cross %a, %as, %b, %bs {hash_key = 956888297470 : i64, num_buckets = 1000 : i64} : tensor<?xi64>, tensor<?x!tfg.string> -> tensor<?xi64>
+  %j, %js = emb.cross %b, %bs {sep = "_X_"} : tensor<?x!tfg.string> -> tensor<?x!tfg.string>
+  func.return %h, %hs, %j : tensor<?xi64>, tensor<?xi64>, tensor<?x!tfg.string>
+}
