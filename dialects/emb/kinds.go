@@ -33,8 +33,12 @@ const (
 	KindWeighted ColumnKind = "weighted"
 	// KindShared: shared_embedding_columns: columns that read one table.
 	KindShared ColumnKind = "shared"
-	// KindSparse: sparse ids of another origin (crossed columns, external
-	// vocabularies, a SparseTensor feature); no feature column of its own.
+	// KindCrossed: crossed_column: the hashed cross of its keys' features
+	// (SparseCross), emb.cross over their sources.
+	KindCrossed ColumnKind = "crossed"
+	// KindSparse: sparse ids of another origin (SparseCrossHashed,
+	// external vocabularies, a SparseTensor feature); no feature column of
+	// its own.
 	KindSparse ColumnKind = "sparse"
 	// KindUnmatched: a column --lower-emb identified but could not lower.
 	KindUnmatched ColumnKind = "unmatched"
@@ -44,7 +48,7 @@ const (
 // print them: the feature columns first, then KindSparse and
 // KindUnmatched.
 var ColumnKinds = []ColumnKind{KindHashedString, KindHashedInt, KindSplitString, KindIdentity, KindVocabulary,
-	KindBucketized, KindWeighted, KindShared, KindSparse, KindUnmatched}
+	KindBucketized, KindWeighted, KindShared, KindCrossed, KindSparse, KindUnmatched}
 
 // IsFeatureColumn reports whether k names one of TensorFlow's feature
 // columns: every kind but KindSparse and KindUnmatched.

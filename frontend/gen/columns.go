@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // column is one embedding column of a spec, with the names TensorFlow
@@ -13,6 +14,8 @@ type column struct {
 	index     int    // across the whole spec
 	key       string // the feature key (Placeholder name)
 	weightKey string // weighted: the weight feature
+	intKey    string // crossed: the int64 feature crossed with key's strings
+	numKey    string // crossed with boundaries: the numeric feature bucketized into the cross
 	name      string // the feature column's name (input_layer sorts by it)
 	style     TableStyle
 	share     *shareGroup
@@ -28,7 +31,7 @@ type shareGroup struct {
 
 var keyPrefix = map[Kind]string{
 	HashedString: "str", HashedInt: "int", SplitString: "tok", Identity: "id",
-	Vocabulary: "voc", Bucketized: "num", Weighted: "wstr", Shared: "sh",
+	Vocabulary: "voc", Bucketized: "num", Weighted: "wstr", Shared: "sh", Crossed: "xs",
 }
 
 // columns expands a spec into its columns, in spec order.
@@ -62,6 +65,15 @@ func columns(s *Spec, override TableStyle) []*column {
 			case Weighted:
 				c.weightKey = c.key + "_weight"
 				c.name = c.key + "_weighted_by_" + c.weightKey + "_embedding"
+			case Crossed:
+				c.intKey = fmt.Sprintf("xi_%0*d", width, idx)
+				names := []string{c.key, c.intKey}
+				if g.Boundaries > 0 {
+					c.numKey = fmt.Sprintf("xn_%0*d", width, idx)
+					names = append(names, c.numKey+"_bucketized")
+				}
+				sort.Strings(names)
+				c.name = strings.Join(names, "_X_") + "_embedding"
 			case Shared:
 				c.name = c.key + "_shared_embedding"
 				if i%g.Share == 0 {

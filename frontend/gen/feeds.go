@@ -52,6 +52,10 @@ func Feeds(s *Spec, batch int, seed uint64) ([]npz.Array, error) {
 			width = int(shape[1])
 		}
 		switch c.g.Kind {
+		case Crossed:
+			if err := crossedFeeds(seed, c, batch, add); err != nil {
+				return nil, err
+			}
 		case SplitString:
 			v := make([]string, batch)
 			for i, bag := range bags {

@@ -133,6 +133,9 @@ func TestGolden(t *testing.T) {
 	v := oneGroup(Vocabulary, Variable)
 	v.Groups[0].NumOOVBuckets = 0
 	cases["vocabulary_no_oov"] = v
+	x := oneGroup(Crossed, Variable)
+	x.Groups[0].Boundaries = 3
+	cases["crossed_bucketized"] = x
 	d := oneGroup(HashedString, Resource)
 	d.Dense = &Dense{Features: 2, Bottom: []int{3}, Top: []int{4}}
 	cases["dense_resource"] = d
@@ -232,7 +235,8 @@ func TestValidationErrors(t *testing.T) {
 		{`,"buckets":-5`, ``, "groups[0].buckets"},
 		{`,"dim":0`, ``, "groups[0].dim"},
 		{`,"combiner":"max"`, ``, "groups[0].combiner"},
-		{`,"kind":"crossed"`, ``, "groups[0].kind"},
+		{`,"kind":"wide"`, ``, "groups[0].kind"},
+		{`,"kind":"crossed","boundaries":-2`, ``, "groups[0].boundaries"},
 		{`,"tables":"disk"`, ``, "groups[0].tables"},
 		{`,"feed":{"coverage":1.5}`, ``, "groups[0].feed.coverage"},
 		{`,"feed":{"coverage":-0.1}`, ``, "groups[0].feed.coverage"},

@@ -213,6 +213,12 @@ func (g *gen) build(cols []*column) string {
 			g.features[c.key] = b.placeholder(c.key, dtInt64, c.placeholderShape()...)
 		case Bucketized:
 			g.features[c.key] = b.placeholder(c.key, dtFloat, c.placeholderShape()...)
+		case Crossed:
+			g.features[c.key] = b.placeholder(c.key, dtString, c.placeholderShape()...)
+			g.features[c.intKey] = b.placeholder(c.intKey, dtInt64, c.placeholderShape()...)
+			if c.numKey != "" {
+				g.features[c.numKey] = b.placeholder(c.numKey, dtFloat, c.numShape()...)
+			}
 		}
 	}
 	if g.spec.Dense != nil && g.spec.Serving == "" {
@@ -403,7 +409,9 @@ func (g *gen) sparseIDs(c *column) (sparseT, *sparseT) {
 		sp.values = g.vocabLookup(c, sp.values)
 		return sp, nil
 	case Bucketized:
-		return g.bucketized(c), nil
+		return g.bucketized(c, c.key, c.placeholderShape()), nil
+	case Crossed:
+		return g.crossed(c), nil
 	}
 	panic("unreachable: validated kind")
 }
@@ -478,10 +486,14 @@ func (g *gen) rangeOp(limit *tensor, limitConst int32) tensor {
 }
 
 // bucketized is bucketized_column's transform and
-// _get_sparse_tensors_for_input_tensor (source dimension 1).
-func (g *gen) bucketized(c *column) sparseT {
+// _get_sparse_tensors_for_input_tensor (source dimension 1) of feature key
+// (whose placeholder has the given shape).
+func (g *gen) bucketized(c *column, key string, shape []int64) sparseT {
 	b := g.b
-	x := g.raw(c, c.key)
+	x := g.features[key]
+	if len(shape) == 1 {
+		x = b.expandDims(x, -1)
+	}
 	bz := b.op("Bucketize", "Bucketize", []tensor{x}, attrs("T", aType(dtFloat), "boundaries", aFloats(boundaries(c.g.Boundaries))))
 	bz.dt = dtInt32
 	bs := b.dim0(bz)

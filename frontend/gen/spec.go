@@ -50,6 +50,11 @@ const (
 	// Shared: shared_embedding_columns over groups of Share hashed string
 	// columns, one table per group.
 	Shared = emb.KindShared
+	// Crossed: crossed_column([key, int_key], Buckets) over a string and an
+	// int64 feature (crossed as they are: SparseCross's dense inputs), with
+	// Boundaries, a bucketized_column of a float feature first (a sparse
+	// input); the cross's ids feed an embedding_column.
+	Crossed = emb.KindCrossed
 )
 
 // Kinds lists every kind the generator builds, in documentation order: the
@@ -125,6 +130,8 @@ type Group struct {
 	VocabularySize int64 `json:"vocabulary_size,omitempty"`
 	NumOOVBuckets  int64 `json:"num_oov_buckets,omitempty"`
 	// Boundaries (bucketized): the number of boundaries; Boundaries+1 rows.
+	// (crossed): when positive, a bucketized feature of that many
+	// boundaries is crossed too.
 	Boundaries int `json:"boundaries,omitempty"`
 	// DefaultValue (identity): ids outside [0, Buckets) become this id.
 	DefaultValue *int64 `json:"default_value,omitempty"`
@@ -383,6 +390,10 @@ func (s *Spec) Validate() error {
 		if g.Kind == Bucketized {
 			if g.Boundaries <= 0 {
 				bad(f("boundaries"), "must be positive (got %d)", g.Boundaries)
+			}
+		} else if g.Kind == Crossed {
+			if g.Boundaries < 0 {
+				bad(f("boundaries"), "negative (%d)", g.Boundaries)
 			}
 		} else if g.Boundaries != 0 {
 			bad(f("boundaries"), "not used by kind %s", g.Kind)

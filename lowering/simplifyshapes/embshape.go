@@ -16,6 +16,7 @@ var embShapes = map[string]func(c shapeCtx, op *textir.Operation){
 	emb.FromDenseOp:     fromDenseShape,
 	emb.FromSparseOp:    fromSparseShape,
 	emb.SplitStringsOp:  splitStringsShape,
+	emb.CrossOp:         crossShape,
 	emb.HashOp:          transformShape,
 	emb.AsStringOp:      transformShape,
 	emb.BucketizeOp:     transformShape,

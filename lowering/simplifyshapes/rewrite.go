@@ -38,7 +38,8 @@ var removable = func() map[string]bool {
 	for _, n := range []string{"Const", "Shape", "ShapeN", "Size", "Rank", "StridedSlice", "Slice", "Pack",
 		"Unpack", "Prod", "Sum", "Max", "Min", "Cast", "GatherV2", "Gather", "ConcatV2", "Concat", "Reshape",
 		"ExpandDims", "Squeeze", "Fill", "Tile", "Transpose", "Identity", "Range", "Select", "SelectV2",
-		"StringSplitV2", "StringSplit", "Where", "GatherNd", "Unique", "BiasAdd", "MatMul", "NotEqual"} {
+		"StringSplitV2", "StringSplit", "Where", "GatherNd", "Unique", "BiasAdd", "MatMul", "NotEqual",
+		"SparseReshape", "SparseCross", "SparseCrossV2", "SparseCrossHashed"} {
 		m[n] = true
 	}
 	for _, o := range optab.All() {
@@ -50,8 +51,9 @@ var removable = func() map[string]bool {
 }()
 
 // chainRoots are the shape-chain ops that erase-dead-shape-chain starts
-// from (--lower-emb leaves some dead: a weighted column's dense_shape).
-var chainRoots = []string{"Shape", "ShapeN", "Size", "Rank", "StridedSlice", "Slice", "Pack", "Prod"}
+// from (--lower-emb leaves some dead: a weighted column's dense_shape, a
+// crossed column's SparseReshape).
+var chainRoots = []string{"Shape", "ShapeN", "Size", "Rank", "StridedSlice", "Slice", "Pack", "Prod", "SparseReshape"}
 
 // chainOps are the ops whose survival the statistics report.
 var chainOps = map[string]bool{"Shape": true, "StridedSlice": true, "Pack": true, "Prod": true, "Slice": true}

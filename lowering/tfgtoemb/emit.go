@@ -52,6 +52,8 @@ func ragged(rw *rewrite.Rewriter, s source, loc textir.Location) (vals, splits *
 			[]textir.Type{emb.RaggedType(textir.ElementType(s.x.Type())), rs}, attrs)
 		v, _ := emb.AsFromDense(op)
 		return v.Values(), v.RowSplits(), op
+	case srcCross:
+		return raggedCross(rw, s.cross, loc)
 	case srcSplit:
 		op = create(rw, emb.SplitStringsOp, loc, []*textir.Value{s.x},
 			[]textir.Type{emb.RaggedType(emb.StringType()), rs},

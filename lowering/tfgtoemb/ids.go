@@ -429,14 +429,15 @@ func bucketizedSource(vals, ind, shp *textir.Value) (src source, pre []xform, ok
 	if !isZeros(zeros) {
 		return source{}, nil, false
 	}
-	// indices: Cast(Transpose(Pack(i1, zeros), [1, 0])), i1 = 0..batch-1.
+	// indices: Cast(Transpose(Pack(i1, zeros), [1, 0])), i1 = 0..batch-1
+	// (TF1 computes the permutation: isTranspose2).
 	batch := dimTerm(x, 0)
 	c := is(ind, "Cast")
 	if c == nil {
 		return source{}, nil, false
 	}
 	tr := is(optab.Operand(c, "x"), "Transpose")
-	if tr == nil || !constIntsEq(optab.Operand(tr, "perm"), 1, 0) {
+	if tr == nil || !isTranspose2(optab.Operand(tr, "perm"), optab.Operand(tr, "x")) {
 		return source{}, nil, false
 	}
 	pk := is(optab.Operand(tr, "x"), "Pack")
@@ -524,6 +525,8 @@ func kindOf(p *plan) emb.ColumnKind {
 		return emb.KindWeighted
 	case p.src.kind == srcSplit:
 		return emb.KindSplitString
+	case p.src.kind == srcCross:
+		return emb.KindCrossed
 	case has(emb.BucketizeOp):
 		return emb.KindBucketized
 	case has(emb.VocabLookupOp):
@@ -603,6 +606,10 @@ func checkTypes(p *plan) error {
 		if err := dense(&p.src); err != nil {
 			return err
 		}
+	case srcCross:
+		if err := checkCrossTypes(p.src.cross, dense, ranked); err != nil {
+			return err
+		}
 	case srcSplit:
 		if !ranked(p.src.x, 1) {
 			return fail("the split input %s is not a vector", opDesc(def(p.src.x)))
@@ -612,9 +619,12 @@ func checkTypes(p *plan) error {
 		}
 	}
 	var e textir.Type
-	if p.src.kind == srcSparse {
+	switch p.src.kind {
+	case srcSparse:
 		e = textir.ElementType(p.src.vals.Type())
-	} else {
+	case srcCross:
+		e = p.src.cross.elem
+	default:
 		e = textir.ElementType(p.src.x.Type())
 	}
 	if len(p.xforms) > 0 {

@@ -22,6 +22,7 @@ const (
 	srcSparse srcKind = iota // emb.from_sparse(indices, values, dense_shape)
 	srcDense                 // emb.from_dense(x) {ignore}
 	srcSplit                 // emb.split_strings(x) {sep}
+	srcCross                 // emb.cross of the inputs' sources (cross.go)
 )
 
 // xform is one id transform, in forward order.
@@ -50,6 +51,7 @@ type source struct {
 	ind    *textir.Value    // sparse: indices, values, dense shape
 	vals   *textir.Value    //
 	shape  *textir.Value    //
+	cross  *crossSource     // cross
 	loc    textir.Location
 }
 

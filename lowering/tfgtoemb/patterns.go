@@ -100,6 +100,7 @@ var idForms = []idForm{
 	{"bucketized", 2, bucketizedIDs},
 	{"split-string", 2, splitIDs},
 	{"parsed", 2, parsedIDs},
+	{"crossed", 2, crossedIDs},
 	{"sparse", 1, sparseIDs},
 }
 

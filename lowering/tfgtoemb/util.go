@@ -261,11 +261,11 @@ func dimsOf(v *textir.Value) ([]int64, bool) {
 			continue
 		case tfg.IsExampleParse(d):
 			return parsedDims(v)
-		case isOp(d, "StringSplitV2"):
+		case isOp(d, "StringSplitV2", "SparseCross", "SparseCrossV2", "SparseCrossHashed"):
 			switch {
-			case isOutput(v, "indices"):
+			case isOutput(v, "indices"), isOutput(v, "output_indices"):
 				return []int64{-1, 2}, true
-			case isOutput(v, "values"):
+			case isOutput(v, "values"), isOutput(v, "output_values"):
 				return []int64{-1}, true
 			}
 			return []int64{2}, true

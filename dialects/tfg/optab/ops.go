@@ -103,13 +103,13 @@ var rows = []row{
 		attrs: "T: type; Tindices: {int16, int32, int64}; Tnumsegments: {int32, int64} = DT_INT32"},
 	{name: "SparseCross", in: "indices: N * int64, values: sparse_types, shapes: N * int64, dense_inputs: dense_types",
 		out:   "output_indices: int64, output_values: out_type, output_shape: int64",
-		attrs: "N: int >= 0; hashed_output: bool; num_buckets: int >= 0; hash_key: int; sparse_types: list(type) >= 0; dense_types: list(type) >= 0; out_type: {int64, string}; internal_type: {int64, string}"},
+		attrs: "N: int >= 0; hashed_output: bool; num_buckets: int >= 0; hash_key: int; sparse_types: list(type) >= 0; dense_types: list(type) >= 0; out_type: {int64, string}; internal_type: {int64, string}", shape: crossShape},
 	{name: "SparseCrossV2", in: "indices: N * int64, values: sparse_types, shapes: N * int64, dense_inputs: dense_types, sep: string",
 		out:   "output_indices: int64, output_values: string, output_shape: int64",
-		attrs: "N: int >= 0; sparse_types: list(type) >= 0; dense_types: list(type) >= 0"},
+		attrs: "N: int >= 0; sparse_types: list(type) >= 0; dense_types: list(type) >= 0", shape: crossShape},
 	{name: "SparseCrossHashed", in: "indices: N * int64, values: sparse_types, shapes: N * int64, dense_inputs: dense_types, num_buckets: int64, strong_hash: bool, salt: int64",
 		out:   "output_indices: int64, output_values: int64, output_shape: int64",
-		attrs: "N: int >= 0; sparse_types: list(type) >= 0; dense_types: list(type) >= 0"},
+		attrs: "N: int >= 0; sparse_types: list(type) >= 0; dense_types: list(type) >= 0", shape: crossShape},
 	{name: "Bucketize", in: "input: T", out: "output: int32", attrs: "T: {int32, int64, float, double}; boundaries: list(float)", class: Unary},
 
 	// --- strings and hashing ---
