@@ -90,6 +90,20 @@ func exampleFeeds(s *Spec, arrays []npz.Array, batch int, seed uint64) ([]npz.Ar
 			for i, x := range t.Float32s() {
 				add(i, c.key, tfexample.Floats(x))
 			}
+		case Crossed:
+			// Required fixed-length features: every row's values as fed.
+			iv, nv := byName[c.intKey], byName[c.numKey]
+			if iv == nil || (c.numKey != "" && nv == nil) {
+				return nil, fmt.Errorf("feed %s: its crossed features are not drawn", c.key)
+			}
+			v, ints := t.Strings(), iv.Int64s()
+			for i := range batch {
+				add(i, c.key, tfexample.Bytes(v[i*width:(i+1)*width]...))
+				add(i, c.intKey, tfexample.Int64s(ints[i*width:(i+1)*width]...))
+				if nv != nil {
+					add(i, c.numKey, tfexample.Floats(nv.Float32s()[i]))
+				}
+			}
 		}
 	}
 	if d := s.Dense; d != nil {

@@ -491,7 +491,11 @@ func (g *gen) rangeOp(limit *tensor, limitConst int32) tensor {
 func (g *gen) bucketized(c *column, key string, shape []int64) sparseT {
 	b := g.b
 	x := g.features[key]
-	if len(shape) == 1 {
+	rank, ok := g.ranks[key] // a parsed feature's (Serving)
+	if !ok {
+		rank = len(shape)
+	}
+	if rank == 1 {
 		x = b.expandDims(x, -1)
 	}
 	bz := b.op("Bucketize", "Bucketize", []tensor{x}, attrs("T", aType(dtFloat), "boundaries", aFloats(boundaries(c.g.Boundaries))))

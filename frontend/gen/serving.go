@@ -67,6 +67,14 @@ func (g *gen) parseSpec(cols []*column) []parseFeature {
 			fs = append(fs, parseFeature{key: c.key, dt: dtFloat, dense: true, shape: []int64{1}})
 		case SplitString:
 			fs = append(fs, parseFeature{key: c.key, dt: dtString, dense: true, shape: []int64{}, str: true})
+		case Crossed:
+			// Required fixed-length features of the placeholders' shapes.
+			sh := c.placeholderShape()[1:]
+			fs = append(fs, parseFeature{key: c.key, dt: dtString, dense: true, shape: sh},
+				parseFeature{key: c.intKey, dt: dtInt64, dense: true, shape: sh})
+			if c.numKey != "" {
+				fs = append(fs, parseFeature{key: c.numKey, dt: dtFloat, dense: true, shape: c.numShape()[1:]})
+			}
 		}
 	}
 	if d := g.spec.Dense; d != nil {

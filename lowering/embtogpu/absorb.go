@@ -20,6 +20,7 @@ import (
 // the filters on the ids (a range filter: abi.TransformDrop).
 type idChain struct {
 	values     *textir.Value // the fused op's operand: raw values (or the hoisted filter's)
+	cross      *crossChain   // source "cross": the operands and inputs of a crossed column
 	source     string
 	transforms []abi.Transform
 	idBytes    float64
@@ -128,8 +129,17 @@ func absorbIDs(lk *textir.Operation, opts Options) (c *idChain, why string) {
 		v = in
 	}
 	if len(ts) == 0 && !ranged {
+		if x, ok := emb.AsCross(v.DefiningOp()); ok && len(filters) == 0 && why == "" && v == x.Values() {
+			// A crossed column: the kernel computes the cross of its
+			// inputs (source "cross").
+			c, why := absorbCross(lk, v, bagSplits, bagWeights, opts.HostIDs)
+			if c == nil {
+				why = fmt.Sprintf("%s stays before the layer: %s", describe(x.Op()), why)
+			}
+			return c, why
+		}
 		if why == "" {
-			why = work + ": the kernel computes only the emb id transforms (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset) and filters"
+			why = work + ": the kernel computes only the emb id transforms (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, cross) and filters"
 		}
 		return nil, why
 	}

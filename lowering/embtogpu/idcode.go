@@ -104,6 +104,9 @@ func (k *kb) rawValue(c *abi.Column, a *kernelArgs, j *textir.Value) (*textir.Va
 		// Written by this warp's id pass: a plain (coherent) load.
 		return k.Cast(arith.ExtSIOp, k.Load(a.in, k.Add(a.scratchW, j), 1, false)[0], i64), idValue{}
 	}
+	if c.IsCross() {
+		return k.crossID(c, a, a.crossBag, k.Bin(arith.SubIOp, j, a.bagLo)), idValue{}
+	}
 	pos := k.Add(a.valuesOff, j)
 	var v idValue
 	switch c.Source {
@@ -143,7 +146,13 @@ func (k *kb) fingerprint(v idValue) *textir.Value {
 
 // transformID emits the column's transforms of position j's raw value v.
 func (k *kb) transformID(c *abi.Column, a *kernelArgs, j *textir.Value, v idValue) *textir.Value {
-	for i := range c.Transforms {
+	return k.transforms(c, a, j, a.bagLo, v, 0, len(c.Transforms)).x
+}
+
+// transforms emits transforms [lo, hi) of c on the raw value v of
+// position j of the bag that starts at position bagLo (add_offset's).
+func (k *kb) transforms(c *abi.Column, a *kernelArgs, j, bagLo *textir.Value, v idValue, lo, hi int) idValue {
+	for i := lo; i < hi; i++ {
 		t := &c.Transforms[i]
 		P := a.params[i]
 		switch t.Op {
@@ -190,7 +199,7 @@ func (k *kb) transformID(c *abi.Column, a *kernelArgs, j *textir.Value, v idValu
 				v.x = k.Bin(arith.ShRSIOp, k.Bin(arith.ShLIOp, v.x, k.C64(sh)), k.C64(sh))
 			}
 		case abi.TransformAddOffset:
-			v.x = k.Add(v.x, k.Mul(P[0], k.Bin(arith.SubIOp, j, a.bagLo)))
+			v.x = k.Add(v.x, k.Mul(P[0], k.Bin(arith.SubIOp, j, bagLo)))
 		case abi.TransformDrop:
 			// Kept ids are in the table (the fuse pattern proved it), so
 			// -1 marks a dropped one (addRows skips it).
@@ -198,7 +207,7 @@ func (k *kb) transformID(c *abi.Column, a *kernelArgs, j *textir.Value, v idValu
 			v.x = k.Sel(in, v.x, k.C64(-1))
 		}
 	}
-	return v.x
+	return v
 }
 
 // vocabID emits a vocabulary lookup: the key's index, else size + its
@@ -266,8 +275,12 @@ func (k *kb) bucketizeUniform(bf, off, guess, n, x *textir.Value, steps int64) *
 // warp barrier orders those stores before the lookups' loads.
 func (k *kb) idPass(c *abi.Column, a *kernelArgs, taskLo, bpt, lane *textir.Value) {
 	taskHi := k.Bin(arith.MinSIOp, k.Add(taskLo, bpt), a.batch)
-	if c.Source == abi.SourceSplit {
-		k.idPassSplit(c, a, taskLo, taskHi, lane)
+	if c.Source == abi.SourceSplit || c.IsCross() {
+		if c.IsCross() {
+			k.idPassCross(c, a, taskLo, taskHi, lane)
+		} else {
+			k.idPassSplit(c, a, taskLo, taskHi, lane)
+		}
 		k.Op(gpu.WarpSyncOp, nil, nil)
 		a.prepassed = true
 		return

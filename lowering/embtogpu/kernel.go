@@ -56,6 +56,7 @@ type kernelArgs struct {
 	params          [][]*textir.Value
 	classParams     [][]*int64 // the current class's constant parameter words (abi.ClassParams)
 	bagLo           *textir.Value
+	crossBag        *crossBag // the current bag of a crossed column (crosscode.go)
 	entry           *textir.Operation
 	views           map[any]*textir.Value
 }
@@ -166,6 +167,9 @@ func BuildKernel(ctx *textir.Context, loc textir.Location, name string, l *abi.L
 // bag returns the first and end id positions of bag b (after the id
 // pass, of its ids in the scratch).
 func (k *kb) bag(c *abi.Column, a *kernelArgs, b *textir.Value) (lo, hi *textir.Value) {
+	if c.IsCross() && !a.prepassed {
+		a.crossBag = k.loadCrossBag(c, a, b)
+	}
 	if c.Kind == abi.KindGather {
 		return b, k.AddC(b, 1)
 	}

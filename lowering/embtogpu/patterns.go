@@ -73,6 +73,9 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 		chains[i], _ = absorbIDs(lk, opts)
 		if c := chains[i]; c != nil {
 			infos[i].Source, infos[i].Transforms, infos[i].IDBytes, infos[i].Sep = c.source, c.transforms, c.idBytes, c.sep
+			if c.cross != nil {
+				infos[i].Cross = c.cross.inputs
+			}
 		}
 	}
 	plan, order, err := Plan(infos, opts)
@@ -134,6 +137,14 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 		lk := lookups[order[k]]
 		l, _ := emb.AsTableLookup(lk)
 		ids := l.IDs()
+		if ch := chains[order[k]]; ch != nil && ch.cross != nil {
+			operands = append(append(operands, l.Table()), ch.cross.operands...)
+			if !seen[c.Class] {
+				seen[c.Class] = true
+				p.counts.Classes++
+			}
+			continue
+		}
 		splits, weights := bags(lk)
 		if ch := chains[order[k]]; ch != nil {
 			ids = ch.values
@@ -267,7 +278,7 @@ var removable = map[string]bool{
 	// The id transforms the kernel now computes, and the filters rebuilt
 	// on raw values (absorb.go).
 	emb.FilterOp: true, emb.HashOp: true, emb.AsStringOp: true, emb.BucketizeOp: true, emb.VocabLookupOp: true,
-	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true, emb.SplitStringsOp: true,
+	emb.CheckRangeOp: true, emb.CastOp: true, emb.AddOffsetOp: true, emb.SplitStringsOp: true, emb.CrossOp: true,
 	// The shape operands --simplify-shapes rebuilt for the reshapes the
 	// layer takes.
 	shape.FromExtentsOp: true, arith.ConstantOp: true,

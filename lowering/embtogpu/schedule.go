@@ -28,7 +28,8 @@ type ColumnInfo struct {
 	// (abi.SourceIDs and none: the ids are computed before the layer).
 	Source     string
 	Transforms []abi.Transform
-	Sep        string // source "split"
+	Sep        string           // source "split"
+	Cross      []abi.CrossInput // source "cross"
 	// IDBytes is the expected bytes of input per id (4 for int32 ids).
 	IDBytes float64
 }
@@ -99,9 +100,9 @@ func (o *Options) check() error {
 	}
 	for _, h := range o.HostIDs {
 		switch h {
-		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings", "filter":
+		case "hash", "as_string", "bucketize", "vocab_lookup", "check_range", "cast", "add_offset", "split_strings", "filter", "cross":
 		default:
-			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings, filter)", h)
+			return fmt.Errorf("host-ids: %q is not an id transform (hash, as_string, bucketize, vocab_lookup, check_range, cast, add_offset, split_strings, filter, cross)", h)
 		}
 	}
 	return nil
@@ -146,7 +147,7 @@ func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error
 	planned := make([]abi.Column, len(cols))
 	for i, ci := range cols {
 		c := abi.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted, DivNoNaN: ci.DivNoNaN,
-			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep}
+			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep, Cross: ci.Cross}
 		if c.Source == "" {
 			c.Source = abi.SourceIDs
 		}

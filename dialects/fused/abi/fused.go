@@ -156,6 +156,8 @@ type Column struct {
 	Transforms   []Transform
 	ParamsOffset int64
 	Sep          string // source "split": the separator (one byte)
+	// Cross is the inputs of a crossed column (source "cross", cross.go).
+	Cross []CrossInput
 	// InlineIDs keeps the ids' computation in the lookups' loop even
 	// with the tuned schedule (no id pass; see Layer.Prepass).
 	InlineIDs bool
@@ -163,6 +165,9 @@ type Column struct {
 
 // NumOperands returns how many operands the column contributes.
 func (c *Column) NumOperands() int {
+	if c.IsCross() {
+		return 1 + 2*len(c.Cross)
+	}
 	n := 2
 	if c.HasSplits() {
 		n++
@@ -224,6 +229,9 @@ func (c *Column) Attr() textir.DictAttr {
 			textir.NamedAttribute{Name: "params_offset", Value: i(c.ParamsOffset)})
 		if c.Source == SourceSplit {
 			attrs = append(attrs, textir.NamedAttribute{Name: "sep", Value: textir.Str(c.Sep)})
+		}
+		if c.IsCross() {
+			attrs = append(attrs, c.crossAttr())
 		}
 		if c.InlineIDs {
 			attrs = append(attrs, textir.NamedAttribute{Name: "inline_ids", Value: textir.UnitAttr{}})
@@ -361,6 +369,11 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 					return nil, wrap(err)
 				}
 			}
+			if c.Source == SourceCross {
+				if c.Cross, err = crossOf(d); err != nil {
+					return nil, wrap(err)
+				}
+			}
 			_, c.InlineIDs = d.Get("inline_ids").(textir.UnitAttr)
 		}
 		if err := c.check(l); err != nil {
@@ -469,12 +482,19 @@ type ColumnInput struct {
 	Table   []float32
 	Ids     []int64        // source "ids"
 	Values  *interp.Tensor // the raw values of the other sources
-	Splits  []int64        // nil for gather columns
+	Splits  []int64        // nil for gather columns (a crossed column's: the crosses', see prepareCross)
 	Weights []float32
+	Cross   []CrossValues // the inputs of a crossed column
 }
 
 // Len returns the number of id positions.
 func (x *ColumnInput) Len() int {
+	if x.Cross != nil {
+		if len(x.Splits) == 0 {
+			return 0
+		}
+		return int(x.Splits[len(x.Splits)-1])
+	}
 	if x.Values != nil {
 		return int(x.Values.Len())
 	}
@@ -486,6 +506,9 @@ func align4(n int64) int64 { return (n + 3) &^ 3 }
 // size returns what the layout of x's regions depends on (ColumnSize),
 // refusing a hashed string too long for its slot.
 func (x *ColumnInput) size(c *Column) (ColumnSize, error) {
+	if c.IsCross() {
+		return x.crossSize(c)
+	}
 	s := ColumnSize{N: int64(x.Len())}
 	if c.Source != SourceStr && c.Source != SourceSplit {
 		return s, nil
@@ -566,6 +589,20 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	batch := int64(-1)
 	for i := range l.Columns {
 		c, x := &l.Columns[i], &in[i]
+		if c.IsCross() {
+			if err := x.prepareCross(c); err != nil {
+				return nil, err
+			}
+			b := int64(len(x.Splits)) - 1
+			if batch >= 0 && b != batch {
+				return nil, fmt.Errorf("column %q has %d rows, but column %q has %d (ConcatV2 needs equal batch sizes)", c.Name, b, l.Columns[0].Name, batch)
+			}
+			batch = b
+			if (withTables || x.Table != nil) && int64(len(x.Table)) != c.Rows*c.Width {
+				return nil, fmt.Errorf("column %q: table has %d floats, want %d", c.Name, len(x.Table), c.Rows*c.Width)
+			}
+			continue
+		}
 		if err := x.checkSource(c); err != nil {
 			return nil, err
 		}
@@ -626,6 +663,10 @@ func (l *Layer) pack(in []ColumnInput, withTables bool) (*Packed, error) {
 	lay.PutHeader(l, words)
 	for i := range l.Columns {
 		c, x, d := &l.Columns[i], &in[i], lay.Desc[DescWords*i:]
+		if c.IsCross() {
+			x.packCross(c, words, d, lay.Cross[i])
+			continue
+		}
 		if c.HasSplits() {
 			for j, s := range x.Splits {
 				words[d[0]+int64(j)] = int32(s)
@@ -757,7 +798,8 @@ func (l *Layer) Prepass(c *Column) bool {
 		return false
 	}
 	for i := range c.Transforms {
-		if c.Transforms[i].Op == TransformAddOffset {
+		// A crossed input's offsets are by position in its own bag.
+		if c.Transforms[i].Op == TransformAddOffset && !c.IsCross() {
 			return false
 		}
 	}
@@ -849,6 +891,24 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 			return nil, op.Errorf("column #%d: the table must be a float32 %dx%d matrix, got %v of shape %s", i, col.Rows, col.Width, in[k].DType(), interp.ShapeString(in[k].Shape()))
 		}
 		cols[i].Table = tab
+		if col.IsCross() {
+			for j := range col.Cross {
+				v, s := in[k+1+2*j], in[k+2+2*j]
+				sp, err := ints(op, "row splits", s)
+				if err != nil {
+					return nil, err
+				}
+				if v.Rank() != 1 {
+					return nil, op.Errorf("column #%d: cross input #%d: values must be a vector, got shape %s", i, j, interp.ShapeString(v.Shape()))
+				}
+				cols[i].Cross = append(cols[i].Cross, CrossValues{Values: v, Splits: sp})
+			}
+			if err := cols[i].prepareCross(col); err != nil {
+				return nil, op.Errorf("%v", err)
+			}
+			k += col.NumOperands()
+			continue
+		}
 		if col.Source == SourceIDs {
 			if cols[i].Ids, err = ints(op, "ids", in[k+1]); err != nil {
 				return nil, err

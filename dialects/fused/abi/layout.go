@@ -72,6 +72,8 @@ func (l *Layer) Launch(batch int64) (*Launch, error) {
 type ColumnSize struct {
 	N     int64
 	Bytes int64
+	// Inputs are the sizes of a crossed column's inputs (N its crosses).
+	Inputs []ColumnSize
 }
 
 // Layout is where one launch's packed inputs go (see the package doc):
@@ -89,6 +91,10 @@ type Layout struct {
 	// Scratch the words after them that only the kernel writes (the id
 	// pass's, Layer.Prepass), allocated with them.
 	Words, Scratch int64
+	// Cross holds the input table of each crossed column (nil for the
+	// others): three words per input (cross.go), written at the column's
+	// descriptor word 1.
+	Cross [][]int64
 }
 
 // Layout places the packed inputs of the launch la for columns of the
@@ -124,6 +130,7 @@ type colRule struct {
 	weighted bool
 	prepass  bool
 	split    bool  // source "split": its scratch holds 2n+bytes words
+	cross    bool  // source "cross": regions of its own (layoutCross)
 	table    int64 // descriptor words 3, 4, 5
 	out      int64
 	params   int64
@@ -142,7 +149,7 @@ func (l *Layer) LayoutRules() *LayoutRules {
 	r := &LayoutRules{l: l, tuned: l.Schedule == ScheduleTuned, cols: make([]colRule, len(l.Columns))}
 	for i := range l.Columns {
 		c := &l.Columns[i]
-		cr := colRule{splits: c.HasSplits(), weighted: c.Weighted, prepass: l.Prepass(c), split: c.Source == SourceSplit,
+		cr := colRule{splits: c.HasSplits(), weighted: c.Weighted, prepass: l.Prepass(c), split: c.Source == SourceSplit, cross: c.IsCross(),
 			table: c.TableOffset / TableAlign, out: c.OutOffset, params: -1}
 		switch c.Source {
 		case SourceI64, SourceF64:
@@ -174,7 +181,7 @@ func (r *LayoutRules) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) er
 	if int64(cap(desc)) < DescWords*C {
 		desc = make([]int64, DescWords*C)
 	}
-	*lay = Layout{Launch: la, Desc: desc[:DescWords*C]}
+	*lay = Layout{Launch: la, Desc: desc[:DescWords*C], Cross: lay.Cross}
 	pos := l.TaskMapOffset()
 	if r.tuned {
 		pos = align4(pos + la.Tasks)
@@ -191,6 +198,28 @@ func (r *LayoutRules) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) er
 		}
 		d := lay.Desc[DescWords*i : DescWords*(i+1)]
 		d[0], d[2], d[6] = -1, -1, -1
+		if cr.cross {
+			c := &l.Columns[i]
+			for len(lay.Cross) <= i {
+				lay.Cross = append(lay.Cross, nil)
+			}
+			// The input table is reused from the last batch's layout.
+			tab := lay.Cross[i]
+			if n := crossInputWords * len(c.Cross); cap(tab) < n {
+				tab = make([]int64, n)
+			} else {
+				tab = tab[:n]
+			}
+			var err error
+			if pos, err = layoutCross(c, s, d, tab, pos, batch); err != nil {
+				return err
+			}
+			lay.Cross[i] = tab
+			d[3], d[4], d[5] = cr.table, cr.out, cr.params
+			d[7] = la.BagsPerTask[i]
+			d[8] = -1
+			continue
+		}
 		if cr.splits {
 			d[0] = pos
 			pos = align4(pos + batch + 1)

@@ -57,6 +57,7 @@ type Transform struct {
 	Stride     int64 // add_offset
 	Bits       int64 // cast: the result's width (8, 16, 32 or 64)
 	Min, Max   int64 // drop: the ids kept (math.MinInt64, math.MaxInt64: no bound)
+	HashKey    int64 // cross (NumBuckets: its buckets, 0 for 2^63 - 1)
 }
 
 // ParamWords is the number of i64 words t takes in its column's parameter
@@ -91,6 +92,9 @@ func (t *Transform) Attr() textir.DictAttr {
 	case TransformDrop:
 		attrs = append(attrs, textir.NamedAttribute{Name: "min", Value: i(t.Min)},
 			textir.NamedAttribute{Name: "max", Value: i(t.Max)})
+	case TransformCross:
+		attrs = append(attrs, textir.NamedAttribute{Name: "num_buckets", Value: i(t.NumBuckets)},
+			textir.NamedAttribute{Name: "hash_key", Value: i(t.HashKey)})
 	}
 	return textir.NewDictAttr(attrs)
 }
@@ -158,6 +162,13 @@ func transformOf(a textir.Attribute) (Transform, error) {
 		if err == nil && t.Min > t.Max {
 			err = fmt.Errorf("drop: min %d is above max %d", t.Min, t.Max)
 		}
+	case TransformCross:
+		if t.NumBuckets, err = getInt(d, "num_buckets"); err == nil {
+			t.HashKey, err = getInt(d, "hash_key")
+		}
+		if err == nil && t.NumBuckets < 0 {
+			err = fmt.Errorf("cross: num_buckets must not be negative")
+		}
 	default:
 		err = fmt.Errorf("unknown transform %q", t.Op)
 	}
@@ -174,6 +185,9 @@ func (c *Column) Signature() string {
 	}
 	if c.InlineIDs {
 		sb.WriteString(":inline")
+	}
+	if c.IsCross() {
+		sb.WriteString(c.crossSignature())
 	}
 	for i := range c.Transforms {
 		t := &c.Transforms[i]
@@ -232,6 +246,9 @@ func BucketizeSteps(n int64) int64 {
 
 // CheckChain checks that the transforms of c apply to its source in order.
 func (c *Column) CheckChain() error {
+	if c.IsCross() {
+		return c.checkCross()
+	}
 	if c.Source == SourceIDs {
 		if len(c.Transforms) > 0 {
 			return fmt.Errorf("source \"ids\" takes no transforms")
@@ -368,7 +385,7 @@ func (c *Column) StaticFloats() (int64, error) {
 		t := &c.Transforms[i]
 		switch t.Op {
 		case TransformBucketize:
-			n += alignTable(c.boundaryFloats(t))
+			n += alignTable(c.boundaryFloats(t, i))
 		case TransformVocab:
 			v, err := BuildVocab(t.Keys)
 			if err != nil {
@@ -380,10 +397,11 @@ func (c *Column) StaticFloats() (int64, error) {
 	return n, nil
 }
 
-// boundaryFloats is the arena size of t's boundaries: f64 for a column
-// of f64 values (Bucketize compares doubles with the widened boundaries).
-func (c *Column) boundaryFloats(t *Transform) int64 {
-	if c.Source == SourceF64 {
+// boundaryFloats is the arena size of t's boundaries (transform i of c):
+// f64 for f64 values (Bucketize compares doubles with the widened
+// boundaries).
+func (c *Column) boundaryFloats(t *Transform, i int) int64 {
+	if c.transformSource(i) == SourceF64 {
 		return bucketizeGuessFloats + 2*int64(len(t.Boundaries))
 	}
 	return bucketizeGuessFloats + int64(len(t.Boundaries))
@@ -414,7 +432,7 @@ func (c *Column) writeStatic(arena []float32) error {
 			}
 			bs := data + bucketizeGuessFloats
 			params[k+1] = bs
-			if c.Source == SourceF64 {
+			if c.transformSource(i) == SourceF64 {
 				f64(data, b0)
 				f64(data+2, inv)
 				for j, b := range t.Boundaries {
@@ -424,7 +442,7 @@ func (c *Column) writeStatic(arena []float32) error {
 				arena[data], arena[data+1] = float32(b0), float32(inv)
 				copy(arena[bs:], t.Boundaries)
 			}
-			data += alignTable(c.boundaryFloats(t))
+			data += alignTable(c.boundaryFloats(t, i))
 		case TransformVocab:
 			v, err := BuildVocab(t.Keys)
 			if err != nil {
@@ -463,6 +481,8 @@ func (t *Transform) paramsStub() []int64 {
 		return []int64{t.NumBuckets, t.Default}
 	case TransformBucketize:
 		return []int64{int64(len(t.Boundaries)), 0}
+	case TransformCross:
+		return []int64{t.crossBuckets(), t.HashKey}
 	case TransformVocab:
 		p := []int64{0, 0, t.NumBuckets, t.Default}
 		if v, err := BuildVocab(t.Keys); err == nil {
@@ -481,6 +501,9 @@ func (t *Transform) paramsStub() []int64 {
 func (c *Column) HostIDs(x *ColumnInput) ([]int64, error) {
 	if c.Source == SourceIDs {
 		return x.Ids, nil
+	}
+	if c.IsCross() {
+		return c.hostCrossIDs(x)
 	}
 	v := x.Values
 	if v == nil {
@@ -715,7 +738,7 @@ const MaxSlotString = 1<<24 - 1
 // HashesStrings reports whether c's id computation hashes or looks up
 // strings (the expensive transforms: hash, vocabularies of strings, split).
 func (c *Column) HashesStrings() bool {
-	if c.Source == SourceStr || c.Source == SourceSplit {
+	if c.Source == SourceStr || c.Source == SourceSplit || c.IsCross() {
 		return true
 	}
 	for i := range c.Transforms {
