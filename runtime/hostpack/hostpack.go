@@ -178,16 +178,27 @@ func (p *Plan) Inputs() []Input { return p.inputs }
 // Packer's buffers first, with the ops they compute.
 func (p *Plan) Columns() (direct, computed, ops int) {
 	for i := range p.cols {
+		var gs []*graphPlan
 		if g := p.cols[i].graph; g != nil {
-			computed++
+			gs = append(gs, g)
+		}
+		if x := p.cols[i].cross; x != nil {
+			for j := range x.inputs {
+				gs = append(gs, x.inputs[j].graph)
+			}
+		}
+		if gs == nil {
+			direct++
+			continue
+		}
+		computed++
+		for _, g := range gs {
 			for _, n := range g.nodes {
 				if n.kind != gInput {
 					ops++
 				}
 			}
-			continue
 		}
-		direct++
 	}
 	return direct, computed, ops
 }
@@ -273,6 +284,15 @@ func New(op *textir.Operation, opts *Options) (*Plan, error) {
 	k := 0
 	for i := range l.Columns {
 		c := &l.Columns[i]
+		if c.IsCross() {
+			cp, err := b.crossColumn(i, c, op.Operands()[k+1:k+c.NumOperands()])
+			if err != nil {
+				return nil, err
+			}
+			b.p.cols = append(b.p.cols, cp)
+			k += c.NumOperands()
+			continue
+		}
 		vals := op.Operand(k + 1)
 		k += 2
 		var splits, weights *textir.Value

@@ -396,9 +396,11 @@ func TestPackMatchesInterpreter(t *testing.T) {
 }
 
 // The real census graphs: the TF2 graph's hashed columns come straight
-// from their feeds; the TF1 graph's crossed and bucketized columns start
-// at tfg ops (SparseCross, Bucketize chains), which New refuses naming
-// the op and its node, and which a partial plan takes as computed inputs.
+// from their feeds, the TF1 graph's crossed and bucketized ones are
+// computed from theirs; where a column starts at a tfg op (its
+// vocabulary columns' chains) or an op the plan does not compute (the
+// id transforms left before the layer), New refuses it naming the op and
+// its node, and a partial plan takes it as a computed input.
 func TestPackRealGraphs(t *testing.T) {
 	for _, g := range censusGraphs {
 		for _, fuse := range []string{"", "ids-in-kernel=false"} {

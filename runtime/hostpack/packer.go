@@ -45,6 +45,7 @@ type colState struct {
 	feeds []*interp.Tensor
 	elems int64
 	graph *graphState
+	cross *crossState
 }
 
 // NewPacker returns a Packer for p.
@@ -172,6 +173,8 @@ func (k *Packer) measureRange(lo, hi int) error {
 		cp, st := &p.cols[i], &k.cols[i]
 		var err error
 		switch {
+		case cp.cross != nil:
+			err = measureCross(cp, st, k.ex)
 		case cp.example != nil:
 			err = measureExample(cp, st, k)
 		case cp.direct != nil:
@@ -242,6 +245,8 @@ func (k *Packer) packRange(lo, hi int) error {
 	for i := lo; i < hi; i++ {
 		cp, st, d := &p.cols[i], &k.cols[i], lay.Desc[abi.DescWords*i:]
 		switch {
+		case cp.cross != nil:
+			writeCross(cp, st, words, d, lay.Cross[i])
 		case cp.example != nil:
 			finishExample(cp, st, words, d)
 		case cp.direct != nil:
@@ -354,6 +359,9 @@ func checkFeed(in *Input, t *interp.Tensor) error {
 // batch's elements (256 per feed before the first): checking its feeds
 // and scanning the elements its sizes depend on.
 func measureWork(cp *colPlan, st *colState) int64 {
+	if cp.cross != nil {
+		return crossWork(cp, st, true)
+	}
 	if cp.example != nil {
 		return 50 + 20*max(st.batch, 256) // its feature's records (the last batch's)
 	}
@@ -375,6 +383,9 @@ func measureWork(cp *colPlan, st *colState) int64 {
 
 // packWork estimates the work of writing a column's regions.
 func packWork(cp *colPlan, st *colState) int64 {
+	if cp.cross != nil {
+		return 50 + st.batch + crossWork(cp, st, false)
+	}
 	if cp.example != nil {
 		return 10 // the regions' ends: packExamples wrote the rest
 	}

@@ -21,6 +21,7 @@ type colPlan struct {
 	direct  *directPlan
 	graph   *graphPlan
 	example *exColumn // read straight from tf.Example records (example.go)
+	cross   *crossPlan // a crossed column (cross.go)
 	// What the packer reads of the column per batch, read once: its
 	// source, whether it has row splits (HasSplits), string slots
 	// (StrSlots) and weights, and its table's rows (the ids' range).

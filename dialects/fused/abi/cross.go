@@ -58,9 +58,9 @@ type CrossValues struct {
 	Splits []int64
 }
 
-// crossInputWords is the words per input of a crossed column's input
+// CrossInputWords is the words per input of a crossed column's input
 // table: row splits, values and string bytes offsets.
-const crossInputWords = 3
+const CrossInputWords = 3
 
 // MaxCrossInputs bounds the inputs of a crossed column (the kernel keeps
 // each input's bag in registers).
@@ -213,17 +213,36 @@ func (t *Transform) crossBuckets() int64 {
 // has the product of the inputs' bag sizes. It checks that the inputs have
 // valid row splits of one batch and that the total fits maxTotal.
 func CrossRowSplits(name string, in []CrossValues, maxTotal int64) ([]int64, error) {
-	if len(in) == 0 {
+	splits := make([][]int64, len(in))
+	n := make([]int64, len(in))
+	for i := range in {
+		if in[i].Values == nil {
+			return nil, fmt.Errorf("column %q: cross input #%d has no values", name, i)
+		}
+		splits[i], n[i] = in[i].Splits, int64(in[i].Values.Len())
+	}
+	return CrossSplitsOf(name, splits, n, maxTotal)
+}
+
+// CrossSplitsOf is CrossRowSplits of inputs given by their row splits and
+// their numbers of values.
+func CrossSplitsOf(name string, splits [][]int64, values []int64, maxTotal int64) ([]int64, error) {
+	return CrossSplitsInto(nil, name, splits, values, maxTotal)
+}
+
+// CrossSplitsInto is CrossSplitsOf into out's storage when it is large
+// enough (a runtime's per-batch buffer).
+func CrossSplitsInto(out []int64, name string, splits [][]int64, values []int64, maxTotal int64) ([]int64, error) {
+	if len(splits) == 0 {
 		return nil, fmt.Errorf("column %q: a cross of no inputs", name)
 	}
-	batch := int64(len(in[0].Splits)) - 1
-	for i := range in {
-		s := in[i].Splits
+	batch := int64(len(splits[0])) - 1
+	for i, s := range splits {
 		b := int64(len(s)) - 1
 		if b < 0 || b != batch {
 			return nil, fmt.Errorf("column %q: cross input #%d has %d rows, input #0 has %d", name, i, b, batch)
 		}
-		if in[i].Values == nil || s[0] != 0 || s[b] != int64(in[i].Values.Len()) {
+		if s[0] != 0 || s[b] != values[i] {
 			return nil, fmt.Errorf("column %q: cross input #%d: invalid row splits", name, i)
 		}
 		for j := range b {
@@ -232,11 +251,15 @@ func CrossRowSplits(name string, in []CrossValues, maxTotal int64) ([]int64, err
 			}
 		}
 	}
-	out := make([]int64, batch+1)
+	if int64(cap(out)) < batch+1 {
+		out = make([]int64, batch+1)
+	}
+	out = out[:batch+1]
+	out[0] = 0
 	for b := range batch {
 		n := int64(1)
-		for i := range in {
-			k := in[i].Splits[b+1] - in[i].Splits[b]
+		for _, s := range splits {
+			k := s[b+1] - s[b]
 			if k != 0 && n > maxTotal/k {
 				return nil, fmt.Errorf("column %q: row %d makes more than %d crosses", name, b, maxTotal)
 			}
@@ -248,6 +271,17 @@ func CrossRowSplits(name string, in []CrossValues, maxTotal int64) ([]int64, err
 		out[b+1] = out[b] + n
 	}
 	return out, nil
+}
+
+// CheckGatherCross checks the cross row splits of a gather column: one
+// cross a row.
+func CheckGatherCross(name string, splits []int64) error {
+	for b := range int64(len(splits)) - 1 {
+		if splits[b+1]-splits[b] != 1 {
+			return fmt.Errorf("column %q: row %d has %d crosses, a gather column one", name, b, splits[b+1]-splits[b])
+		}
+	}
+	return nil
 }
 
 // prepareCross makes x ready for a crossed column c: its row splits
@@ -271,10 +305,8 @@ func (x *ColumnInput) prepareCross(c *Column) error {
 		return err
 	}
 	if c.Kind == KindGather {
-		for b := range int64(len(splits)) - 1 {
-			if splits[b+1]-splits[b] != 1 {
-				return fmt.Errorf("column %q: row %d has %d crosses, a gather column one", c.Name, b, splits[b+1]-splits[b])
-			}
+		if err := CheckGatherCross(c.Name, splits); err != nil {
+			return err
 		}
 	}
 	x.Splits = splits
@@ -298,7 +330,7 @@ func (x *ColumnInput) crossSize(c *Column) (ColumnSize, error) {
 }
 
 // layoutCross places a crossed column's regions from word pos (the
-// column's descriptor d, its input table tab: crossInputWords per input)
+// column's descriptor d, its input table tab: CrossInputWords per input)
 // and returns the next free word.
 func layoutCross(c *Column, s ColumnSize, d, tab []int64, pos, batch int64) (int64, error) {
 	const limit = math.MaxInt32
@@ -311,13 +343,13 @@ func layoutCross(c *Column, s ColumnSize, d, tab []int64, pos, batch int64) (int
 	}
 	table := pos
 	d[1] = table
-	pos = align4(pos + crossInputWords*int64(len(c.Cross)))
+	pos = align4(pos + CrossInputWords*int64(len(c.Cross)))
 	for i, in := range c.Cross {
 		is := s.Inputs[i]
 		if is.N < 0 || is.N > limit || is.Bytes < 0 || is.Bytes > 4*limit {
 			return 0, fmt.Errorf("column %q: cross input #%d: %d values of %d bytes exceed the kernel's 32-bit offsets", c.Name, i, is.N, is.Bytes)
 		}
-		t := tab[crossInputWords*i:]
+		t := tab[CrossInputWords*i:]
 		t[0] = pos
 		pos = align4(pos + batch + 1)
 		t[1] = pos
@@ -385,7 +417,7 @@ func (x *ColumnInput) packCross(c *Column, words []int32, d, tab []int64) {
 		words[d[1]+int64(j)] = int32(v)
 	}
 	for i := range c.Cross {
-		t := tab[crossInputWords*i:]
+		t := tab[CrossInputWords*i:]
 		for j, v := range x.Cross[i].Splits {
 			words[t[0]+int64(j)] = int32(v)
 		}

@@ -205,7 +205,7 @@ func (r *LayoutRules) LayoutInto(lay *Layout, la *Launch, sizes []ColumnSize) er
 			}
 			// The input table is reused from the last batch's layout.
 			tab := lay.Cross[i]
-			if n := crossInputWords * len(c.Cross); cap(tab) < n {
+			if n := CrossInputWords * len(c.Cross); cap(tab) < n {
 				tab = make([]int64, n)
 			} else {
 				tab = tab[:n]
