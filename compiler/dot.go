@@ -37,6 +37,9 @@ type Column struct {
 	// weights.
 	Lookup, Combiner string
 	Weighted         bool
+	// Crossed: the ids are a cross (emb.cross, the first transform) of
+	// every source.
+	Crossed bool
 	// Kernel and Class are the fused kernel (@emb::@layer) and schedule
 	// class that --fuse put the column in; Kernel is "" when the column
 	// was not fused.
@@ -79,6 +82,7 @@ func CollectColumns(m *textir.Operation) []*Column {
 			c.Combiner = emb.CombinerSum
 		}
 		c.Transforms, c.Sources = idChain(lk.IDs())
+		c.Crossed = len(c.Transforms) > 0 && strings.HasPrefix(c.Transforms[0], strings.TrimPrefix(emb.CrossOp, emb.Name+".")+" ")
 		if c.Weighted {
 			if _, ws := idChain(weights); len(ws) > 0 && !slices.Contains(c.Sources, ws[0]) {
 				c.Sources = append(c.Sources, ws...)
@@ -111,6 +115,14 @@ func idChain(v *textir.Value) (xforms, sources []string) {
 		} else if s, ok := emb.AsFromSparse(op); ok {
 			xforms = append(xforms, opLabel(op))
 			sources = append(sources, feedOf(s.SparseValues()))
+		} else if x, ok := emb.AsCross(op); ok {
+			// A crossed column: the cross, from the sources of its inputs.
+			xforms = append(xforms, opLabel(op))
+			vals, _ := x.CrossInputs()
+			for _, iv := range vals {
+				_, s := idChain(iv)
+				sources = append(sources, s...)
+			}
 		} else if in := idInput(op); in != nil {
 			if op.Name() != emb.FilterOp || len(xforms) == 0 || xforms[len(xforms)-1] != opLabel(op) {
 				xforms = append(xforms, opLabel(op))
@@ -298,6 +310,9 @@ func (r *Result) WriteDot(w io.Writer) error {
 			if prev != "" {
 				fmt.Fprintf(&b, "    %s -> %s;\n", prev, n)
 			}
+			for k := 1; j == 0 && c.Crossed && k < len(c.Sources); k++ {
+				fmt.Fprintf(&b, "    %s_src%d -> %s;\n", id, k, n)
+			}
 			prev = n
 		}
 		tab := id + "_table"
@@ -315,7 +330,7 @@ func (r *Result) WriteDot(w io.Writer) error {
 		if prev != "" {
 			fmt.Fprintf(&b, "    %s -> %s;\n", prev, lk)
 		}
-		for j := 1; j < len(c.Sources); j++ {
+		for j := 1; j < len(c.Sources) && !c.Crossed; j++ {
 			fmt.Fprintf(&b, "    %s_src%d -> %s [label=\"weights\"];\n", id, j, lk)
 		}
 		fmt.Fprintf(&b, "    %s -> %s;\n", tab, lk)

@@ -44,11 +44,11 @@ type realGraph struct {
 var realGraphs = []realGraph{
 	{file: "census_wide_deep_tf1.pbtxt", feed: "IteratorGetNext",
 		outputs: []string{"head/predictions/logistic", "dnn/input_from_feature_columns/input_layer/concat"},
-		columns: 9, kinds: map[string]int64{"hashed_string": 2, "vocabulary": 4, "sparse": 3}, indicators: 4,
-		// The vocabularies (default_value = -1) in the kernel; the
-		// crossed columns' SparseCross and the linear model's bucketized
-		// ids before the layer.
-		inKernel: 6, hostIDs: 3},
+		columns: 9, kinds: map[string]int64{"hashed_string": 2, "vocabulary": 4, "bucketized": 1, "crossed": 2}, indicators: 4,
+		// Every column with its ids in the kernel: the vocabularies
+		// (default_value = -1), the linear model's bucketized ids and
+		// the crossed columns (their SparseCross computed in the kernel).
+		inKernel: 9},
 	{file: "census_wide_deep_tf2_resource.pbtxt", inputs: fifo(1, 16),
 		outputs: []string{"head/predictions/logistic"},
 		columns: 8, kinds: map[string]int64{"hashed_string": 8}, inKernel: 8},

@@ -1,6 +1,8 @@
 package tfgtoemb
 
 import (
+	"fmt"
+
 	"github.com/recom-compiler/recom/dialects/emb"
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/dialects/tfg/optab"
@@ -104,8 +106,11 @@ func matchCross(cr *textir.Operation) (*crossSource, bool) {
 	for i := range ind {
 		cs.inputs = append(cs.inputs, sparseCrossInput(ind[i], vals[i], shp[i]))
 	}
-	for _, x := range dense {
-		cs.inputs = append(cs.inputs, crossInput{src: source{kind: srcDense, x: x, loc: cr.Loc()}})
+	for i, x := range dense {
+		// A name of its own: the cross's is emb.cross's, and the feed's
+		// (IteratorGetNext) may be another op's.
+		loc := textir.Location(textir.NameLoc{Name: fmt.Sprintf("%s/dense_input_%d", tfg.NodeName(cr), i)})
+		cs.inputs = append(cs.inputs, crossInput{src: source{kind: srcDense, x: x, loc: loc}})
 	}
 	return cs, true
 }

@@ -20,7 +20,7 @@ type colPlan struct {
 	c       *abi.Column
 	direct  *directPlan
 	graph   *graphPlan
-	example *exColumn // read straight from tf.Example records (example.go)
+	example *exColumn  // read straight from tf.Example records (example.go)
 	cross   *crossPlan // a crossed column (cross.go)
 	// What the packer reads of the column per batch, read once: its
 	// source, whether it has row splits (HasSplits), string slots
