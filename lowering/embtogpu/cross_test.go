@@ -266,3 +266,77 @@ func TestCrossedModel(t *testing.T) {
 		}
 	}
 }
+
+// Hostile crosses: num_buckets 0 (ids unreduced, as TensorFlow's) or more
+// than the table's rows cannot be checked in the kernel, so the cross stays
+// on the host and an id past the table is a clear error naming the column;
+// inputs whose row splits disagree on the batch are an error, never a
+// panic, kernel or host.
+func TestCrossHostile(t *testing.T) {
+	const src = `func.func @f(%s: tensor<?x!tfg.string>, %ss: tensor<?xi64>, %i: tensor<?x2xi64>) -> tensor<?x12xf32> {
+  %t0 = emb.table {name = "x0"} : tensor<1000x8xf32>
+  %t1 = emb.table {name = "x1"} : tensor<10x4xf32>
+  %a, %as = emb.from_dense %i : tensor<?x2xi64> -> tensor<?xi64>
+  %c0, %cs0 = emb.cross %s, %ss, %a, %as {hash_key = 956888297470 : i64, num_buckets = NB : i64} : tensor<?x!tfg.string>, tensor<?xi64> -> tensor<?xi64>
+  %l0 = emb.lookup %t0, %c0, %cs0 {combiner = "sum"} : tensor<1000x8xf32>, tensor<?xi64> -> tensor<?x8xf32>
+  %h = emb.hash %s {num_buckets = 10 : i64} : tensor<?x!tfg.string> -> tensor<?xi64>
+  %l1 = emb.lookup %t1, %h, %ss {combiner = "mean"} : tensor<10x4xf32>, tensor<?xi64> -> tensor<?x4xf32>
+  %r = emb.concat %l0, %l1 : (tensor<?x8xf32>, tensor<?x4xf32>) -> tensor<?x12xf32> loc("out")
+  func.return %r : tensor<?x12xf32>
+}
+`
+	feeds := func(splits []int64, batch int64) map[string]*interp.Tensor {
+		strs := make([]string, splits[len(splits)-1])
+		for i := range strs {
+			strs[i] = strings.Repeat("q", i)
+		}
+		ints := make([]int64, 2*batch)
+		for i := range ints {
+			ints[i] = int64(i) * 7919
+		}
+		return map[string]*interp.Tensor{
+			"@f:0": interp.Must(interp.New([]int64{int64(len(strs))}, strs)),
+			"@f:1": interp.Vector(splits...),
+			"@f:2": interp.Must(interp.New([]int64{batch, 2}, ints)),
+		}
+	}
+	o := &iexec.Options{RandomTables: true, Seed: 3}
+	for _, nb := range []string{"0", "5000", "9223372036854775807"} {
+		ctx := all.NewContext()
+		m, err := textir.Parse(ctx, "hostile.mlir", []byte(strings.Replace(src, "NB", nb, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fz, _ := runPipeline(t, ctx, m, "fuse")
+		for i := range layerOf(t, fz).Columns {
+			if layerOf(t, fz).Columns[i].IsCross() {
+				t.Fatalf("num_buckets %s: the cross went into the kernel", nb)
+			}
+		}
+		_, err = run(fz, feeds([]int64{0, 2, 3, 5, 8}, 4), []string{"out"}, o)
+		if err == nil || !strings.Contains(err.Error(), `column "x0": id`) || !strings.Contains(err.Error(), "is not in [0, 1000)") {
+			t.Errorf("num_buckets %s: ids past the table: error %v, want one naming the column and the table rows", nb, err)
+		}
+	}
+	ctx := all.NewContext()
+	m, err := textir.Parse(ctx, "hostile.mlir", []byte(strings.Replace(src, "NB", "1000", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fz, _ := runPipeline(t, ctx, m, "fuse")
+	if c := layerOf(t, fz).Columns; len(c) != 2 || !c[0].IsCross() {
+		t.Fatal("num_buckets 1000: the cross is not in the kernel")
+	}
+	for _, bad := range []struct {
+		splits []int64
+		batch  int64
+	}{{[]int64{0, 1, 2}, 3}, {[]int64{0, 2, 1, 3}, 3}, {[]int64{1, 2, 3, 4}, 3}} {
+		if _, err := run(fz, feeds(bad.splits, bad.batch), []string{"out"}, o); err == nil {
+			t.Errorf("splits %v with a batch of %d: no error", bad.splits, bad.batch)
+		} else if !strings.Contains(err.Error(), "split") && !strings.Contains(err.Error(), "rows") {
+			t.Errorf("splits %v with a batch of %d: unclear error %v", bad.splits, bad.batch, err)
+		} else {
+			t.Logf("splits %v with a batch of %d: %v", bad.splits, bad.batch, err)
+		}
+	}
+}
