@@ -133,6 +133,9 @@ func npzSafe(e tfexample.Example) []byte {
 		if b := e.Marshal(); len(b) == 0 || b[len(b)-1] != 0 {
 			return b
 		}
+		if len(e) < 2 {
+			break // nothing to rotate: an empty record marshals as an empty features message
+		}
 		e = append(e[len(e)-1:], e[:len(e)-1]...)
 	}
 	return protowire.AppendVarint(protowire.AppendTag(e.Marshal(), 2, protowire.VarintType), 1)
