@@ -77,6 +77,75 @@ func init() {
 		ta, tb := boolAttr(op, "transpose_a"), boolAttr(op, "transpose_b")
 		return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(tfops.MatMul(in[0], in[1], ta, tb)) }, nil
 	})
+	// The shape arithmetic and reductions a dense feature column or a
+	// classifier head leaves around the kernels (Shape → StridedSlice →
+	// Pack → Reshape of a numeric column, a head's Softmax, AddN of logits).
+	for name, f := range map[string]func(x *interp.Tensor) (*interp.Tensor, error){
+		"Softmax": tfops.Softmax, "ZerosLike": tfops.ZerosLike, "OnesLike": tfops.OnesLike,
+	} {
+		hostOps["tfg."+name] = fixed(1, func(op *textir.Operation) (hostKernel, error) {
+			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0])) }, nil
+		})
+	}
+	for name, f := range map[string]func(x *interp.Tensor, outType interp.DType) (*interp.Tensor, error){
+		"Shape": tfops.Shape, "Size": tfops.Size,
+	} {
+		hostOps["tfg."+name] = fixed(1, func(op *textir.Operation) (hostKernel, error) {
+			to := interp.Int32
+			if a, ok := op.Attr("out_type").(textir.TypeAttr); ok {
+				t, ok := exec.DTypeOf(a.Type)
+				if !ok || (t != interp.Int32 && t != interp.Int64) {
+					return nil, op.Errorf("attribute 'out_type' must be i32 or i64, got %s", a.Type)
+				}
+				to = t
+			}
+			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0], to)) }, nil
+		})
+	}
+	for name, f := range map[string]func(x, axes *interp.Tensor, keepDims bool) (*interp.Tensor, error){
+		"Sum": tfops.Sum, "Prod": tfops.Prod, "Mean": tfops.Mean, "Max": tfops.Max, "Min": tfops.Min,
+	} {
+		hostOps["tfg."+name] = fixed(2, func(op *textir.Operation) (hostKernel, error) {
+			keep := boolAttr(op, "keep_dims")
+			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0], in[1], keep)) }, nil
+		})
+	}
+	hostOps["tfg.StridedSlice"] = fixed(4, func(op *textir.Operation) (hostKernel, error) {
+		a := tfops.StridedSliceAttrs{BeginMask: intAttr(op, "begin_mask"), EndMask: intAttr(op, "end_mask"),
+			EllipsisMask: intAttr(op, "ellipsis_mask"), NewAxisMask: intAttr(op, "new_axis_mask"),
+			ShrinkAxisMask: intAttr(op, "shrink_axis_mask")}
+		return func(in []*interp.Tensor) ([]*interp.Tensor, error) {
+			return one(tfops.StridedSlice(in[0], in[1], in[2], in[3], a))
+		}, nil
+	})
+	hostOps["tfg.Slice"] = fixed(3, func(op *textir.Operation) (hostKernel, error) {
+		return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(tfops.Slice(in[0], in[1], in[2])) }, nil
+	})
+	hostOps["tfg.Pack"] = func(op *textir.Operation, n int) (hostKernel, error) {
+		if n < 1 {
+			return nil, op.Errorf("expects at least one value, got %d data operands", n)
+		}
+		axis := intAttr(op, "axis")
+		return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(tfops.Pack(in, axis)) }, nil
+	}
+	hostOps["tfg.AddN"] = func(op *textir.Operation, n int) (hostKernel, error) {
+		if n < 1 {
+			return nil, op.Errorf("expects at least one input, got %d data operands", n)
+		}
+		return func(in []*interp.Tensor) ([]*interp.Tensor, error) {
+			acc := in[0]
+			for _, t := range in[1:] {
+				if !slices.Equal(acc.Shape(), t.Shape()) {
+					return nil, fmt.Errorf("inputs must have the same shape, got %s and %s", interp.ShapeString(acc.Shape()), interp.ShapeString(t.Shape()))
+				}
+				var err error
+				if acc, err = tfops.Add(acc, t); err != nil {
+					return nil, err
+				}
+			}
+			return []*interp.Tensor{acc}, nil
+		}, nil
+	}
 	hostOps["tfg.ConcatV2"] = func(op *textir.Operation, n int) (hostKernel, error) {
 		if n < 2 {
 			return nil, op.Errorf("expects values and an axis, got %d data operands", n)
@@ -106,6 +175,11 @@ func one(t *interp.Tensor, err error) ([]*interp.Tensor, error) {
 
 func boolAttr(op *textir.Operation, name string) bool {
 	a, _ := op.Attr(name).(textir.BoolAttr)
+	return a.Value
+}
+
+func intAttr(op *textir.Operation, name string) int64 {
+	a, _ := op.Attr(name).(textir.IntegerAttr)
 	return a.Value
 }
 

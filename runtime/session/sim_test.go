@@ -414,6 +414,36 @@ func TestSimHostSteps(t *testing.T) {
 	}
 }
 
+// The shape arithmetic of a numeric column before the graph (Shape,
+// StridedSlice, Pack, Reshape) and a classifier head after it (AddN,
+// Softmax, Sum) run as compiled host steps and equal the interpreter.
+func TestSimHostShapeSteps(t *testing.T) {
+	path := filepath.Join("testdata", "host_steps_shape.pbtxt")
+	m := compileModel(t, path, readFile(t, path), &exec.Options{}, nil)
+	m.outputs = []string{"sm", "total"}
+	s, sim := simSession(t, m, Options{Slots: 1})
+	for _, b := range []int64{3, 1, 130} {
+		x := make([]int64, 4*b)
+		for i := range x {
+			x[i] = int64(i%7) - 3
+		}
+		f := map[string]*interp.Tensor{"x": interp.Must(interp.New([]int64{b, 4}, x))}
+		got, err := s.Run(f)
+		if err != nil {
+			t.Fatalf("B=%d: %v", b, simErr(sim, err))
+		}
+		check(t, fmt.Sprintf("B=%d", b), got, m.reference(t, f))
+	}
+	text := s.Summary().String()
+	for _, want := range []string{`tfg.Shape (node "sh") before the graph`, `tfg.StridedSlice (node "rows") before the graph`,
+		`tfg.Pack (node "pk") before the graph`, `tfg.AddN (node "twice") after the graph`, `tfg.Softmax (node "sm") after the graph`,
+		`tfg.Sum (node "total") after the graph`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, text)
+		}
+	}
+}
+
 // A slot keeps the frames of its last BatchSizes batch sizes; the others
 // are freed and made again, and their graphs captured again. A batch that
 // fails (a feed missing) leaves the slot usable.
