@@ -81,6 +81,7 @@ type runFlags struct {
 	feeds, tables, out, ptx, emitPTX, schedule, mcpu string
 	dense                                            string
 	outputs                                          []string
+	inputs                                           []string
 	seed                                             uint64
 	device                                           int
 	check                                            bool
@@ -104,6 +105,7 @@ func (f *runFlags) common(fl *pflag.FlagSet) {
 	fl.StringVar(&f.mcpu, "mcpu", llc.DefaultCPU, "the target GPU of the PTX (llc's -mcpu)")
 	fl.IntVar(&f.device, "device", 0, "the CUDA device ordinal")
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "output tensors, comma separated (default: the program's sole sink); the graph is cut at them, as recom compile --outputs does")
+	fl.StringSliceVar(&f.inputs, "inputs", nil, "cut the graph at these tensors (node:idx,...; a node alone: all its outputs), fed as placeholders, as recom compile --inputs does (a training graph's IteratorGetNext)")
 	f.passOpts = addPassFlags(fl)
 	f.model.add(fl)
 }
@@ -151,7 +153,7 @@ type model struct {
 // own options after it, so they win), --dense, --mcpu, the cut at
 // --outputs; the stages end after stopAfter.
 func (f *runFlags) options(stopAfter string) (compiler.Options, error) {
-	opts := compiler.Options{Outputs: f.outputs, MCPU: f.mcpu, NoCubin: true, StopAfter: stopAfter, KeepIR: f.keepIR}
+	opts := compiler.Options{Inputs: f.inputs, Outputs: f.outputs, MCPU: f.mcpu, NoCubin: true, StopAfter: stopAfter, KeepIR: f.keepIR}
 	var err error
 	if opts.Dense, err = denseOnGPU(f.dense); err != nil {
 		return opts, err
@@ -190,7 +192,7 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	if strings.HasSuffix(path, ".mlir") {
 		// IR is past any cut (a 0-tfg.mlir of a graph cut at its inputs):
 		// --outputs only name what to fetch.
-		imp.Outputs = nil
+		imp.Inputs, imp.Outputs = nil, nil
 	}
 	first, err := compiler.Compile(ctx, path, imp)
 	if err != nil {
@@ -564,9 +566,9 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 // and compares its outputs with got.
 func checkAgainstInterp(ctx context.Context, m *model, feeds map[string]*interp.Tensor, f *runFlags, got map[string]*interp.Tensor, stdout io.Writer) error {
 	outputs := m.outputs
-	ropts := compiler.Options{Outputs: f.outputs, StopAfter: compiler.StageImport, Tags: f.model.tags, Signature: f.model.signature, NoWeights: true}
+	ropts := compiler.Options{Inputs: f.inputs, Outputs: f.outputs, StopAfter: compiler.StageImport, Tags: f.model.tags, Signature: f.model.signature, NoWeights: true}
 	if strings.HasSuffix(m.path, ".mlir") {
-		ropts.Outputs = nil
+		ropts.Inputs, ropts.Outputs = nil, nil
 	}
 	ref, err := compiler.Compile(ctx, m.path, ropts)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recom-compiler/recom/internal/ckptwrite"
+	"github.com/recom-compiler/recom/internal/realgraphs"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/npz"
 )
@@ -183,5 +184,26 @@ func TestSavedModelFeedsAndRun(t *testing.T) {
 	st, _, se = runTool("run", dir, "--checkpoint", "x", "-o", filepath.Join(tmp, "o.npz"))
 	if st != 1 || !strings.Contains(se, "a SavedModel directory brings its checkpoint (variables/); --checkpoint is for a GraphDef") {
 		t.Errorf("run --checkpoint on a directory: %d %s", st, se)
+	}
+}
+
+// recom run cuts a training graph at --inputs as recom compile does (a
+// node alone stands for all its outputs); without the cut it names the
+// iterator to feed instead.
+func TestRunInputs(t *testing.T) {
+	census := filepath.Join(realgraphs.Dir(t), "census_wide_deep_tf1.pbtxt")
+	tmp := t.TempDir()
+	ptx := filepath.Join(tmp, "c.ptx")
+	st, _, se := runTool("run", census, "--inputs", "IteratorGetNext", "--outputs", "head/predictions/logistic",
+		"--emit-ptx", ptx, "-o", filepath.Join(tmp, "o.npz"))
+	if st != 0 {
+		t.Fatalf("run --inputs: %d %s", st, se)
+	}
+	if b, err := os.ReadFile(ptx); err != nil || !strings.Contains(string(b), ".entry") {
+		t.Errorf("no kernel in the PTX: %v", err)
+	}
+	st, _, se = runTool("run", census, "--outputs", "head/predictions/logistic", "--emit-ptx", ptx, "-o", filepath.Join(tmp, "o.npz"))
+	if st != 1 || !strings.Contains(se, "op IteratorGetNext reads a tf.data iterator; feed its outputs instead") {
+		t.Errorf("run without --inputs: %d %s", st, se)
 	}
 }
