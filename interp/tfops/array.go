@@ -355,11 +355,18 @@ func concatT[T interp.Elem](ts []*interp.Tensor, outer int, inners []int, n int)
 	for i, t := range ts {
 		srcs[i], _ = interp.Values[T](t)
 	}
-	dst := make([]T, 0, n)
+	dst := make([]T, n)
+	at := 0
 	for o := 0; o < outer; o++ {
 		for i, s := range srcs {
-			in := inners[i]
-			dst = append(dst, s[o*in:(o+1)*in]...)
+			// A block of one element (a concat of columns) is stored
+			// directly: copy's call costs more than the element.
+			if in := inners[i]; in == 1 {
+				dst[at] = s[o]
+				at++
+			} else {
+				at += copy(dst[at:at+in], s[o*in:(o+1)*in])
+			}
 		}
 	}
 	return dst
@@ -908,14 +915,59 @@ func broadcastIndex(out, in []int64) []int {
 			bst[i] = st[k]
 		}
 	}
-	idx := make([]int, 0, n)
-	forEachCoord(out, func(c []int64) {
-		off := int64(0)
-		for i, v := range c {
-			off += v * bst[i]
+	return offsets(out, bst, n)
+}
+
+// offsets returns, for each coordinate of shape in row-major order, the
+// sum of its components times st: the flat index each element reads (or
+// writes) when dimension i advances by st[i]. It walks the innermost
+// dimension in a loop of its own, the outer ones by carrying, so the cost
+// is a few instructions per element (forEachCoord's callback is several
+// times that).
+func offsets(shape, st []int64, n int64) []int {
+	idx := make([]int, n)
+	if n == 0 {
+		return idx
+	}
+	// Dimensions of size 1 add nothing; a dimension whose stride is the
+	// next one's times its size walks on from it: fold both away, so that
+	// a [B, 1] or a contiguous block is one inner loop.
+	var sh, ss []int64
+	for i, d := range shape {
+		if d == 1 {
+			continue
 		}
-		idx = append(idx, int(off))
-	})
+		if k := len(sh) - 1; k >= 0 && ss[k] == st[i]*d {
+			sh[k] *= d
+			ss[k] = st[i]
+			continue
+		}
+		sh, ss = append(sh, d), append(ss, st[i])
+	}
+	shape, st = sh, ss
+	r := len(shape)
+	if r == 0 {
+		return idx
+	}
+	inner, is := shape[r-1], st[r-1]
+	c := make([]int64, r-1)
+	base := int64(0)
+	for k := int64(0); k < n; k += inner {
+		off := base
+		for j := k; j < k+inner; j++ {
+			idx[j] = int(off)
+			off += is
+		}
+		for i := r - 2; i >= 0; i-- {
+			c[i]++
+			base += st[i]
+			if c[i] < shape[i] {
+				break
+			}
+			base -= st[i] * shape[i]
+			c[i] = 0
+		}
+	}
 	return idx
 }
 

@@ -1,6 +1,8 @@
 package tfops
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/recom-compiler/recom/interp"
@@ -224,4 +226,50 @@ func TestWhereUniqueSelect(t *testing.T) {
 	check(t, "SelectV2 broadcast", got, err, tn[float32](sh(2, 2), 1, 0, 3, 0), "")
 	_, err = SelectV2(vec(true, false, true), th, el)
 	check(t, "SelectV2 incompatible", nil, err, nil, "incompatible shapes")
+}
+
+// offsets, with its folding of unit and contiguous dimensions, gives the
+// index forEachCoord's walk gives, on random shapes (zero and unit
+// dimensions included) and strides (zero ones included: broadcasts and
+// reductions).
+func TestOffsetsMatchesWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 2000; trial++ {
+		rank := r.IntN(5)
+		shape, st := make([]int64, rank), make([]int64, rank)
+		for i := range shape {
+			shape[i] = int64(r.IntN(4))
+			if r.IntN(5) > 0 {
+				shape[i]++
+			}
+		}
+		switch r.IntN(3) {
+		case 0:
+			st = strides(shape)
+		case 1:
+			st = strides(shape)
+			for i := range st {
+				if r.IntN(3) == 0 {
+					st[i] = 0
+				}
+			}
+		default:
+			for i := range st {
+				st[i] = int64(r.IntN(7))
+			}
+		}
+		n, _ := interp.NumElements(shape)
+		var want []int
+		forEachCoord(shape, func(c []int64) {
+			off := int64(0)
+			for i, v := range c {
+				off += v * st[i]
+			}
+			want = append(want, int(off))
+		})
+		got := offsets(shape, st, n)
+		if len(got) != int(n) || (n > 0 && !slices.Equal(got, want)) {
+			t.Fatalf("shape %v strides %v: got %v, want %v", shape, st, got, want)
+		}
+	}
 }

@@ -50,3 +50,42 @@ func BenchmarkStringToHashBucketFast(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "strings/s")
 }
+
+// BenchmarkHead runs, on a batch of 2048 float32 rows, the ops a wide &
+// deep classifier head leaves on the host after the GPU graph (the real
+// taxi export's: Sum of the linear part's [B, 9] over axis 1, BiasAdd,
+// AddV2 of the wide and deep logits, ConcatV2 of two logits, Softmax).
+func BenchmarkHead(b *testing.B) {
+	const rows = 2048
+	r := rand.New(rand.NewPCG(3, 4))
+	f := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = r.Float32()
+		}
+		return v
+	}
+	lin := tn(sh(rows, 9), f(rows*9)...)
+	deep := tn(sh(rows, 1), f(rows)...)
+	bias := tn(sh(1), f(1)...)
+	axis := tn(sh(), int32(1))
+	logits := tn(sh(rows, 2), f(rows*2)...)
+	for _, c := range []struct {
+		name string
+		run  func() (*interp.Tensor, error)
+	}{
+		{"Sum", func() (*interp.Tensor, error) { return Sum(lin, axis, true) }},
+		{"BiasAdd", func() (*interp.Tensor, error) { return BiasAdd(deep, bias, "NHWC") }},
+		{"AddV2", func() (*interp.Tensor, error) { return AddV2(deep, deep) }},
+		{"ConcatV2", func() (*interp.Tensor, error) { return ConcatV2([]*interp.Tensor{deep, deep}, axis) }},
+		{"Softmax", func() (*interp.Tensor, error) { return Softmax(logits) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

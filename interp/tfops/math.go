@@ -151,7 +151,35 @@ func binary(name string, op binOp, x, y *interp.Tensor) (*interp.Tensor, error) 
 	if _, err := numElements(name, out); err != nil {
 		return nil, err
 	}
-	xi, yi := broadcastIndex(out, x.Shape()), broadcastIndex(out, y.Shape())
+	// An operand of the output's shape reads element i for output i: no
+	// index array (arithT's nil); the other paths want one anyway.
+	n, _ := interp.NumElements(out)
+	var xi, yi []int
+	if !equalShape(x.Shape(), out) {
+		xi = broadcastIndex(out, x.Shape())
+	}
+	if !equalShape(y.Shape(), out) {
+		yi = broadcastIndex(out, y.Shape())
+	}
+	if x.DType().IsNumeric() && (op < opEqual || op > opGreaterEqual) {
+		switch xd := x.Data().(type) {
+		case []float32:
+			return arithT(name, op, out, xd, y.Float32s(), xi, yi, int(n))
+		case []float64:
+			return arithT(name, op, out, xd, y.Float64s(), xi, yi, int(n))
+		case []int8:
+			return arithT(name, op, out, xd, y.Data().([]int8), xi, yi, int(n))
+		case []int16:
+			return arithT(name, op, out, xd, y.Data().([]int16), xi, yi, int(n))
+		case []int32:
+			return arithT(name, op, out, xd, y.Int32s(), xi, yi, int(n))
+		case []int64:
+			return arithT(name, op, out, xd, y.Int64s(), xi, yi, int(n))
+		case []uint8:
+			return arithT(name, op, out, xd, y.Data().([]uint8), xi, yi, int(n))
+		}
+	}
+	xi, yi = identity(xi, int(n)), identity(yi, int(n))
 	if op >= opEqual && op <= opGreaterEqual {
 		var r []bool
 		switch xd := x.Data().(type) {
@@ -181,20 +209,6 @@ func binary(name string, op binOp, x, y *interp.Tensor) (*interp.Tensor, error) 
 		return interp.New(out, r)
 	}
 	switch xd := x.Data().(type) {
-	case []float32:
-		return arithT(name, op, out, xd, y.Float32s(), xi, yi)
-	case []float64:
-		return arithT(name, op, out, xd, y.Float64s(), xi, yi)
-	case []int8:
-		return arithT(name, op, out, xd, y.Data().([]int8), xi, yi)
-	case []int16:
-		return arithT(name, op, out, xd, y.Data().([]int16), xi, yi)
-	case []int32:
-		return arithT(name, op, out, xd, y.Int32s(), xi, yi)
-	case []int64:
-		return arithT(name, op, out, xd, y.Int64s(), xi, yi)
-	case []uint8:
-		return arithT(name, op, out, xd, y.Data().([]uint8), xi, yi)
 	case []bool:
 		yd := y.Bools()
 		r := make([]bool, len(xi))
@@ -243,11 +257,56 @@ func compareT[T ordered](op binOp, x, y []T, xi, yi []int) []bool {
 	return r
 }
 
-func arithT[T number](name string, op binOp, shape []int64, x, y []T, xi, yi []int) (*interp.Tensor, error) {
+// identity returns idx, or when it is nil the n indices 0..n-1.
+func identity(idx []int, n int) []int {
+	if idx != nil {
+		return idx
+	}
+	idx = make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// gatherT returns x read at idx (x itself when idx is nil: element i).
+func gatherT[T number](x []T, idx []int) []T {
+	if idx == nil {
+		return x
+	}
+	r := make([]T, len(idx))
+	for i, k := range idx {
+		r[i] = x[k]
+	}
+	return r
+}
+
+// arithT computes op elementwise over n outputs, x and y read at xi and yi
+// (nil: at i). Add, Sub and Mul, the common ones, run in loops of their
+// own.
+func arithT[T number](name string, op binOp, shape []int64, x, y []T, xi, yi []int, n int) (*interp.Tensor, error) {
 	fl := isFloat[T]()
-	r := make([]T, len(xi))
+	r := make([]T, n)
+	x, y = gatherT(x, xi), gatherT(y, yi)
+	switch op {
+	case opAdd:
+		for i := range r {
+			r[i] = x[i] + y[i]
+		}
+		return interp.New(shape, r)
+	case opSub:
+		for i := range r {
+			r[i] = x[i] - y[i]
+		}
+		return interp.New(shape, r)
+	case opMul:
+		for i := range r {
+			r[i] = x[i] * y[i]
+		}
+		return interp.New(shape, r)
+	}
 	for i := range r {
-		a, b := x[xi[i]], y[yi[i]]
+		a, b := x[i], y[i]
 		switch op {
 		case opAdd:
 			r[i] = a + b
@@ -665,19 +724,17 @@ func reduce(name string, op redOp, x, axes *interp.Tensor, keepDims bool) (*inte
 			ost[i] = 0
 		}
 	}
-	dst := make([]int, 0, x.Len())
-	forEachCoord(shape, func(c []int64) {
-		off := int64(0)
-		for i, v := range c {
-			off += v * ost[i]
-		}
-		dst = append(dst, int(off))
-	})
 	count := 1
 	if nOut > 0 {
 		count = x.Len() / int(nOut)
 	} else if x.Len() == 0 {
 		count = 0
+	}
+	// dst is nil when the reduced axes are the innermost: output o is then
+	// the count elements from o*count on (reduceT reads it so).
+	var dst []int
+	if !trailing(red) || x.DType() == interp.Bool {
+		dst = offsets(shape, ost, int64(x.Len()))
 	}
 	switch d := x.Data().(type) {
 	case []float32:
@@ -709,6 +766,17 @@ func reduce(name string, op redOp, x, axes *interp.Tensor, keepDims bool) (*inte
 		return interp.New(out, r)
 	}
 	return nil, errorf(name, "unsupported dtype %v", x.DType())
+}
+
+// trailing reports whether the reduced axes (red[i]) all come after the
+// kept ones.
+func trailing(red []bool) bool {
+	for i := 1; i < len(red); i++ {
+		if red[i-1] && !red[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func lowest[T number]() T {
@@ -754,6 +822,28 @@ func highest[T number]() T {
 func reduceT[T number](name string, op redOp, shape []int64, d []T, dst []int, nOut, count int) (*interp.Tensor, error) {
 	r := make([]T, nOut)
 	fl := isFloat[T]()
+	if dst == nil {
+		if fl && (op == redSum || op == redMean) {
+			// Contiguous groups, summed in element order in float64 as below.
+			for o := range r {
+				a := 0.0
+				for _, v := range d[o*count : (o+1)*count] {
+					a += float64(v)
+				}
+				if op == redMean {
+					a /= float64(count)
+				}
+				r[o] = T(a)
+			}
+			return interp.New(shape, r)
+		}
+		dst = make([]int, len(d))
+		for o, i := 0, 0; i < len(dst); o++ {
+			for end := i + count; i < end; i++ {
+				dst[i] = o
+			}
+		}
+	}
 	switch op {
 	case redSum, redMean, redProd:
 		if fl {

@@ -58,7 +58,13 @@ func softmaxT[T float32 | float64](x []T, cols int, log bool) []T {
 		}
 		sum := 0.0
 		for j, v := range row {
-			e[j] = math.Exp(float64(v) - m)
+			// exp(0) is exactly 1: the row's largest value needs no call
+			// (half of a two-class head's). Inf - Inf is NaN, not 0.
+			if d := float64(v) - m; d == 0 {
+				e[j] = 1
+			} else {
+				e[j] = math.Exp(d)
+			}
 			sum += e[j]
 		}
 		if log {
