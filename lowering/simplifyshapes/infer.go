@@ -324,7 +324,9 @@ func (a *Analysis) set(v *textir.Value, dims, content []optab.Dim) {
 			dims = ti.dims
 			content = nil
 		} else {
-			dims = append([]optab.Dim(nil), dims...)
+			// A copy that stays non-nil for a scalar: nil dims mean
+			// unknown rank, which would drop the content below.
+			dims = append(make([]optab.Dim, 0, len(dims)), dims...)
 			for i, d := range ti.dims {
 				if known(ex(d)) {
 					a.equate(ex(dims[i]), ex(d))

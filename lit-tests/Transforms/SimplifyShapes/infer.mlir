@@ -99,3 +99,32 @@ module {
     %relu:2 = "tfg.Relu"(%r#0) {T = f32, _mlir_name = "relu"} : (tensor<*xf32>) -> (tensor<*xf32>, !tfg.control)
   }) {versions = {min_consumer = 0 : i32, producer = 808 : i32}} : () -> ()
 }
+
+// -----
+
+// The same with the types a GraphDef's _output_shapes gives (TF1 Estimator
+// exports): a scalar is tensor<i32>, not tensor<*xi32>, and keeps its
+// content, so ExpandDims(x, -1) is [batch, 1] and the column's
+// Reshape(t, [Shape(ExpandDims(x))[0], 4]) of a [batch, 4] tensor is a no-op.
+// CHECK-LABEL: "tfg.graph"
+// CHECK-DAG: %[[X:.*]]:2 = "tfg.Placeholder"() {_mlir_name = "x"
+// CHECK-DAG: "tfg.Identity"(%[[X]]#0)
+// CHECK-NOT: tfg.Reshape
+// CHECK-NOT: tfg.ExpandDims
+// CHECK-NOT: tfg.Shape
+module {
+  "tfg.graph"() ({
+    %x:2 = "tfg.Placeholder"() {_mlir_name = "x", dtype = f32, shape = #tfg.shape<?x4>, _output_shapes = [#tfg.shape<?x4>]} : () -> (tensor<?x4xf32>, !tfg.control)
+    %m1:2 = "tfg.Const"() {_mlir_name = "m1", dtype = i32, value = dense<-1> : tensor<i32>, _output_shapes = [#tfg.shape]} : () -> (tensor<i32>, !tfg.control)
+    %d:2 = "tfg.Sum"(%x#0, %m1#0) {T = f32, Tidx = i32, _mlir_name = "d", keep_dims = false, _output_shapes = [#tfg.shape<?>]} : (tensor<?x4xf32>, tensor<i32>) -> (tensor<?xf32>, !tfg.control)
+    %e:2 = "tfg.ExpandDims"(%d#0, %m1#0) {T = f32, Tdim = i32, _mlir_name = "e", _output_shapes = [#tfg.shape<?x1>]} : (tensor<?xf32>, tensor<i32>) -> (tensor<?x1xf32>, !tfg.control)
+    %s:2 = "tfg.Shape"(%e#0) {T = f32, _mlir_name = "s", out_type = i32, _output_shapes = [#tfg.shape<2>]} : (tensor<?x1xf32>) -> (tensor<2xi32>, !tfg.control)
+    %c0:2 = "tfg.Const"() {_mlir_name = "c0", dtype = i32, value = dense<[0]> : tensor<1xi32>} : () -> (tensor<1xi32>, !tfg.control)
+    %c1:2 = "tfg.Const"() {_mlir_name = "c1", dtype = i32, value = dense<[1]> : tensor<1xi32>} : () -> (tensor<1xi32>, !tfg.control)
+    %b:2 = "tfg.StridedSlice"(%s#0, %c0#0, %c1#0, %c1#0) {Index = i32, T = i32, _mlir_name = "b", begin_mask = 0 : i64, ellipsis_mask = 0 : i64, end_mask = 0 : i64, new_axis_mask = 0 : i64, shrink_axis_mask = 1 : i64, _output_shapes = [#tfg.shape]} : (tensor<2xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<i32>, !tfg.control)
+    %four:2 = "tfg.Const"() {_mlir_name = "four", dtype = i32, value = dense<4> : tensor<i32>, _output_shapes = [#tfg.shape]} : () -> (tensor<i32>, !tfg.control)
+    %p:2 = "tfg.Pack"(%b#0, %four#0) {N = 2 : i64, T = i32, _mlir_name = "p", axis = 0 : i64, _output_shapes = [#tfg.shape<2>]} : (tensor<i32>, tensor<i32>) -> (tensor<2xi32>, !tfg.control)
+    %r:2 = "tfg.Reshape"(%x#0, %p#0) {T = f32, Tshape = i32, _mlir_name = "r", _output_shapes = [#tfg.shape<?x4>]} : (tensor<?x4xf32>, tensor<2xi32>) -> (tensor<?x4xf32>, !tfg.control)
+    %o:2 = "tfg.Identity"(%r#0) {T = f32, _mlir_name = "o", _output_shapes = [#tfg.shape<?x4>]} : (tensor<?x4xf32>) -> (tensor<?x4xf32>, !tfg.control)
+  }) {versions = {min_consumer = 0 : i32, producer = 808 : i32}} : () -> ()
+}
