@@ -261,7 +261,8 @@ func lastDim(v *textir.Value) (int64, bool) {
 // safe_embedding_lookup_sparse's ConcatV2(Slice(dense_shape, [0], [1]),
 // Slice(Shape(result), [1], [-1])), or either as --simplify-shapes rebuilds
 // it when it cannot prove the reshape a no-op: shape.from_extents(x, d)
-// with d an index constant.
+// with d an index constant, or the ConcatV2 with only its parts rebuilt
+// (isRowExtent, isWidthExtent).
 func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 	if shape == nil {
 		return false
@@ -294,25 +295,69 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if ax, ok := tfg.ConstInt(axis); !ok || ax != 0 {
 			return false
 		}
-		head := in[0].DefiningOp()
-		if head == nil || head.Name() != "tfg.Slice" {
+		return isRowExtent(in[0]) && isWidthExtent(in[1], d)
+	}
+	return false
+}
+
+// isRowExtent reports whether v is a one-element extent list that can
+// stand first in a [rows, D] shape: safe_embedding_lookup_sparse's
+// Slice(dense_shape, [0], [1]) (through the Cast to int32 TF1 puts
+// there), or one extent rebuilt by --simplify-shapes. Which count it holds
+// does not matter for the rows: a Reshape keeps the element count, so
+// with the width kept, the rows are the input's (TensorFlow fails the
+// reshape otherwise).
+func isRowExtent(v *textir.Value) bool {
+	head := v.DefiningOp()
+	if head == nil {
+		return false
+	}
+	switch head.Name() {
+	case sh.FromExtentsOp:
+		fe, _ := sh.AsFromExtents(head)
+		return len(fe.Extents()) == 1
+	case "tfg.Slice":
+		begin, size := optab.Operand(head, "begin"), optab.Operand(head, "size")
+		if begin == nil || size == nil {
 			return false
 		}
-		if size := optab.Operand(head, "size"); size == nil {
-			return false
-		} else if sz, ok := tfg.ConstInt(size); !ok || sz != 1 {
+		b, ok1 := tfg.ConstInt(begin)
+		n, ok2 := tfg.ConstInt(size)
+		return ok1 && ok2 && b == 0 && n == 1
+	}
+	return false
+}
+
+// isWidthExtent reports whether v is the one-element extent list [d]:
+// safe_embedding_lookup_sparse's Slice(Shape(result), [1], [-1]) of a
+// [?, d] result, the same rebuilt by --simplify-shapes as
+// shape.from_extents(d) with d an index constant (what it leaves when it
+// cannot prove the whole reshape a no-op, as in TF1 Estimator exports'
+// "..._embedding_weights/Reshape_2"), or a constant [d].
+func isWidthExtent(v *textir.Value, d int64) bool {
+	tail := v.DefiningOp()
+	if tail == nil || d <= 0 {
+		return false
+	}
+	switch tail.Name() {
+	case sh.FromExtentsOp:
+		fe, _ := sh.AsFromExtents(tail)
+		ext := fe.Extents()
+		if len(ext) != 1 {
 			return false
 		}
-		tail := in[1].DefiningOp()
-		if tail == nil || tail.Name() != "tfg.Slice" {
-			return false
-		}
+		w, ok := arith.ConstantValue(ext[0]).(textir.IntegerAttr)
+		return ok && w.Value == d
+	case "tfg.Const":
+		w, ok := tfg.ConstInt(v)
+		return ok && w == d
+	case "tfg.Slice":
 		src, begin, size := optab.Operand(tail, "input"), optab.Operand(tail, "begin"), optab.Operand(tail, "size")
 		if src == nil || begin == nil || size == nil {
 			return false
 		}
-		sh := src.DefiningOp()
-		if sh == nil || sh.Name() != "tfg.Shape" {
+		shp := src.DefiningOp()
+		if shp == nil || shp.Name() != "tfg.Shape" {
 			return false
 		}
 		b, ok1 := tfg.ConstInt(begin)
@@ -320,7 +365,7 @@ func reshapeKeepsWidth(shape *textir.Value, d int64) bool {
 		if !ok1 || !ok2 || b != 1 || n != -1 {
 			return false
 		}
-		in0 := optab.Operand(sh, "input")
+		in0 := optab.Operand(shp, "input")
 		if in0 == nil {
 			return false
 		}

@@ -39,9 +39,33 @@ func PopulateFusePatterns(patterns *conversion.PatternList, opts Options, counts
 	if counts == nil {
 		counts = &Counts{}
 	}
+	taken := map[*textir.Operation]bool{}
 	for _, root := range []string{"tfg.ConcatV2", emb.ConcatOp} {
-		patterns.Add(&fuseLayer{root: root, opts: opts, counts: counts})
+		patterns.Add(&fuseLayer{root: root, opts: opts, counts: counts, taken: taken})
 	}
+	for _, root := range []string{emb.LookupOp, emb.GatherOp, emb.GatherScatterOp} {
+		patterns.Add(&fuseColumn{fuseLayer{root: root, opts: opts, counts: counts, taken: taken}})
+	}
+}
+
+// fuseColumn rewrites a pooled lookup that reaches no concatenation into a
+// fused.embedding_layer of one column (matchColumn), whose output replaces
+// the end of the lookup's Identity and Reshape chain.
+type fuseColumn struct{ fuseLayer }
+
+func (p *fuseColumn) MatchAndRewrite(lk *textir.Operation, _ []*textir.Value, rw *conversion.ConversionRewriter) bool {
+	if p.taken[lk] {
+		return rw.NotifyMatchFailure(lk, "a layer has taken it; it stays for another user")
+	}
+	end, why := matchColumn(lk)
+	if why != "" {
+		return rw.NotifyMatchFailure(lk, "%s", why)
+	}
+	anchor := end.DefiningOp()
+	if anchor == nil {
+		return rw.NotifyMatchFailure(lk, "its chain ends in a block argument")
+	}
+	return p.fuse(anchor, []*textir.Operation{lk}, end, rw)
 }
 
 // fuseLayer rewrites an input_layer concatenation of pooled lookups into
@@ -50,6 +74,10 @@ type fuseLayer struct {
 	root   string
 	opts   Options
 	counts *Counts
+	// taken holds the lookups a layer has taken (shared by the patterns
+	// of one list): one that stays for another user is not made a layer
+	// of its own once its concatenation is gone.
+	taken map[*textir.Operation]bool
 }
 
 func (p *fuseLayer) Root() string { return p.root }
@@ -64,8 +92,15 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	if m.why != nil {
 		return rw.NotifyMatchFailure(concat, "%s", m.why.msg)
 	}
+	return p.fuse(concat, m.lookups, concatResult(concat), rw)
+}
+
+// fuse rewrites lookups into one fused.embedding_layer whose output
+// replaces out, a result of anchor (the layer's concatenation, or the end
+// of a lone column's chain): the layer takes anchor's location and TF
+// node name, and anchor goes with every op left dead.
+func (p *fuseLayer) fuse(anchor *textir.Operation, lookups []*textir.Operation, out *textir.Value, rw *conversion.ConversionRewriter) bool {
 	opts := p.opts
-	lookups := m.lookups
 	infos := make([]ColumnInfo, len(lookups))
 	chains := make([]*idChain, len(lookups))
 	for i, lk := range lookups {
@@ -80,12 +115,12 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	}
 	plan, order, err := Plan(infos, opts)
 	if err != nil {
-		rw.SetErr(concat.Errorf("%v", err))
+		rw.SetErr(anchor.Errorf("%v", err))
 		return false
 	}
-	top := enclosingModule(concat)
+	top := enclosingModule(anchor)
 	if top == nil || top.NumRegions() == 0 || top.Region(0).Front() == nil {
-		rw.SetErr(concat.Errorf("expects to be inside a module with a body"))
+		rw.SetErr(anchor.Errorf("expects to be inside a module with a body"))
 		return false
 	}
 	mod := textir.LookupSymbolIn(top, ModuleName)
@@ -112,10 +147,11 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	for i := 1; textir.LookupSymbolIn(mod, name) != nil; i++ {
 		name = fmt.Sprintf("layer_%d", i)
 	}
-	// The op keeps the concatenation's name: its output is the same
+	// The op keeps the anchor's name (the concatenation's, or the
+	// column's chain end's): its output is the same
 	// tensor.
-	loc := concat.Loc()
-	nodeName := tfg.NodeName(concat)
+	loc := anchor.Loc()
+	nodeName := tfg.NodeName(anchor)
 	if nodeName != "" {
 		if ln, ok := textir.LocName(loc); !ok || ln != nodeName {
 			loc = textir.NameLoc{Name: nodeName}
@@ -168,7 +204,7 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	if nodeName != "" {
 		attrs = append(attrs, textir.NamedAttribute{Name: "_mlir_name", Value: textir.Str(nodeName)})
 	}
-	rw.SetInsertionPoint(concat)
+	rw.SetInsertionPoint(anchor)
 	op := rw.Create(&textir.OperationState{Name: fused.EmbeddingLayerOp, Loc: loc, Operands: operands,
 		ResultTypes: []textir.Type{textir.TensorOf([]int64{textir.Dynamic, plan.Width}, textir.F32())},
 		Attrs:       attrs})
@@ -176,9 +212,12 @@ func (p *fuseLayer) MatchAndRewrite(concat *textir.Operation, _ []*textir.Value,
 	// graph's tensor<*xf32> becomes tensor<?xWxf32>): no type converter is
 	// involved, so the uses move without a materialization.
 	layer, _ := fused.AsEmbeddingLayer(op)
-	rw.Rewriter.ReplaceAllUsesWith(concatResult(concat), layer.Result())
+	rw.Rewriter.ReplaceAllUsesWith(out, layer.Result())
 	// The absorbed transforms go with the lookups (removable).
-	eraseDead(concat, rw)
+	for _, lk := range lookups {
+		p.taken[lk] = true
+	}
+	eraseDead(anchor, rw)
 	p.counts.Layers++
 	p.counts.Columns += int64(len(plan.Columns))
 	return true

@@ -55,11 +55,28 @@ func TestUnfusedRemarks(t *testing.T) {
 		layers  int64
 		left    int // emb.lookup ops left
 	}{{
+		// A lookup that reaches no concatenation is a layer of its own.
 		name: "no concatenation",
 		src: `func.func @f(%a: tensor<?x4xi64>) -> tensor<?x8xf32> {` + lookupIR + `
   func.return %l : tensor<?x8xf32>
 }`,
-		remarks: []string{`t.mlir:4:3: remark: 'emb.lookup' op (node "c/lookup") not fused: its result reaches no concatenation of an input layer (tfg.ConcatV2 along axis 1 or emb.concat, through Reshape and Identity)`},
+		layers: 1,
+	}, {
+		name: "no concatenation, f64 table",
+		src: `func.func @f(%a: tensor<?x4xi64>) -> tensor<?x8xf64> {
+  %t = emb.table {name = "t8"} : tensor<100x8xf64>
+  %v, %s = emb.from_dense %a {ignore = -1 : i64} : tensor<?x4xi64> -> tensor<?xi64>
+  %l = emb.lookup %t, %v, %s {combiner = "mean"} : tensor<100x8xf64>, tensor<?xi64> -> tensor<?x8xf64> loc("c/lookup")
+  func.return %l : tensor<?x8xf64>
+}`,
+		remarks: []string{`t.mlir:4:3: remark: 'emb.lookup' op (node "c/lookup") not fused: it looks up a table of tensor<100x8xf64> (version 1 fuses f32 tables)`},
+		left:    1,
+	}, {
+		name: "no concatenation, result unused",
+		src: `func.func @f(%a: tensor<?x4xi64>) {` + lookupIR + `
+  func.return
+}`,
+		remarks: []string{`t.mlir:4:3: remark: 'emb.lookup' op (node "c/lookup") not fused: its result is not used`},
 		left:    1,
 	}, {
 		name: "first input not a lookup",

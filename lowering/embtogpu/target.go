@@ -17,11 +17,20 @@ import (
 // remarks about every lookup. An answer stays right while other layers are
 // rewritten: a match reads only the concatenation's own input chains, and a
 // rewrite changes only its own layer's.
+//
+// column remembers, per lookup, whether it is a layer of its own
+// (matchColumn) as first asked, before any rewrite: a lookup that a
+// concatenation's layer takes and that stays for another user reaches no
+// concatenation once that layer is rewritten, yet is not a layer of its
+// own (its other user reads it on the host, as before).
 type layers struct {
-	memo map[*textir.Operation]*layerMatch
+	memo   map[*textir.Operation]*layerMatch
+	column map[*textir.Operation]bool
 }
 
-func newLayers() *layers { return &layers{memo: map[*textir.Operation]*layerMatch{}} }
+func newLayers() *layers {
+	return &layers{memo: map[*textir.Operation]*layerMatch{}, column: map[*textir.Operation]bool{}}
+}
 
 // of returns matchLayer(concat), remembered.
 func (a *layers) of(concat *textir.Operation) *layerMatch {
@@ -33,13 +42,24 @@ func (a *layers) of(concat *textir.Operation) *layerMatch {
 	return m
 }
 
-// fusedBy returns the concatenation whose rewrite takes lookup lk into a
-// kernel, or nil.
+// fusedBy returns the op whose rewrite takes lookup lk into a kernel: the
+// concatenation of its layer, lk itself when it is a layer of its own
+// (matchColumn), or nil.
 func (a *layers) fusedBy(lk *textir.Operation) *textir.Operation {
-	for _, c := range concatsReached(lookupResult(lk)) {
+	cs := concatsReached(lookupResult(lk))
+	col, ok := a.column[lk]
+	if !ok {
+		_, why := matchColumn(lk)
+		col = len(cs) == 0 && why == ""
+		a.column[lk] = col
+	}
+	for _, c := range cs {
 		if m := a.of(c); m.why == nil && slices.Contains(m.lookups, lk) {
 			return c
 		}
+	}
+	if col {
+		return lk
 	}
 	return nil
 }
@@ -48,7 +68,9 @@ func (a *layers) fusedBy(lk *textir.Operation) *textir.Operation {
 func (a *layers) whyNot(lk *textir.Operation) string {
 	cs := concatsReached(lookupResult(lk))
 	if len(cs) == 0 {
-		return "its result reaches no concatenation of an input layer (tfg.ConcatV2 along axis 1 or emb.concat, through Reshape and Identity)"
+		// Not a layer of its own either (matchColumn).
+		_, why := matchColumn(lk)
+		return why
 	}
 	c := cs[0]
 	m := a.of(c)
@@ -80,8 +102,9 @@ func describe(op *textir.Operation) string {
 }
 
 // target declares what --fuse leaves: no pooled lookup (emb.lookup,
-// emb.gather, emb.gather_scatter) and no concatenation (tfg.ConcatV2 along
-// axis 1, emb.concat) of an embedding layer the patterns fuse; the fused and
+// emb.gather, emb.gather_scatter) that a layer takes (its concatenation's,
+// or its own when it reaches none) and no concatenation (tfg.ConcatV2
+// along axis 1, emb.concat) of an embedding layer the patterns fuse; the fused and
 // gpu dialects; every other op of the program as it is (among them the
 // lookups and concatenations of layers that cannot be fused, which get a
 // remark instead).
