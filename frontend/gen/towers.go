@@ -2,7 +2,9 @@ package gen
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
+	"sort"
 
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 )
@@ -21,6 +23,17 @@ type Tower struct {
 	// Hidden are the widths of the tower's dense layers, a ReLU after each
 	// but the last. Empty: the tower's output is its embedding layer.
 	Hidden []int `json:"hidden,omitempty"`
+	// ColumnLayers writes each of the tower's columns as an input_layer of
+	// its own at the top scope (input_layer, input_layer_1, ...: a TF1
+	// Estimator model that calls input_layer once per feature, as
+	// hallucination11/serving's DSSM does), whose one-column concatenation
+	// is an Identity; the tower is then tf.concat of them named after it
+	// (an Identity "<name>/<name>" when it has one column: no ConcatV2).
+	ColumnLayers bool `json:"column_layers,omitempty"`
+	// BatchNorm puts tf.layers.batch_normalization (inference: the moving
+	// mean and variance) and an inference dropout (an Identity) after each
+	// dense layer but the last.
+	BatchNorm bool `json:"batch_norm,omitempty"`
 }
 
 // towerName is what a tower's scope may be: a TensorFlow op name's
@@ -129,14 +142,27 @@ func (g *gen) towers(cols []*column) string {
 				tc = append(tc, c)
 			}
 		}
-		_, s := b.enter(t.Name)
-		h := g.inputLayer(tc)
+		// With ColumnLayers, everything is at the top scope (the tower's
+		// name is its concatenation's), as in a TF1 Estimator model:
+		// dense, dense_1, ..., batch_normalization, ... across towers.
+		var h tensor
+		s := b.scope
+		if t.ColumnLayers {
+			h = g.columnLayers(t.Name, tc)
+		} else {
+			_, s = b.enter(t.Name)
+			h = g.inputLayer(tc)
+		}
 		width := 0
 		for _, c := range tc {
 			width += c.g.Dim
 		}
 		for j, w := range t.Hidden {
-			h = g.mlpLayer("dense", h, width, w, j+1 < len(t.Hidden))
+			last := j+1 == len(t.Hidden)
+			h = g.mlpLayer("dense", h, width, w, !last)
+			if t.BatchNorm && !last {
+				h = g.batchNorm(h, w)
+			}
 			width = w
 		}
 		b.exit(s)
@@ -150,4 +176,72 @@ func (g *gen) towers(cols []*column) string {
 	b.exit(s)
 	p := b.op("Sigmoid", PredictionNode, []tensor{sum}, g.b.tAttr(dtFloat))
 	return p.ref
+}
+
+// columnLayers writes each column as an input_layer of its own at the top
+// scope (sorted by name, as input_layer sorts a layer's columns) and
+// returns tf.concat of them along axis 1 under the tower's name: a
+// ConcatV2 named name, or for one column an Identity "name/name"
+// (array_ops.concat of one tensor).
+func (g *gen) columnLayers(name string, cols []*column) tensor {
+	b := g.b
+	sorted := append([]*column{}, cols...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	var outs []tensor
+	for _, c := range sorted {
+		outs = append(outs, g.inputLayer([]*column{c}))
+	}
+	if len(outs) == 1 {
+		_, s := b.enter(name)
+		out := b.identity(name, outs[0])
+		b.exit(s)
+		return out
+	}
+	return b.concatV2(name, outs, 1)
+}
+
+// batchNorm is tf.layers.batch_normalization of x ([B, w]) at inference
+// (TF1's fused=False form): x * (gamma * rsqrt(moving_variance + eps)) +
+// (beta - moving_mean * gamma * rsqrt(moving_variance + eps)), then the
+// dropout layer's inference Identity.
+func (g *gen) batchNorm(x tensor, w int) tensor {
+	b := g.b
+	style := denseStyle(g.spec)
+	full, s := b.enter("batch_normalization")
+	fill := func(base, spread float64) func(*rand.Rand, []float32) {
+		return func(r *rand.Rand, v []float32) {
+			for i := range v {
+				v[i] = float32(base + spread*r.Float64())
+			}
+		}
+	}
+	shape := []int64{int64(w)}
+	gamma := g.variable(full+"/gamma", style, shape, fill(0.5, 1))
+	beta := g.variable(full+"/beta", style, shape, fill(-0.1, 0.2))
+	mean := g.variable(full+"/moving_mean", style, shape, fill(-0.2, 0.4))
+	variance := g.variable(full+"/moving_variance", style, shape, fill(0.5, 1))
+	_, s2 := b.enter("batchnorm")
+	read := func(name string, t tableRef) tensor {
+		if !t.resource {
+			return t.read
+		}
+		rv := b.op("ReadVariableOp", name+"/ReadVariableOp", []tensor{t.read}, attrs("dtype", aType(dtFloat)))
+		rv.dt = dtFloat
+		return rv
+	}
+	eps := b.scalarF32("add/y", 0.001)
+	add := b.binary("AddV2", "add", read("add", variance), eps, tfpb.DataType_DT_INVALID)
+	rs := b.op("Rsqrt", "Rsqrt", []tensor{add}, b.tAttr(dtFloat))
+	rs.dt = dtFloat
+	mul := b.binary("Mul", "mul", rs, read("mul", gamma), tfpb.DataType_DT_INVALID)
+	mul1 := b.binary("Mul", "mul_1", x, mul, tfpb.DataType_DT_INVALID)
+	mul2 := b.binary("Mul", "mul_2", read("mul_2", mean), mul, tfpb.DataType_DT_INVALID)
+	sub := b.binary("Sub", "sub", read("sub", beta), mul2, tfpb.DataType_DT_INVALID)
+	out := b.binary("AddV2", "add_1", mul1, sub, tfpb.DataType_DT_INVALID)
+	b.exit(s2)
+	b.exit(s)
+	_, s3 := b.enter("dropout")
+	out = b.identity("Identity", out)
+	b.exit(s3)
+	return out
 }

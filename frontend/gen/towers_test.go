@@ -102,3 +102,59 @@ func TestTowerValidation(t *testing.T) {
 		t.Fatalf("a tower without columns: %v", err)
 	}
 }
+
+// twoTowersTF1 is a two-tower spec written as a TF1 Estimator DSSM is
+// (hallucination11/serving's): every column an input_layer of its own,
+// dense layers with batch normalization, a one-column item tower.
+func twoTowersTF1() *Spec {
+	return &Spec{Name: "towers_tf1", Groups: []Group{
+		{Count: 2, Kind: HashedInt, Buckets: 10, Dim: 3, Combiner: "mean"},
+		{Count: 1, Kind: Bucketized, Boundaries: 4, Dim: 2, Combiner: "sum"},
+		{Count: 1, Kind: HashedInt, Buckets: 20, Dim: 3, Combiner: "mean"},
+	}, Towers: []Tower{
+		{Name: "user", Groups: []int{0, 1}, Hidden: []int{6, 3}, ColumnLayers: true, BatchNorm: true},
+		{Name: "item", Groups: []int{2}, Hidden: []int{4, 3}, ColumnLayers: true, BatchNorm: true},
+	}}
+}
+
+// With ColumnLayers each column is an input_layer of its own at the top
+// scope and the towers concatenate them under their names (the one-column
+// item tower through an Identity "item/item", no ConcatV2); BatchNorm puts
+// the inference batch normalization and dropout after each dense layer but
+// the last; the dense layers are numbered across the towers at the top
+// scope. The golden file holds the nodes.
+func TestTowersColumnLayers(t *testing.T) {
+	m := checkModel(t, twoTowersTF1(), Options{Seed: 1})
+	ops := map[string]string{}
+	for _, n := range m.Graph.Node {
+		ops[n.Name] = n.Op
+	}
+	for name, op := range map[string]string{
+		"input_layer/concat": "Identity", "input_layer_2/concat": "Identity", "input_layer_3/concat": "Identity",
+		"user": "ConcatV2", "item/item": "Identity",
+		"dense/Relu": "Relu", "batch_normalization/batchnorm/Rsqrt": "Rsqrt", "batch_normalization/batchnorm/add_1": "AddV2",
+		"dropout/Identity": "Identity", "dense_1/BiasAdd": "BiasAdd", "dense_2/Relu": "Relu",
+		"batch_normalization_1/batchnorm/sub": "Sub", "dense_3/BiasAdd": "BiasAdd", PredictionNode: "Sigmoid",
+		"input_layer/int_0000_embedding/int_0000_embedding_weights/Reshape_2": "Reshape",
+	} {
+		if got := ops[name]; got != op {
+			t.Errorf("node %s: op %q, want %q", name, got, op)
+		}
+	}
+	for _, name := range []string{"item", "user/user", "dense_1/Relu", "batch_normalization_2/batchnorm/add"} {
+		if op, ok := ops[name]; ok {
+			t.Errorf("node %s (%s) should not exist", name, op)
+		}
+	}
+	g, err := Generate(twoTowersTF1(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.SplitAfter(Listing(g.Graph), "\n") {
+		if !strings.HasPrefix(line, SpecNode+" ") {
+			got = append(got, line)
+		}
+	}
+	golden(t, filepath.Join("testdata", "towers_tf1.golden"), strings.Join(got, ""))
+}

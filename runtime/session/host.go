@@ -110,6 +110,25 @@ func init() {
 			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0], in[1], keep)) }, nil
 		})
 	}
+	// A classifier head's class ids (the two-tower export's ArgMax of its
+	// sigmoid).
+	for name, f := range map[string]func(x, dim *interp.Tensor, out interp.DType) (*interp.Tensor, error){
+		"ArgMax": tfops.ArgMax, "ArgMin": tfops.ArgMin,
+	} {
+		hostOps["tfg."+name] = fixed(2, func(op *textir.Operation) (hostKernel, error) {
+			to := interp.Int64
+			if a, ok := op.Attr("output_type").(textir.TypeAttr); ok {
+				t, ok := exec.DTypeOf(a.Type)
+				if !ok {
+					return nil, op.Errorf("attribute 'output_type': type %s has no host representation", a.Type)
+				}
+				to = t
+			} else if op.Attr("output_type") != nil {
+				return nil, op.Errorf("attribute 'output_type' must be a type")
+			}
+			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0], in[1], to)) }, nil
+		})
+	}
 	hostOps["tfg.StridedSlice"] = fixed(4, func(op *textir.Operation) (hostKernel, error) {
 		a := tfops.StridedSliceAttrs{BeginMask: intAttr(op, "begin_mask"), EndMask: intAttr(op, "end_mask"),
 			EllipsisMask: intAttr(op, "ellipsis_mask"), NewAxisMask: intAttr(op, "new_axis_mask"),
