@@ -65,6 +65,12 @@ func compileModel(t testing.TB, path string, data []byte, opts *exec.Options, sp
 // compileProgram imports a GraphDef and runs --lower-emb,
 // --simplify-shapes, --fuse and --fuse-dense on it, as the compiler does.
 func compileProgram(name string, data []byte) (Program, error) {
+	return compilePasses(name, data, "lower-emb", "simplify-shapes", "fuse", "fuse-dense")
+}
+
+// compilePasses imports a GraphDef and runs the passes named by their
+// flags on it.
+func compilePasses(name string, data []byte, flags ...string) (Program, error) {
 	allpasses.Register()
 	f, err := graphdef.Parse(data, name)
 	if err != nil {
@@ -75,7 +81,11 @@ func compileProgram(name string, data []byte) (Program, error) {
 	if err != nil {
 		return Program{}, err
 	}
-	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: "lower-emb"}, {Flag: "simplify-shapes"}, {Flag: "fuse"}, {Flag: "fuse-dense"}})
+	specs := make([]pass.PassSpec, len(flags))
+	for i, f := range flags {
+		specs[i] = pass.PassSpec{Flag: f}
+	}
+	pm, err := pass.FromSpecs("builtin.module", specs)
 	if err != nil {
 		return Program{}, err
 	}
@@ -416,11 +426,12 @@ func TestSimHostSteps(t *testing.T) {
 
 // The shape arithmetic of a numeric column before the graph (Shape,
 // StridedSlice, Pack, Reshape) and a classifier head after it (AddN,
-// Softmax, Sum) run as compiled host steps and equal the interpreter.
+// Softmax, Sum, ArgMax) run as compiled host steps and equal the
+// interpreter.
 func TestSimHostShapeSteps(t *testing.T) {
 	path := filepath.Join("testdata", "host_steps_shape.pbtxt")
 	m := compileModel(t, path, readFile(t, path), &exec.Options{}, nil)
-	m.outputs = []string{"sm", "total"}
+	m.outputs = []string{"sm", "total", "cls"}
 	s, sim := simSession(t, m, Options{Slots: 1})
 	for _, b := range []int64{3, 1, 130} {
 		x := make([]int64, 4*b)
@@ -437,7 +448,7 @@ func TestSimHostShapeSteps(t *testing.T) {
 	text := s.Summary().String()
 	for _, want := range []string{`tfg.Shape (node "sh") before the graph`, `tfg.StridedSlice (node "rows") before the graph`,
 		`tfg.Pack (node "pk") before the graph`, `tfg.AddN (node "twice") after the graph`, `tfg.Softmax (node "sm") after the graph`,
-		`tfg.Sum (node "total") after the graph`} {
+		`tfg.Sum (node "total") after the graph`, `tfg.ArgMax (node "cls") after the graph`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
 		}
