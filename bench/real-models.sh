@@ -23,9 +23,11 @@
 #          graph is cut at that call's outputs (the transformed features) up to
 #          head/predictions/probabilities: 9 of 9 columns in one kernel.
 #   dssm   dssm_serving_export (hallucination11/serving@d0649161, two-tower
-#          DSSM): its 4 columns stay out of the kernel (the remarks say why),
-#          so recom run, which runs a fused layer, has nothing to run: the
-#          build says so and check skips it.
+#          DSSM): 4 of 4 columns in 2 kernels (a layer per tower); the
+#          towers' batch normalization and l2_normalize between their dense
+#          layers keep the native session from planning it, so recom run
+#          --check runs it through its fallback (the interpreter around the
+#          GPU kernels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 d=build/real

@@ -14,7 +14,10 @@
 // frozen Const + Identity), the distributions of their feeds, and an
 // optional DLRM dense part, or instead two towers (towers.go: a two-tower
 // retrieval model, each tower an input_layer of its own groups under its
-// scope and an MLP, the output the sigmoid of their dot product). The
+// scope and an MLP, the output the sigmoid of their dot product; or, with
+// Tower.ColumnLayers and Tower.BatchNorm, as a TF1 Estimator DSSM writes
+// them: an input_layer per column, the tower a ConcatV2 of them or an
+// Identity, batch normalization between the dense layers). The
 // bundled presets are spec files (examples/specs, embedded).
 //
 // Names follow TensorFlow's Python graph builder: name scopes, the

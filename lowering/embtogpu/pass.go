@@ -12,13 +12,20 @@
 // the lookups and the concatenation with one fused.embedding_layer op that
 // calls the kernel. The lookups, the pooling, the combiner scaling (mean,
 // sqrtn, weights), empty bags (zeros) and the write of each pooled row into
-// its column's slice of the [B, ΣD] output happen in the kernel.
+// its column's slice of the [B, ΣD] output happen in the kernel. A pooled
+// lookup that reaches no concatenation (a two-tower model's tower of one
+// column, whose TF1 input_layer ends in an Identity; a lookup a MatMul
+// reads directly) is a layer of its own: a second pattern, rooted at the
+// lookup (column.go), makes it a one-column fused.embedding_layer whose
+// output replaces the end of its Identity and Reshape chain. A model of
+// several such layers (the towers) gets a kernel per layer (@layer,
+// @layer_1, ...).
 //
 // The pass's target: the fused and gpu dialects are legal; a concatenation
-// the pattern fuses and the lookups it takes are illegal; every other op
-// is legal as it is, among them the lookups and concatenations of a layer
-// that cannot be fused (a tensor that is no pooled lookup, a table that is
-// not f32) and lookups that reach no concatenation. The pass runs
+// the pattern fuses, the lookups it takes and a lookup that is a layer of
+// its own are illegal; every other op is legal as it is, among them the
+// lookups and concatenations of a layer that cannot be fused (a tensor
+// that is no pooled lookup, a table that is not f32). The pass runs
 // ApplyPartialConversion with them. One part stays a walk before the
 // conversion: the remarks. The conversion only visits what it must
 // convert, so the pass first reports every lookup it will leave (naming
