@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 )
@@ -136,18 +135,14 @@ func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error
 	if err := opts.check(); err != nil {
 		return nil, nil, err
 	}
-	l = &abi.Layer{Schedule: opts.Schedule, Block: opts.MaxThreads, MinTasks: opts.MinTasks}
+	block, minTasks := opts.MaxThreads, opts.MinTasks
 	if opts.Schedule == abi.ScheduleRecom {
-		l.Block, l.MinTasks = RecomBlock, 0
+		block, minTasks = RecomBlock, 0
 	}
-	for _, c := range cols {
-		l.Width += c.Width
-	}
-	var out int64
 	planned := make([]abi.Column, len(cols))
 	for i, ci := range cols {
 		c := abi.Column{Name: ci.Name, Kind: ci.Kind, Combiner: ci.Combiner, Weighted: ci.Weighted, DivNoNaN: ci.DivNoNaN,
-			Rows: ci.Rows, Width: ci.Width, OutOffset: out, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep, Cross: ci.Cross}
+			Rows: ci.Rows, Width: ci.Width, Source: ci.Source, Transforms: ci.Transforms, ParamsOffset: -1, Sep: ci.Sep, Cross: ci.Cross}
 		if c.Source == "" {
 			c.Source = abi.SourceIDs
 		}
@@ -161,13 +156,8 @@ func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error
 				c.InlineIDs = c.Kind == abi.KindGather && !c.HashesStrings()
 			}
 		}
-		out += ci.Width
 		d := ci.Width
 		c.Vector = vectorWidth(d)
-		c.StoreWidth = c.Vector
-		for c.StoreWidth > 1 && (c.OutOffset%c.StoreWidth != 0 || l.Width%c.StoreWidth != 0) {
-			c.StoreWidth /= 2
-		}
 		switch {
 		case ci.Kind == abi.KindGather || ci.MaxBag == 1:
 			c.Pooling = 1
@@ -215,53 +205,9 @@ func Plan(cols []ColumnInfo, opts Options) (l *abi.Layer, order []int, err error
 		}
 		planned[i] = c
 	}
-	// Classes: columns with the same code share it; kernel order groups them.
-	type key struct {
-		kind, comb, ids                   string
-		weighted, noNaN                   bool
-		d, vec, sw, lanes, segs, rif, bpt int64
+	tables := make([]any, len(cols))
+	for i := range cols {
+		tables[i] = cols[i].Table
 	}
-	keyOf := func(c *abi.Column) key {
-		return key{c.Kind, c.Combiner, c.Signature(), c.Weighted, c.DivNoNaN, c.Width, c.Vector, c.StoreWidth, c.Lanes, c.Segments, c.RowsInFlight, c.BagsPerTask}
-	}
-	classOf := map[key]int64{}
-	for i := range planned {
-		k := keyOf(&planned[i])
-		if _, ok := classOf[k]; !ok {
-			classOf[k] = int64(len(classOf))
-		}
-		planned[i].Class = classOf[k]
-	}
-	order = make([]int, len(planned))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return planned[order[a]].Class < planned[order[b]].Class })
-	offsets := map[any]int64{}
-	for _, i := range order {
-		c := planned[i]
-		if off, ok := offsets[cols[i].Table]; ok && cols[i].Table != nil {
-			c.TableOffset = off
-		} else {
-			c.TableOffset = l.TableFloats
-			l.TableFloats += (c.Rows*c.Width + abi.TableAlign - 1) / abi.TableAlign * abi.TableAlign
-			if cols[i].Table != nil {
-				offsets[cols[i].Table] = c.TableOffset
-			}
-		}
-		l.Columns = append(l.Columns, c)
-	}
-	// The parameter blocks and data of the id transforms, after the tables.
-	for k := range l.Columns {
-		c := &l.Columns[k]
-		n, err := c.StaticFloats()
-		if err != nil {
-			return nil, nil, fmt.Errorf("column %q: %v", c.Name, err)
-		}
-		if n > 0 {
-			c.ParamsOffset = l.TableFloats
-			l.TableFloats += n
-		}
-	}
-	return l, order, nil
+	return Relayout(opts.Schedule, block, minTasks, planned, tables)
 }
