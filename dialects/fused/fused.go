@@ -59,10 +59,15 @@ func Dialect() *textir.Dialect {
 			{Name: "min_tasks", Kind: textir.IntegerAttrKind, Optional: true},
 			{Name: "table_floats", Kind: textir.IntegerAttrKind},
 			{Name: "columns", Kind: textir.ArrayAttrKind},
+			// Sharding (shard.go): the device of a layer of a sharded
+			// program, the plan of a layer to shard.
+			{Name: DeviceAttr, Kind: textir.IntegerAttrKind, Optional: true},
+			{Name: ShardPlanAttr, Kind: textir.AnyAttr, Optional: true},
 		},
 		Traits: textir.Pure,
 		Verify: verify,
 	}, denseOp()}
+	d.Ops = append(d.Ops, shardOps()...)
 	return d
 }
 
@@ -91,7 +96,7 @@ func verify(op *textir.Operation) error {
 		}
 		k += c.NumOperands()
 	}
-	return nil
+	return verifyShardAttrs(op, l)
 }
 
 func init() {

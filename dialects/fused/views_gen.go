@@ -55,3 +55,72 @@ func (v DenseView) Operands() []*textir.Value { return textir.ViewOperands(v.op,
 
 // Result returns result "result" (result #0).
 func (v DenseView) Result() *textir.Value { return textir.ViewResult(v.op, 0) }
+
+// TableSliceView names the values of a fused.table_slice op (rows [lo, hi) of
+// an embedding table: a row-wise piece's part of it): operand table; result
+// result.
+type TableSliceView struct{ op *textir.Operation }
+
+// AsTableSlice returns the view of op when op is a fused.table_slice; otherwise
+// ok is false and the view is the zero view.
+func AsTableSlice(op *textir.Operation) (v TableSliceView, ok bool) {
+	if op == nil || op.Name() != TableSliceOp {
+		return TableSliceView{}, false
+	}
+	return TableSliceView{op}, true
+}
+
+// Op returns the fused.table_slice op, or nil for the zero view.
+func (v TableSliceView) Op() *textir.Operation { return v.op }
+
+// Table returns operand "table" (operand #0).
+func (v TableSliceView) Table() *textir.Value { return textir.ViewOperand(v.op, 0) }
+
+// Result returns result "result" (result #0).
+func (v TableSliceView) Result() *textir.Value { return textir.ViewResult(v.op, 0) }
+
+// RouteView names the values of a fused.route op (a row-wise column's ids sent
+// to the pieces of its table, rebased, with the bags' denominators): operands
+// inputs (variadic); results results (variadic).
+type RouteView struct{ op *textir.Operation }
+
+// AsRoute returns the view of op when op is a fused.route; otherwise ok is
+// false and the view is the zero view.
+func AsRoute(op *textir.Operation) (v RouteView, ok bool) {
+	if op == nil || op.Name() != RouteOp {
+		return RouteView{}, false
+	}
+	return RouteView{op}, true
+}
+
+// Op returns the fused.route op, or nil for the zero view.
+func (v RouteView) Op() *textir.Operation { return v.op }
+
+// Inputs returns the variadic operands "inputs" (operands #0 on).
+func (v RouteView) Inputs() []*textir.Value { return textir.ViewOperands(v.op, 0, 0) }
+
+// Results returns the variadic results "results" (results #0 on).
+func (v RouteView) Results() []*textir.Value { return textir.ViewResults(v.op, 0, 0) }
+
+// ExchangeView names the values of a fused.exchange op (the layer's output
+// assembled on the dense device from the devices' partial outputs): operands
+// inputs (variadic); result result.
+type ExchangeView struct{ op *textir.Operation }
+
+// AsExchange returns the view of op when op is a fused.exchange; otherwise ok
+// is false and the view is the zero view.
+func AsExchange(op *textir.Operation) (v ExchangeView, ok bool) {
+	if op == nil || op.Name() != ExchangeOp {
+		return ExchangeView{}, false
+	}
+	return ExchangeView{op}, true
+}
+
+// Op returns the fused.exchange op, or nil for the zero view.
+func (v ExchangeView) Op() *textir.Operation { return v.op }
+
+// Inputs returns the variadic operands "inputs" (operands #0 on).
+func (v ExchangeView) Inputs() []*textir.Value { return textir.ViewOperands(v.op, 0, 0) }
+
+// Result returns result "result" (result #0).
+func (v ExchangeView) Result() *textir.Value { return textir.ViewResult(v.op, 0) }

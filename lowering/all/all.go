@@ -17,6 +17,7 @@ import (
 	"github.com/recom-compiler/recom/lowering/densetogpu"
 	"github.com/recom-compiler/recom/lowering/embtogpu"
 	"github.com/recom-compiler/recom/lowering/pass"
+	"github.com/recom-compiler/recom/lowering/shard"
 	"github.com/recom-compiler/recom/lowering/simplifyshapes"
 	"github.com/recom-compiler/recom/lowering/tfgtoemb"
 	"github.com/recom-compiler/recom/lowering/transforms"
@@ -33,6 +34,8 @@ func Decls() []*pass.Decl {
 		&simplifyshapes.Decl,
 		&embtogpu.Decl,
 		&densetogpu.Decl,
+		&shard.PlanDecl,
+		&shard.Decl,
 	}
 }
 
