@@ -50,7 +50,7 @@ type table struct {
 	rows     int64
 	rowBytes int64
 	bytes    int64
-	lookups float64
+	lookups  float64
 }
 
 // Plan chooses where each table of the layer l lives on o.Devices GPUs:
