@@ -58,8 +58,8 @@ type table struct {
 // ranges of (nearly) equal rows, range k on device k; the other tables go
 // whole to one device each, largest first, each to the device that keeps
 // the larger of its two loads — table bytes and lookups per batch row,
-// each as a share of the layer's total — smallest (the lowest device on a
-// tie). A table's lookups are its columns' expected ids per bag (the
+// each as a share of the layer's total — smallest (on a tie, the smaller
+// sum of the two, then the lowest device). A table's lookups are its columns' expected ids per bag (the
 // planner's pooling: a gather column looks up one row per bag, a bag of a
 // dense [B, k] input at most k, others --fuse's default-pooling); a row
 // range of a table is taken to get the share of its lookups that its
@@ -133,11 +133,11 @@ func Plan(l *abi.Layer, o PlanOptions) (*abi.ShardPlan, []Load, error) {
 	}
 	sort.SliceStable(whole, func(a, b int) bool { return key(whole[a]) > key(whole[b]) })
 	for _, t := range whole {
-		best, bestCost := int64(0), 0.0
+		best, bestCost, bestSum := int64(0), 0.0, 0.0
 		for d := range o.Devices {
 			x, y := share(loads[d].Bytes+t.bytes, loads[d].Lookups+t.lookups)
-			if c := max(x, y); d == 0 || c < bestCost {
-				best, bestCost = d, c
+			if c := max(x, y); d == 0 || c < bestCost || (c == bestCost && x+y < bestSum) {
+				best, bestCost, bestSum = d, c, x+y
 			}
 		}
 		loads[best].Bytes += t.bytes
