@@ -249,3 +249,74 @@ func TestCombineKernelMatchesHost(t *testing.T) {
 		}
 	}
 }
+
+// A plain-lookup model of TensorFlow 2.16 (weighted means with DivNoNan,
+// sqrtn, partitioned and constant tables) sharded all row-wise and all
+// table-wise computes what its lowered program computes.
+func TestShardedPlainLookups(t *testing.T) {
+	spec := `{"tf": "2.16", "lookups": [
+		{"count": 1, "api": "embedding_lookup", "rows": 9, "dim": 4, "tables": "const"},
+		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "sqrtn", "tables": "resource"},
+		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "sum", "weighted": true, "partitions": 2},
+		{"count": 1, "api": "embedding_lookup_sparse", "rows": 20, "dim": 8, "combiner": "mean", "weighted": true, "partitions": 3},
+		{"count": 1, "api": "safe_embedding_lookup_sparse", "rows": 20, "dim": 4, "combiner": "sqrtn", "weighted": true}]}`
+	s, err := gen.ParseLookupSpec([]byte(spec), "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := gen.GenerateLookups(s, gen.Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := all.NewContext()
+	ref, err := importer.Import(ctx, m.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	low, _ := runPipeline(t, ctx, ref, "lower-emb")
+	fz, _ := runPipeline(t, ctx, low, "fuse")
+	noNaN := false
+	fz.Walk(func(op *textir.Operation) bool {
+		if l, err := abi.LayerOf(op); err == nil && op.Name() == fused.EmbeddingLayerOp {
+			for _, c := range l.Columns {
+				noNaN = noNaN || c.DivNoNaN
+			}
+		}
+		return true
+	})
+	if !noNaN {
+		t.Fatal("no div_no_nan column fused: the test does not test it")
+	}
+	vars := map[string]*interp.Tensor{}
+	for _, a := range m.Tables {
+		vars[a.Name] = a.Tensor
+	}
+	opts := &exec.Options{Variables: vars}
+	for _, threshold := range []int64{0, 1 << 30} {
+		sh, _ := runPipeline(t, ctx, fz, fmt.Sprintf("shard{devices=3 row-threshold=%d}", threshold))
+		if countOps(sh, fused.ExchangeOp) != 1 {
+			t.Fatalf("threshold %d: not sharded", threshold)
+		}
+		for _, batch := range []int{1, 17} {
+			arrays, _, err := gen.GraphFeeds(context.Background(), ref, gen.GraphFeedOptions{Batch: batch, Seed: uint64(batch)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			feeds := map[string]*interp.Tensor{}
+			for _, a := range arrays {
+				feeds[a.Name] = a.Tensor
+			}
+			want, err := run(low, feeds, []string{m.Output}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := run(sh, feeds, []string{m.Output}, opts)
+			if err != nil {
+				t.Fatalf("threshold %d batch %d: %v", threshold, batch, err)
+			}
+			if err := closeTo(want[m.Output], got[m.Output]); err != nil {
+				t.Errorf("threshold %d batch %d: %v", threshold, batch, err)
+			}
+		}
+	}
+}

@@ -150,7 +150,7 @@ func Split(ctx *textir.Context, op *textir.Operation, l *abi.Layer, p *abi.Shard
 			}
 			pcol := c
 			pcol.Name = fmt.Sprintf("%s[%d:%d]", c.Name, pc.Lo, pc.Hi)
-			pcol.Kind, pcol.Combiner, pcol.Rows = abi.KindLookup, "sum", pc.Hi-pc.Lo
+			pcol.Kind, pcol.Combiner, pcol.Rows, pcol.DivNoNaN = abi.KindLookup, "sum", pc.Hi-pc.Lo, false
 			pcol.Source, pcol.Transforms, pcol.Sep, pcol.InlineIDs = abi.SourceIDs, nil, "", false
 			pops := []*textir.Value{t}
 			n := r.PieceResults()

@@ -21,7 +21,10 @@ package abi
 // bag): what the unsharded kernel divides by (kernel.go's combine), taken
 // over the whole bag — its id count (mean), the square root of the count
 // (sqrtn), the sum of its weights (weighted mean) or the square root of
-// the sum of their squares (weighted sqrtn) — and 1 for an empty bag.
+// the sum of their squares (weighted sqrtn) — and 1 for an empty bag. A
+// div_no_nan column's den is +Inf where that divisor is 0, so that the
+// exchange's division gives 0 there, as TensorFlow's DivNoNan does (the
+// pieces' partial sums are finite).
 
 import (
 	"fmt"
@@ -153,6 +156,8 @@ func RouteOf(op *textir.Operation) (*Route, error) {
 	}
 	w, _ := d.Get("weighted").(textir.BoolAttr)
 	c.Weighted = w.Value
+	nn, _ := d.Get("div_no_nan").(textir.BoolAttr)
+	c.DivNoNaN = nn.Value
 	if c.Rows, err = getInt(d, "rows"); err != nil {
 		return nil, wrap(err)
 	}
@@ -188,6 +193,8 @@ func RouteOf(op *textir.Operation) (*Route, error) {
 		return nil, wrap(fmt.Errorf("a gather column cannot be weighted"))
 	case c.Source == SourceSplit && c.Weighted:
 		return nil, wrap(fmt.Errorf("a \"split\" column cannot be weighted"))
+	case c.DivNoNaN && (!c.Weighted || c.Combiner == "sum"):
+		return nil, wrap(fmt.Errorf("div_no_nan is for weighted mean and sqrtn columns"))
 	case c.Rows < 1 || c.Rows > math.MaxInt32 || c.Width < 1 || c.Width > MaxArenaFloats:
 		return nil, wrap(fmt.Errorf("table must be at least 1x1, with rows below 2^31, got %dx%d", c.Rows, c.Width))
 	}
@@ -224,7 +231,7 @@ func (r *Route) Run(x *ColumnInput) ([]RoutedPiece, []float32, error) {
 	if err := x.checkSource(c); err != nil {
 		return nil, nil, err
 	}
-	ids, splits, err := c.HostBags(x)
+	ids, splits, weights, err := c.HostBags(x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -244,8 +251,8 @@ func (r *Route) Run(x *ColumnInput) ([]RoutedPiece, []float32, error) {
 			return nil, nil, fmt.Errorf("column %q: row splits must be non-decreasing", c.Name)
 		}
 	}
-	if c.Weighted && int64(len(x.Weights)) != n {
-		return nil, nil, fmt.Errorf("column %q: %d weights for %d ids", c.Name, len(x.Weights), n)
+	if c.Weighted && int64(len(weights)) != n {
+		return nil, nil, fmt.Errorf("column %q: %d weights for %d ids", c.Name, len(weights), n)
 	}
 	pieceOf := func(id int64) int {
 		lo, hi := 0, r.Pieces()
@@ -282,7 +289,7 @@ func (r *Route) Run(x *ColumnInput) ([]RoutedPiece, []float32, error) {
 			p := &out[k]
 			p.Ids = append(p.Ids, id-r.Bounds[k])
 			if c.Weighted {
-				w := x.Weights[j]
+				w := weights[j]
 				p.Weights = append(p.Weights, w)
 				ws += w
 				ws2 += w * w
@@ -308,6 +315,9 @@ func (r *Route) Run(x *ColumnInput) ([]RoutedPiece, []float32, error) {
 		default:
 			d = float32(math.Sqrt(float64(ws2)))
 		}
+		if d == 0 && c.DivNoNaN {
+			d = float32(math.Inf(1))
+		}
 		den[bag] = d
 	}
 	return out, den, nil
@@ -315,7 +325,7 @@ func (r *Route) Run(x *ColumnInput) ([]RoutedPiece, []float32, error) {
 
 // NewRoute returns the route of column c (of a layer) cut at bounds.
 func NewRoute(c *Column, bounds []int64) *Route {
-	rc := Column{Name: c.Name, Kind: c.Kind, Combiner: c.Combiner, Weighted: c.Weighted, Rows: c.Rows, Width: c.Width,
+	rc := Column{Name: c.Name, Kind: c.Kind, Combiner: c.Combiner, Weighted: c.Weighted, DivNoNaN: c.DivNoNaN, Rows: c.Rows, Width: c.Width,
 		Source: c.Source, Transforms: c.Transforms, Sep: c.Sep, ParamsOffset: -1}
 	if rc.Source == "" {
 		rc.Source = SourceIDs

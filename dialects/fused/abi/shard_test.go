@@ -141,6 +141,28 @@ func TestRouteRun(t *testing.T) {
 	if !reflect.DeepEqual(den, []float32{6, 1, 0.75}) {
 		t.Errorf("den %v", den)
 	}
+	// A div_no_nan mean: a bag whose weights sum to 0 has den +Inf (the
+	// exchange's division gives 0); without div_no_nan its den is 0.
+	cancel := &ColumnInput{Ids: []int64{1, 7, 2}, Splits: []int64{0, 2, 3}, Weights: []float32{1, -1, 2}}
+	if _, den, err = r.Run(cancel); err != nil || den[0] != 0 || den[1] != 2 {
+		t.Errorf("mean den %v (%v), want [0 2]", den, err)
+	}
+	nn := c
+	nn.DivNoNaN = true
+	if _, den, err = NewRoute(&nn, []int64{0, 4, 10}).Run(cancel); err != nil || !math.IsInf(float64(den[0]), 1) || den[1] != 2 {
+		t.Errorf("div_no_nan den %v (%v), want [+Inf 2]", den, err)
+	}
+	// A column that drops ids (a vocabulary's default_value = -1) routes
+	// the kept ids, weights and counts only.
+	dr := c
+	dr.Source, dr.Transforms = SourceI64, []Transform{{Op: TransformDrop, Min: 0, Max: 5}}
+	pieces, den, err = NewRoute(&dr, []int64{0, 4, 10}).Run(&ColumnInput{Values: interp.Vector[int64](1, 7, 3, 9, 5), Splits: []int64{0, 3, 3, 5}, Weights: []float32{1, 2, 3, 0.5, 0.25}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(pieces[1], RoutedPiece{Ids: []int64{1}, Splits: []int64{0, 0, 0, 1}, Weights: []float32{0.25}}) || !reflect.DeepEqual(den, []float32{4, 1, 0.25}) {
+		t.Errorf("drop: pieces %+v, den %v", pieces, den)
+	}
 	// sqrtn, unweighted: the square root of the count; a gather column:
 	// a bag of one id, no denominators.
 	c.Combiner, c.Weighted = "sqrtn", false
