@@ -54,6 +54,7 @@ type api struct {
 	cuEventCreate        func(e *uintptr, flags uint32) Result
 	cuEventRecord        func(e, s uintptr) Result
 	cuEventSynchronize   func(e uintptr) Result
+	cuStreamWaitEvent    func(s, e uintptr, flags uint32) Result
 	cuEventElapsedTime   func(ms *float32, start, end uintptr) Result
 	cuEventDestroy       func(e uintptr) Result
 	cuLaunchKernel       func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, s uintptr, params, extra unsafe.Pointer) Result
@@ -117,6 +118,7 @@ func (a *api) symbols() []symbol {
 		s(&a.cuEventCreate, "cuEventCreate"),
 		s(&a.cuEventRecord, "cuEventRecord"),
 		s(&a.cuEventSynchronize, "cuEventSynchronize"),
+		s(&a.cuStreamWaitEvent, "cuStreamWaitEvent"),
 		s(&a.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 		s(&a.cuEventDestroy, "cuEventDestroy_v2"),
 		s(&a.cuLaunchKernel, "cuLaunchKernel"),

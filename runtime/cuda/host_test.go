@@ -325,3 +325,49 @@ func TestSimEnqueue(t *testing.T) {
 		t.Errorf("after a fault: %v (Err %v)", err, g.Err())
 	}
 }
+
+// A stream that waits for an event recorded on another runs, when it
+// runs, the other's work before the event first (Deferred streams), and
+// none after it.
+func TestStreamWaitEvent(t *testing.T) {
+	g := newFakeGPU()
+	g.Deferred = true
+	c := openFake(t, g)
+	out, _ := c.AllocHost(8)
+	a, _ := c.Alloc(8)
+	b, _ := c.Alloc(8)
+	s1, _ := c.NewNonBlockingStream()
+	s2, _ := c.NewNonBlockingStream()
+	ev, err := c.NewSyncEvent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Memset32Async(5, s1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Record(s1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Memset32Async(9, s1); err != nil { // after the event: not waited for
+		t.Fatal(err)
+	}
+	if err := s2.WaitEvent(ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CopyFromAsync(a, 8, s2); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyDeviceToHostAsync(out, 0, b, 0, 8, s2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if got := words(out.Bytes()); !slices.Equal(got, []uint32{5, 5}) {
+		t.Errorf("s2 copied %v, want the 5s s1 wrote before the event", got)
+	}
+	ev.Close()
+	if err := s2.WaitEvent(ev); err == nil {
+		t.Error("waited for a closed event")
+	}
+}

@@ -660,6 +660,27 @@ func (s *Sim) api() *api {
 				return s.enqueue(h, func() { ev.done = true })
 			})
 		},
+		cuStreamWaitEvent: func(h, e uintptr, flags uint32) Result {
+			return locked(func() Result {
+				ev, ok := s.events[e]
+				if !ok || flags != 0 {
+					return ErrorInvalidValue
+				}
+				if _, ok := s.capturing[h]; ok {
+					return Success // a dependency of the capture, not a node
+				}
+				from := ev.stream
+				return s.enqueue(h, func() {
+					// The waited-for stream's work up to the event, not after.
+					st := s.streams[from]
+					for st != nil && !ev.done && len(st.queue) > 0 {
+						f := st.queue[0]
+						st.queue = st.queue[1:]
+						f()
+					}
+				})
+			})
+		},
 		cuEventSynchronize: func(e uintptr) Result {
 			return locked(func() Result {
 				ev, ok := s.events[e]

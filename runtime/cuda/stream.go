@@ -286,6 +286,22 @@ func (e *Event) Record(s *Stream) error {
 	})
 }
 
+// WaitEvent makes the work enqueued on s after it wait until the work
+// before e's last Record has run (cuStreamWaitEvent): the ordering of
+// two streams without the host, which a capture records as a dependency.
+func (s *Stream) WaitEvent(e *Event) error {
+	if err := e.usable("wait for an event"); err != nil {
+		return err
+	}
+	return e.ctx.do("wait for an event", func(a *api) error {
+		h, err := streamHandle(s)
+		if err != nil {
+			return err
+		}
+		return a.check("cuStreamWaitEvent", a.cuStreamWaitEvent(h, e.e, 0))
+	})
+}
+
 // Synchronize waits until the event has happened.
 func (e *Event) Synchronize() error {
 	if err := e.usable("synchronize an event"); err != nil {
