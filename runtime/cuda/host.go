@@ -144,3 +144,23 @@ func CopyDeviceToHostAsync(dst *HostBuffer, dstOff int64, src *DevicePtr, srcOff
 		return a.check("cuMemcpyDtoHAsync_v2", a.cuMemcpyDtoHAsync(hp, src.addr+uint64(srcOff), uint64(n), h))
 	})
 }
+
+// CopyDeviceToDeviceAsync enqueues on s the copy of bytes [srcOff,
+// srcOff+n) of src to dst at dstOff (cuMemcpyDtoDAsync_v2). With unified
+// addressing the two may be on different devices of the host.
+func CopyDeviceToDeviceAsync(dst *DevicePtr, dstOff int64, src *DevicePtr, srcOff, n int64, s *Stream) error {
+	what := fmt.Sprintf("copy %d bytes between device buffers asynchronously", n)
+	if err := dst.deviceRange(what, dstOff, n); err != nil {
+		return err
+	}
+	if err := src.deviceRange(what, srcOff, n); err != nil || n == 0 {
+		return err
+	}
+	return dst.ctx.do(what, func(a *api) error {
+		h, err := streamHandle(s)
+		if err != nil {
+			return err
+		}
+		return a.check("cuMemcpyDtoDAsync_v2", a.cuMemcpyDtoDAsync(dst.addr+uint64(dstOff), src.addr+uint64(srcOff), uint64(n), h))
+	})
+}

@@ -371,3 +371,34 @@ func TestStreamWaitEvent(t *testing.T) {
 		t.Error("waited for a closed event")
 	}
 }
+
+// A device-to-device copy moves the bytes between the offsets and refuses
+// a range outside either buffer.
+func TestCopyDeviceToDeviceAsync(t *testing.T) {
+	c := openFake(t, newFakeGPU())
+	a, _ := c.Alloc(16)
+	b, _ := c.Alloc(16)
+	out, _ := c.AllocHost(16)
+	s, _ := c.NewStream()
+	if err := CopyToDevice(a, []uint32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Memset32Async(0, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyDeviceToDeviceAsync(b, 8, a, 4, 8, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyDeviceToHostAsync(out, 0, b, 0, 16, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	if got := words(out.Bytes()); !slices.Equal(got, []uint32{0, 0, 2, 3}) {
+		t.Errorf("copied %v", got)
+	}
+	if err := CopyDeviceToDeviceAsync(b, 12, a, 0, 8, s); err == nil {
+		t.Error("a copy past the destination was accepted")
+	}
+}

@@ -170,6 +170,20 @@ func (s *Sim) Enqueue(stream uintptr, work func(s *Sim)) error {
 	return nil
 }
 
+// RunUntil runs stream h's pending work, in order, until done reports
+// true or none is left (with Deferred; otherwise the work has run). It is
+// for work run by Enqueue, which runs with s locked: a library's work that
+// reads what another stream writes (a simulated NCCL receive) first runs
+// that stream up to the point it waits for.
+func (s *Sim) RunUntil(h uintptr, done func() bool) {
+	st := s.streams[h]
+	for st != nil && !done() && len(st.queue) > 0 {
+		f := st.queue[0]
+		st.queue = st.queue[1:]
+		f()
+	}
+}
+
 // Counts returns what s did so far.
 func (s *Sim) Counts() SimCounts {
 	s.mu.Lock()
@@ -672,12 +686,7 @@ func (s *Sim) api() *api {
 				from := ev.stream
 				return s.enqueue(h, func() {
 					// The waited-for stream's work up to the event, not after.
-					st := s.streams[from]
-					for st != nil && !ev.done && len(st.queue) > 0 {
-						f := st.queue[0]
-						st.queue = st.queue[1:]
-						f()
-					}
+					s.RunUntil(from, func() bool { return ev.done })
 				})
 			})
 		},

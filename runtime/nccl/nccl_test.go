@@ -20,6 +20,7 @@ type simRig struct {
 func newRig(t *testing.T, ranks int) *simRig {
 	t.Helper()
 	r := &simRig{gpu: cuda.NewSim()}
+	r.gpu.Deferred = true // a missing order between streams shows
 	drv, err := r.gpu.Driver()
 	if err != nil {
 		t.Fatal(err)

@@ -185,13 +185,21 @@ func (s *Sim) run(calls []simCall) Result {
 				return InvalidArgument
 			}
 			n := ss[i].count * uint64(ss[i].dt.Size())
-			src, dst := ss[i].send, rs[i].recv
+			snap, r := s.snapshot(ss[i].stream, ss[i].send, n)
+			if r != Success {
+				return r
+			}
+			dst, from := rs[i].recv, ss[i].stream
 			if r := s.enqueue(rs[i].stream, func(g *cuda.Sim) error {
-				a, b := g.Memory(src), g.Memory(dst)
-				if uint64(len(a)) < n || uint64(len(b)) < n {
-					return fmt.Errorf("nccl sim: a send or receive buffer is shorter than %d bytes", n)
+				data, err := snap.wait(g, from)
+				if err != nil {
+					return err
 				}
-				copy(b[:n], a[:n])
+				b := g.Memory(dst)
+				if uint64(len(b)) < n {
+					return fmt.Errorf("nccl sim: a receive buffer is shorter than %d bytes", n)
+				}
+				copy(b[:n], data)
 				return nil
 			}); r != Success {
 				return r
@@ -227,71 +235,90 @@ func (s *Sim) collective(cs []simCall) Result {
 		byRank[c.comm.rank] = c
 	}
 	cnt := cs[0].count
-	for r := range n {
-		c := byRank[r]
-		last := r == n-1
-		err := s.enqueue(c.stream, func(g *cuda.Sim) error {
-			// The reduction runs once, on the last rank's stream, after
-			// every rank's send buffer is written (stream order of a
-			// simulator that runs work when it is enqueued).
-			if !last {
-				return nil
-			}
-			in := make([][]float32, n)
-			for q := range n {
-				b := g.Memory(byRank[q].send)
-				size := cnt
-				if byRank[q].fn == "ncclReduceScatter" {
-					size = cnt * uint64(n)
-				}
-				if uint64(len(b)) < 4*size {
-					return fmt.Errorf("nccl sim: rank %d's send buffer is shorter than %d floats", q, size)
-				}
-				in[q] = f32s(b[:4*size])
-			}
-			for q := range n {
-				out := g.Memory(byRank[q].recv)
-				switch byRank[q].fn {
-				case "ncclAllReduce":
-					if uint64(len(out)) < 4*cnt {
-						return fmt.Errorf("nccl sim: rank %d's receive buffer is short", q)
-					}
-					for j := range cnt {
-						var acc float32
-						for _, x := range in {
-							acc += x[j]
-						}
-						putF32(out, j, acc)
-					}
-				case "ncclReduceScatter":
-					if uint64(len(out)) < 4*cnt {
-						return fmt.Errorf("nccl sim: rank %d's receive buffer is short", q)
-					}
-					for j := range cnt {
-						var acc float32
-						for _, x := range in {
-							acc += x[uint64(q)*cnt+j]
-						}
-						putF32(out, j, acc)
-					}
-				case "ncclAllGather":
-					if uint64(len(out)) < 4*cnt*uint64(n) {
-						return fmt.Errorf("nccl sim: rank %d's receive buffer is short", q)
-					}
-					for p, x := range in {
-						for j := range cnt {
-							putF32(out, uint64(p)*cnt+j, x[j])
-						}
-					}
-				}
-			}
-			return nil
-		})
-		if err != Success {
-			return err
+	snaps := make([]*simSnap, n)
+	for q := range n {
+		size := cnt
+		if byRank[q].fn == "ncclReduceScatter" {
+			size = cnt * uint64(n)
+		}
+		var r Result
+		if snaps[q], r = s.snapshot(byRank[q].stream, byRank[q].send, 4*size); r != Success {
+			return r
 		}
 	}
-	return Success
+	// The collective runs on the last rank's stream, once every rank's
+	// send buffer is taken, and writes every rank's receive buffer.
+	return s.enqueue(byRank[n-1].stream, func(g *cuda.Sim) error {
+		in := make([][]float32, n)
+		for q := range n {
+			data, err := snaps[q].wait(g, byRank[q].stream)
+			if err != nil {
+				return err
+			}
+			in[q] = f32s(data)
+		}
+		for q := range n {
+			out := g.Memory(byRank[q].recv)
+			need := cnt
+			if byRank[q].fn == "ncclAllGather" {
+				need = cnt * uint64(n)
+			}
+			if uint64(len(out)) < 4*need {
+				return fmt.Errorf("nccl sim: rank %d's receive buffer is shorter than %d floats", q, need)
+			}
+			for j := range need {
+				var acc float32
+				switch byRank[q].fn {
+				case "ncclAllReduce":
+					for _, x := range in {
+						acc += x[j]
+					}
+				case "ncclReduceScatter":
+					for _, x := range in {
+						acc += x[uint64(q)*cnt+j]
+					}
+				case "ncclAllGather":
+					acc = in[j/cnt][j%cnt]
+				}
+				putF32(out, j, acc)
+			}
+		}
+		return nil
+	})
+}
+
+// simSnap is a send buffer's bytes as its stream had them at the call.
+type simSnap struct {
+	done bool
+	data []byte
+	err  error
+}
+
+// snapshot enqueues on stream st the copy of n bytes at addr, taken when
+// the stream reaches the call.
+func (s *Sim) snapshot(st uintptr, addr, n uint64) (*simSnap, Result) {
+	sn := &simSnap{}
+	r := s.enqueue(st, func(g *cuda.Sim) error {
+		b := g.Memory(addr)
+		sn.done = true
+		if uint64(len(b)) < n {
+			sn.err = fmt.Errorf("nccl sim: a send buffer is shorter than %d bytes", n)
+			return sn.err
+		}
+		sn.data = append([]byte(nil), b[:n]...)
+		return nil
+	})
+	return sn, r
+}
+
+// wait runs the sender's stream up to the snapshot (Deferred streams) and
+// returns its bytes.
+func (sn *simSnap) wait(g *cuda.Sim, from uintptr) ([]byte, error) {
+	g.RunUntil(from, func() bool { return sn.done })
+	if !sn.done {
+		return nil, fmt.Errorf("nccl sim: the sender's stream never reached its send")
+	}
+	return sn.data, sn.err
 }
 
 func (s *Sim) enqueue(st uintptr, f func(g *cuda.Sim) error) Result {
