@@ -142,6 +142,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	if f.batch < 1 || f.sets < 1 || f.iters < 1 || f.warmup < 0 {
 		return errors.New("bench: --batch, --sets and --iters must be positive")
 	}
+	if f.shard.on() {
+		return benchSharded(ctx, path, f, stdout, stderr)
+	}
 	feedSet, err := f.feedSets(ctx, path)
 	if err != nil {
 		return err

@@ -90,6 +90,10 @@ type runFlags struct {
 	model                                            modelFlags
 	// keepIR keeps every stage's output in the compiler's result (tests).
 	keepIR bool
+	// shard are --shard's flags; shardStop makes compileModel stop after
+	// --fuse (compileSharded goes on from there).
+	shard     shardFlags
+	shardStop bool
 }
 
 func (f *runFlags) common(fl *pflag.FlagSet) {
@@ -108,6 +112,7 @@ func (f *runFlags) common(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.inputs, "inputs", nil, "cut the graph at these tensors (node:idx,...; a node alone: all its outputs), fed as placeholders, as recom compile --inputs does (a training graph's IteratorGetNext)")
 	f.passOpts = addPassFlags(fl)
 	f.model.add(fl)
+	f.shard.add(fl)
 }
 
 func newRunCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -180,9 +185,15 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	if f.ptx != "" {
 		stop = compiler.StageLLVM
 	}
+	if f.shardStop {
+		stop = compiler.StageFuse
+	}
 	opts, err := f.options(stop)
 	if err != nil {
 		return nil, err
+	}
+	if f.shardStop {
+		opts.Dense = false
 	}
 	t0 := time.Now()
 	imp := opts
@@ -227,10 +238,16 @@ func (f *runFlags) compileModel(ctx context.Context, path string) (*model, error
 	if n == 0 {
 		return nil, fmt.Errorf("%s: --fuse made no fused.embedding_layer (no embedding layer found)", path)
 	}
-	h := sha256.Sum256(m.res.LLVM)
-	m.llHash = hex.EncodeToString(h[:])
+	m.setHash()
 	m.compileT = time.Since(t0)
 	return m, nil
+}
+
+// setHash records the hash of the LLVM IR that --emit-ptx stamps on the
+// PTX and --ptx checks.
+func (m *model) setHash() {
+	h := sha256.Sum256(m.res.LLVM)
+	m.llHash = hex.EncodeToString(h[:])
 }
 
 // The outputs recom gen's models have: the prediction, and the embedding
@@ -491,6 +508,9 @@ func runRun(ctx context.Context, path string, f *runFlags, stdout, stderr io.Wri
 	}
 	if f.runtime != runtimeNative && f.runtime != runtimeInterp {
 		return fmt.Errorf("--runtime must be %s or %s, got %q", runtimeNative, runtimeInterp, f.runtime)
+	}
+	if f.shard.on() {
+		return runSharded(ctx, path, f, stdout, stderr)
 	}
 	m, err := f.compileModel(ctx, path)
 	if err != nil {
