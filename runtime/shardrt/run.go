@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/recom-compiler/recom/dialects/fused/abi"
 	"github.com/recom-compiler/recom/interp"
@@ -132,10 +133,9 @@ func (l *Layer) Run(feeds map[string]*interp.Tensor) (*interp.Tensor, error) {
 
 func (l *Layer) output(b int64) (*interp.Tensor, error) {
 	out := make([]float32, b*l.width)
-	bs := l.pinOut.Bytes()
-	for i := range out {
-		out[i] = f32At(bs, i)
-	}
+	// One copy of the pinned bytes (little-endian float32, as the host's):
+	// a conversion per element cost milliseconds on a [2048, 8120] layer.
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), 4*len(out)), l.pinOut.Bytes()[:4*len(out)])
 	return interp.New([]int64{b, l.width}, out)
 }
 
