@@ -39,6 +39,7 @@ func.func @layer(%a: tensor<?x4xi64>, %s: tensor<?x!tfg.string>, %ws: tensor<?x3
   %v2, %s2 = emb.from_dense %ws {ignore = -1 : i64} : tensor<?x3xi64> -> tensor<?xi64>
   %w2, %z2 = emb.from_dense %ww {ignore = -1.0 : f32} : tensor<?x3xf32> -> tensor<?xf32>
   %f2, %fs2, %fw2 = emb.filter %v2, %s2, %w2 {positive_weights} : tensor<?xi64>, tensor<?xf32>
+  // expected-remark @below {{ids computed before the layer: its ids are filtered by 'emb.filter'}}
   %l2 = emb.lookup %t2, %f2, %fs2, %fw2 {combiner = "sqrtn"} : tensor<500x8xf32>, tensor<?xi64>, tensor<?xf32> -> tensor<?x8xf32>
 
   %t3 = emb.table {name = "shared"} : tensor<200x8xf32>
