@@ -9,10 +9,15 @@
 #                          end-to-end session where recom bench has --e2e), its
 #                          input dumps, then bench/peers.py's end-to-end peers
 #                          from host memory (PyTorch TBE-like layer + cuBLAS MLP at
-#                          fp32, tf32, bf16; latency and throughput)
+#                          fp32, tf32, bf16; latency and throughput), and JAX
+#                          (jit, its own device_put of the same host feeds;
+#                          latency, and throughput with batches in flight)
 #
 # Settings (environment): MODELS (E), BATCHES ("256 2048"), ITERS (200),
-# PEER_ITERS (50), PRECISIONS (fp32,tf32,bf16), INFLIGHT (2,4).
+# PEER_ITERS (50), PRECISIONS (fp32,tf32,bf16), INFLIGHT (2,4), JAX (1; 0:
+# no JAX peers), JAX_PRECISIONS (fp32: each other precision is one more
+# compilation per batch, 20-50 s for E's 1000 columns),
+# JAX_BATCHES (those of BATCHES with JAX peers; default all of them).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 d=${E2E_DIR:-build/e2e}
@@ -52,8 +57,13 @@ device)
     done
     list=$(IFS=,; echo "${dumps[*]}")
     echo "== peers $p: $list"
+    jaxflags=(--no-jax)
+    if [ "${JAX:-1}" != 0 ]; then
+      jb=${JAX_BATCHES:-$BATCHES}
+      jaxflags=(--jax-batches "" --jax-e2e-batches "${jb// /,}" --jax-host-precisions "${JAX_PRECISIONS:-fp32}")
+    fi
     $PY -u bench/peers.py --model "$p" --dumps "$list" --spec "$d/$p.spec.json" \
-      --no-jax --iters "${PEER_ITERS:-50}" --precisions "${PRECISIONS:-fp32,tf32,bf16}" \
+      "${jaxflags[@]}" --iters "${PEER_ITERS:-50}" --precisions "${PRECISIONS:-fp32,tf32,bf16}" \
       --inflight "${INFLIGHT:-2,4}" --json "$out/peers-$p.jsonl" 2>&1 | tee "$out/logs/peers-$p.log" | grep -E 'PEER|match|DIFF|fail|peers:'
   done
   tar czf "$out/a-e2e-logs.tgz" -C "$out" logs && rm -rf "$out/logs"

@@ -6,7 +6,8 @@ same tables and inputs.
     python3 bench/peers.py --model E --dumps D1,D2,... [--tables T.npy]
             [--json OUT.jsonl] [--jax-batches 256,4096] [--spec E.spec.json
             --e2e-batches 32,256 --jax-e2e-batches 256] [--gate]
-            [--deadline UNIX_TIME] [--iters N]
+            [--deadline UNIX_TIME] [--iters N] [--no-jax-host]
+            [--jax-host-precisions fp32,bf16]
     python3 bench/peers.py --dry-run [--json OUT.jsonl]
 
 DUMP_DIR is what `recom bench MODEL --batch B --dump-inputs DUMP_DIR` wrote:
@@ -42,7 +43,17 @@ on a GPU only): e2e_host_tbe_PREC, the TBE-like layer and the MLP at each of
 --precisions (fp32, tf32, bf16) with the inputs copied from pinned host
 memory and the predictions copied back, timed on the wall clock per batch
 (median and p99), and, kind "e2e_host_tput", the same with --inflight K
-batches in flight on K streams (samples per second, p99 latency).
+batches in flight on K streams (samples per second, p99 latency); and
+e2e_host_jax_PREC (unless --no-jax-host; PREC in --jax-host-precisions,
+default fp32), the e2e_jax model fed by JAX's own transfers: per batch
+jax.device_put of the same host feeds (numpy, padded as for e2e_jax so that
+one compilation per batch size and precision serves every set; fp32 reuses
+e2e_jax's), the jitted model, np.asarray of the predictions, timed on the
+wall clock (median, p99), and with K batches dispatched asynchronously before
+the oldest is awaited (kind "e2e_host_tput"). JAX precisions: fp32 is
+Precision.HIGHEST (no TF32), tf32 the TF32_TF32_F32 dot algorithm (skipped
+where the backend has none), bf16 bf16 operands with float32 accumulation.
+With --dry-run and JAX installed it runs on JAX's CPU backend.
 The MLP weights are gen's initializers (truncated normal, std sqrt(2/(in+out));
 bias 0.01 N(0,1)) drawn here with numpy, or read from --weights (an .npz named
 by variable, e.g. "top_mlp/dense_1/kernel", as recom gen's side file); the
@@ -226,6 +237,88 @@ def reference_mlp(bottom, top, ws, emb, dense):
         h = h @ k.astype(np.float64) + b
         h = np.maximum(h, 0) if relu else h
     return 1 / (1 + np.exp(-h))
+
+
+def jax_dense(jax, h, layers, w, prec):
+    """Dense layers (scope, in, out, relu) in JAX at precision prec: fp32
+    (Precision.HIGHEST: float32 products, no TF32), tf32 (the
+    TF32_TF32_F32 dot algorithm), bf16 (bf16 operands, float32
+    accumulation and bias; w's kernels may already be bf16)."""
+    import jax.numpy as jnp
+    lax = jax.lax
+    for sc, _, _, relu in layers:
+        k, b = w[sc]
+        if prec == "bf16":
+            h = lax.dot(h.astype(jnp.bfloat16), k.astype(jnp.bfloat16), preferred_element_type=jnp.float32)
+        elif prec == "tf32":
+            h = lax.dot(h, k, precision=lax.DotAlgorithmPreset.TF32_TF32_F32)
+        else:
+            h = lax.dot(h, k, precision=lax.Precision.HIGHEST)
+        h = h + b
+        h = jax.nn.relu(h) if relu else h
+    return h
+
+
+def jax_host_peers(jax, args, rec, check, gate, B, name, prec, fn, consts, hsets, refs, tol):
+    """The JAX peer from host memory: per batch, jax.device_put of the host
+    feeds (a pytree of numpy arrays, the same shapes in every set, so that
+    fn, a jitted function of (consts, feeds), compiles once per batch size
+    and precision), fn, and np.asarray of the predictions (the clock stops
+    when they are in host memory). Latency (kind "e2e_host": median, p99,
+    one batch in flight) and throughput (kind "e2e_host_tput", for each K in
+    --inflight: K batches dispatched asynchronously, the oldest awaited
+    before the next is dispatched). Returns the number of failures (a
+    precision the backend lacks is reported and skipped, not a failure)."""
+    from collections import deque
+    dev = jax.devices()[0]
+    ns = len(hsets)
+
+    def one(k):
+        return fn(consts, jax.device_put(hsets[k], dev))
+
+    try:
+        t1 = time.time()
+        np.asarray(one(0))
+        cs = time.time() - t1
+    except Exception as e:  # noqa: BLE001
+        if prec == "tf32" and dev.platform != "gpu":
+            log(f"  {name}: no TF32 on {dev.platform}; skipped ({type(e).__name__})")
+            return 0
+        log(f"  {name}: failed: {type(e).__name__}: {e}")
+        return 1
+    log(f"  {name}: compiled in {cs:.1f} s")
+    it = max(args.iters * 4, 200) if dev.platform == "gpu" else args.iters
+    with gate:
+        ok, worst = check(name, [np.asarray(one(k)) for k in range(ns)], refs, **tol)
+        for k in range(3):
+            np.asarray(one(k % ns))
+        ts = []
+        for k in range(it):
+            t = time.perf_counter()
+            np.asarray(one(k % ns))
+            ts.append((time.perf_counter() - t) * 1e6)
+    rec.add("e2e_host", B, name, ts, ok, worst, p99_us=round(float(np.percentile(ts, 99)), 3),
+            precision=prec, clock="wall", inflight=1, compile_s=round(cs, 1))
+    for K in args.inflight:
+        with gate:
+            pend, lat = deque(), []
+            t0 = time.perf_counter()
+            for k in range(it):
+                if len(pend) >= K:
+                    st, y = pend.popleft()
+                    np.asarray(y)
+                    lat.append((time.perf_counter() - st) * 1e6)
+                pend.append((time.perf_counter(), one(k % ns)))
+            while pend:
+                st, y = pend.popleft()
+                np.asarray(y)
+                lat.append((time.perf_counter() - st) * 1e6)
+            wall = time.perf_counter() - t0
+        sps = it * B / wall
+        log(f"PEER {name}_x{K} samples_per_s={sps:.0f} p99_us={np.percentile(lat, 99):.1f}")
+        rec.add("e2e_host_tput", B, f"{name}_x{K}", lat, None, None, samples_per_s=round(sps),
+                p99_us=round(float(np.percentile(lat, 99)), 3), precision=prec, clock="wall", inflight=K)
+    return 0  # a mismatch is counted by check
 
 
 # ---------------------------------------------------------------- harness
@@ -486,10 +579,12 @@ class Peers:
             self.jt = jax.device_put(self.tables_np)
         return jax
 
-    def jax_inputs(self, meta, sets, dsets, order):
+    def jax_inputs(self, meta, sets, dsets, order, host=False):
         """Per set, per column (output order): ids, bag of each id, weights,
-        padded to the column's longest over the sets (weight 0, bag 0)."""
+        padded to the column's longest over the sets (weight 0, bag 0); on
+        the device, or with host=True as numpy arrays in host memory."""
         import jax.numpy as jnp
+        put = (lambda a: a) if host else jnp.asarray
         B = meta["batch"]
         lens = {c: max(int(st["splits"][c, -1] - st["splits"][c, 0]) for st in sets) for c in order}
         out = []
@@ -505,7 +600,7 @@ class Peers:
                 ids[:n] = st["ids"][a:b]
                 seg[:n] = np.repeat(np.arange(B, dtype=np.int32), np.diff(sp[c]))
                 w[:n] = ds["swnp"][a:b]
-                args_.append((jnp.asarray(ids), jnp.asarray(seg), jnp.asarray(w)))
+                args_.append((put(ids), put(seg), put(w)))
             out.append(args_)
         return out
 
@@ -616,29 +711,36 @@ class Peers:
             jw = {k: (jnp.asarray(a), jnp.asarray(b)) for k, (a, b) in ws.items()}
             jx = [jnp.asarray(x) for x in dense_np]
 
-            def model(t, args_, w, x):
-                h = x
-                for sc, _, _, relu in bottom:
-                    h = h @ w[sc][0] + w[sc][1]
-                    h = jax.nn.relu(h) if relu else h
+            def model(t, args_, w, x, prec="fp32"):
+                h = jax_dense(jax, x, bottom, w, prec)
                 h = jnp.concatenate([layer(t, args_), h], axis=1)
-                for sc, _, _, relu in top:
-                    h = h @ w[sc][0] + w[sc][1]
-                    h = jax.nn.relu(h) if relu else h
-                return jax.nn.sigmoid(h)
+                return jax.nn.sigmoid(jax_dense(jax, h, top, w, prec).astype(jnp.float32))
 
-            jm = jax.jit(model)
+            jm = jax.jit(model, static_argnames=("prec",))
             t1 = time.time()
-            jm(self.jt, jsets[0], jw, jx[0]).block_until_ready()
+            jm(self.jt, jsets[0], jw, jx[0], prec="fp32").block_until_ready()
             cs = time.time() - t1
             log(f"  e2e_jax: compiled in {cs:.1f} s")
             with self.gate:
-                ok, worst = self.check("e2e_jax", [jm(self.jt, a, jw, x) for a, x in zip(jsets, jx)], refs, **tol)
-                ts = self.time_jax(lambda k: jm(self.jt, jsets[k], jw, jx[k]), max(10, it // 5), len(jsets))
+                ok, worst = self.check("e2e_jax", [jm(self.jt, a, jw, x, prec="fp32") for a, x in zip(jsets, jx)], refs, **tol)
+                ts = self.time_jax(lambda k: jm(self.jt, jsets[k], jw, jx[k], prec="fp32"), max(10, it // 5), len(jsets))
                 rec.add("e2e", B, "e2e_jax", ts, ok, worst, compile_s=round(cs, 1), clock="wall")
         except Exception as e:  # noqa: BLE001
             self.failures += 1
             log(f"  e2e_jax: failed: {type(e).__name__}: {e}")
+            return
+        if args.no_jax_host:
+            return
+        # From host memory: the same padded feeds as numpy arrays, sent by
+        # jax.device_put per batch; fp32 reuses the compilation above.
+        hsets = [(a, x) for a, x in zip(self.jax_inputs(meta, sets, dsets, order, host=True), dense_np)]
+        w16 = {k: (jnp.asarray(a, jnp.bfloat16), jnp.asarray(b)) for k, (a, b) in ws.items()}
+        for prec in args.jax_host_precisions:
+            fn = (lambda c, f, prec=prec: jm(c[0], f[0], c[1], f[1], prec=prec))
+            consts = (self.jt, w16 if prec == "bf16" else jw)
+            tol_ = tol if prec == "fp32" else dict(rtol=3e-2, atol=3e-3)
+            self.failures += jax_host_peers(jax, args, self.rec, self.check, self.gate, B, f"e2e_host_jax_{prec}",
+                                            prec, fn, consts, hsets, refs, tol_)
 
 
     # ------------------------------------------------------------ end to end from host memory
@@ -851,6 +953,8 @@ def main(argv=None):
     ap.add_argument("--weights", help="MLP weights, an .npz named by variable (default: drawn here)")
     ap.add_argument("--tf32", action="store_true", help="allow TF32 matrix products")
     ap.add_argument("--precisions", default="fp32,tf32,bf16", help="precisions of the end-to-end peers from host memory (fp32, tf32, bf16)")
+    ap.add_argument("--no-jax-host", action="store_true", help="no JAX end-to-end peers from host memory")
+    ap.add_argument("--jax-host-precisions", default="fp32", help="precisions of the JAX peers from host memory (fp32, tf32, bf16; each is one more compilation per batch but fp32)")
     ap.add_argument("--inflight", default="2,4", help="batches in flight for the host end-to-end throughput peers")
     ap.add_argument("--gate", action="store_true", help="ask bench/sweep.sh for the GPU around timed sections")
     ap.add_argument("--deadline", type=float, default=0, help="UNIX time after which no new batch starts")
@@ -864,6 +968,10 @@ def main(argv=None):
     for p in args.precisions:
         if p not in ("fp32", "tf32", "bf16"):
             ap.error(f"--precisions: unknown precision {p!r} (fp32, tf32, bf16)")
+    args.jax_host_precisions = [p for p in args.jax_host_precisions.split(",") if p]
+    for p in args.precisions + args.jax_host_precisions:
+        if p not in ("fp32", "tf32", "bf16"):
+            ap.error(f"unknown precision {p!r} (fp32, tf32, bf16)")
     args.inflight = int_list(args.inflight) or []
 
     spec = None
@@ -879,6 +987,7 @@ def main(argv=None):
         args.model = args.model or "dry"
         args.iters = min(args.iters, 10)
         spec = DRY_SPEC
+        args.jax_host_precisions = ["fp32", "tf32", "bf16"]  # every JAX path, where JAX is installed
     else:
         dumps = args.dumps.split(",") if args.dumps else [args.dump] if args.dump else []
         if not dumps:
