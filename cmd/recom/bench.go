@@ -56,7 +56,13 @@ only) + lookups x 8 + the output.
 table_offset, out_offset, weighted; batch; sets) and, per set s,
 ids_s.npy (int64, every column's ids in column order), splits_s.npy
 (int64 [C, B+1], offsets into ids_s), weights_s.npy (float32, 1 where
-unweighted) and out_s.npy (our output, float32 [B, width]).
+unweighted) and out_s.npy (our output, float32 [B, width]). With --e2e it
+also writes the session's plan after the layer (dense.json: the dense
+layers with K×N weights dense_w_I.npy, biases dense_b_I.npy, activation
+and accumulation; the host steps after the graph with their ops,
+attributes and constant operands dense_c_J_K.npy; the outputs), the dense
+inputs read from the feeds (dense_in_NAME_s.npy) and the session's
+outputs (dense_out_K_s.npy) of the same sets.
 
 --e2e then times the whole model end to end in the native runtime
 (runtime/session, as recom run --runtime=native runs it): max(--sets, 4)

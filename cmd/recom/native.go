@@ -114,6 +114,12 @@ func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, feedSet
 	fmt.Fprintf(stdout, "e2e: outputs %v\n", em.outputs)
 	defer s.Close()
 	fmt.Fprintf(stdout, "e2e: native runtime planned and uploaded in %.2f s\n", tNew.Seconds())
+	if f.dump != "" {
+		if err := dumpDense(f.dump, s, feeds, f.sets); err != nil {
+			return fmt.Errorf("bench --e2e --dump-inputs: %w", err)
+		}
+		fmt.Fprintf(stdout, "e2e: wrote the dense part (dense.json) to %s\n", f.dump)
+	}
 	res, err := session.Bench(s, feeds, session.BenchOptions{Iters: max(f.iters, 200), InFlight: []int{1, 2, 4}})
 	if err != nil {
 		return fmt.Errorf("bench --e2e: %w", err)
