@@ -258,4 +258,3 @@ func simSmallSession(t *testing.T, outputs []string) (*session.Session, *exec.Op
 	}
 	return s, opts, interpRun
 }
-
