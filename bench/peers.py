@@ -321,6 +321,237 @@ def jax_host_peers(jax, args, rec, check, gate, B, name, prec, fn, consts, hsets
     return 0  # a mismatch is counted by check
 
 
+# ---------------------------------------------------------------- a dumped dense part
+
+
+# The host steps after the graph a whole-model peer computes (a subset of
+# runtime/session/host.go's: those with float results and static shapes).
+CHAIN_UNARY = ("Identity", "Snapshot", "StopGradient", "Sigmoid", "Relu", "Tanh", "Neg", "Abs", "Exp", "Log",
+               "Sqrt", "Rsqrt", "Square", "Softmax", "ZerosLike", "OnesLike")
+CHAIN_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "BiasAdd", "MatMul")
+CHAIN_REDUCE = ("Sum", "Mean", "Max", "Min", "Prod")
+CHAIN_OPS = set(CHAIN_UNARY + CHAIN_BINARY + CHAIN_REDUCE + ("Reshape", "ExpandDims", "Squeeze", "ConcatV2", "AddN", "Cast"))
+
+
+def load_chain(d):
+    """dense.json of a dump (recom bench --e2e --dump-inputs), its weights
+    and constants loaded (numpy), or None without one."""
+    p = os.path.join(d, "dense.json")
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        plan = json.load(f)
+    for dl in plan["dense"]:
+        dl["W"] = np.load(os.path.join(d, dl["weight"]))
+        dl["b"] = np.load(os.path.join(d, dl["bias"])) if dl.get("bias") else None
+    for h in plan.get("host") or []:
+        for r in h["inputs"]:
+            if r["kind"] == "const":
+                r["value"] = np.load(os.path.join(d, r["name"] + ".npy"))
+    sets = []
+    for s in range(plan.get("sets", 0)):
+        ins = {i["name"]: np.load(os.path.join(d, f"dense_in_{i['name']}_{s}.npy")) for i in plan["inputs"] if i.get("feed")}
+        outs = [np.load(os.path.join(d, f"dense_out_{k}_{s}.npy")) for k in range(len(plan["output_names"]))]
+        sets.append((ins, outs))
+    plan["sets_data"] = sets
+    return plan
+
+
+def chain_unsupported(plan):
+    """Why a peer cannot compute the dumped dense part ("" when it can)."""
+    for i in plan["inputs"]:
+        if not i.get("feed"):
+            return f"dense input {i['name']} is {i.get('what') or 'not a feed'} (node {i.get('node', '?')!r})"
+    if plan.get("layers", 0) != 1:
+        return f"{plan.get('layers')} embedding layers (the peers compute one)"
+    for h in plan.get("host") or []:
+        if h["op"] not in CHAIN_OPS:
+            return f"host step {h['op']} (node {h['node']!r}) has no peer implementation"
+        if h["op"] == "Cast" and (h.get("attrs") or {}).get("DstT") not in ("f32", "f64"):
+            return f"host step Cast (node {h['node']!r}) to {(h.get('attrs') or {}).get('DstT')}"
+        for r in h["inputs"]:
+            if r["kind"] not in ("device", "host", "const"):
+                return f"host step {h['op']} (node {h['node']!r}) reads {r['kind']}: {r.get('what') or r.get('name')}"
+        static = {"ConcatV2": [len(h["inputs"]) - 1], "Reshape": [1], "ExpandDims": [1]}.get(h["op"], [1] if h["op"] in CHAIN_REDUCE else [])
+        for i in static:
+            if i >= len(h["inputs"]) or h["inputs"][i]["kind"] != "const":
+                return f"host step {h['op']} (node {h['node']!r}): operand #{i} is not a constant"
+    for r in plan["outputs"]:
+        if r["kind"] not in ("device", "host"):
+            return f"an output is {r['kind']}: {r.get('what') or r.get('name')}"
+    return ""
+
+
+class ChainOps:
+    """The array operations of a chain in one framework: numpy (float64,
+    the reference), torch or jax.numpy."""
+
+    def __init__(self, kind, dev=None):
+        self.kind, self.dev = kind, dev
+        if kind == "numpy":
+            self.m = np
+        elif kind == "torch":
+            self.m = torch
+        else:
+            import jax
+            import jax.numpy as jnp
+            self.jax, self.m = jax, jnp
+
+    def const(self, a):
+        """A constant operand in the framework (floats as the chain's float type)."""
+        if self.kind == "numpy":
+            return a.astype(np.float64) if a.dtype.kind == "f" else a
+        if self.kind == "torch":
+            t = torch.from_numpy(np.ascontiguousarray(a)).to(self.dev)
+            return t.float() if a.dtype.kind == "f" else t
+        return self.m.asarray(a.astype(np.float32) if a.dtype.kind == "f" else a)
+
+    def dot(self, a, b):
+        if self.kind == "numpy":
+            return a @ b
+        if self.kind == "torch":
+            return a @ b  # float32 products: allow_tf32 is off (Peers)
+        return self.jax.lax.dot(a, b, precision=self.jax.lax.Precision.HIGHEST)
+
+    def cat(self, xs, axis):
+        return torch.cat(xs, axis) if self.kind == "torch" else self.m.concatenate(xs, axis=axis)
+
+    def unary(self, op, x):
+        m = self.m
+        if op in ("Identity", "Snapshot", "StopGradient"):
+            return x
+        if op == "Sigmoid":
+            return 1 / (1 + m.exp(-x))
+        if op == "Relu":
+            return m.maximum(x, m.zeros_like(x)) if self.kind == "torch" else m.maximum(x, 0)
+        if op == "Softmax":
+            e = m.exp(x - (x.amax(-1, keepdim=True) if self.kind == "torch" else x.max(-1, keepdims=True)))
+            return e / (e.sum(-1, keepdim=True) if self.kind == "torch" else e.sum(-1, keepdims=True))
+        if op == "Rsqrt":
+            return 1 / m.sqrt(x)
+        if op == "Square":
+            return x * x
+        if op == "Neg":
+            return -x
+        f = {"Tanh": "tanh", "Abs": "abs", "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "ZerosLike": "zeros_like", "OnesLike": "ones_like"}[op]
+        return getattr(m, f)(x)
+
+    def reduce(self, op, x, axes, keep):
+        axes = tuple(int(a) % x.ndim for a in np.atleast_1d(axes))
+        if not axes:
+            return x
+        if self.kind == "torch":
+            if op == "Prod":
+                for a in sorted(axes, reverse=True):
+                    x = x.prod(a, keepdim=keep)
+                return x
+            f = {"Sum": torch.sum, "Mean": torch.mean, "Max": torch.amax, "Min": torch.amin}[op]
+            return f(x, dim=axes, keepdim=keep)
+        f = {"Sum": "sum", "Mean": "mean", "Max": "max", "Min": "min", "Prod": "prod"}[op]
+        return getattr(self.m, f)(x, axis=axes, keepdims=keep)
+
+    def host(self, h, ins, statics):
+        """One host step; statics[i] is operand i's numpy value when it is a constant."""
+        op, at = h["op"], h.get("attrs") or {}
+        if op in CHAIN_UNARY:
+            return self.unary(op, ins[0])
+        if op in CHAIN_REDUCE:
+            return self.reduce(op, ins[0], statics[1], bool(at.get("keep_dims")))
+        if op == "MatMul":
+            a, b = ins
+            a = a.T if at.get("transpose_a") else a
+            b = b.T if at.get("transpose_b") else b
+            return self.dot(a, b)
+        if op in ("Add", "AddV2", "BiasAdd"):
+            return ins[0] + ins[1]
+        if op == "Sub":
+            return ins[0] - ins[1]
+        if op == "Mul":
+            return ins[0] * ins[1]
+        if op == "RealDiv":
+            return ins[0] / ins[1]
+        if op in ("Maximum", "Minimum"):
+            return (self.m.maximum if op == "Maximum" else self.m.minimum)(ins[0], ins[1])
+        if op == "AddN":
+            y = ins[0]
+            for z in ins[1:]:
+                y = y + z
+            return y
+        if op == "ConcatV2":
+            return self.cat(list(ins[:-1]), int(statics[-1]))
+        if op == "Reshape":
+            return ins[0].reshape(tuple(int(s) for s in np.atleast_1d(statics[1])))
+        if op == "ExpandDims":
+            a = int(statics[1])
+            return ins[0].unsqueeze(a) if self.kind == "torch" else self.m.expand_dims(ins[0], a)
+        if op == "Squeeze":
+            axes = tuple(at.get("squeeze_dims") or ())
+            x = ins[0]
+            if self.kind == "torch":
+                return x.squeeze(axes) if axes else x.squeeze()
+            return self.m.squeeze(x, axis=axes or None)
+        if op == "Cast":
+            return ins[0]
+        raise ValueError(f"host step {op}: no peer implementation")
+
+
+def chain_fn(plan, ops):
+    """(fn, consts): fn(consts, emb, x) -> [outputs] computes the dumped
+    dense part in ChainOps ops from emb, the layer's output [B, width],
+    and x, the dense inputs from the feeds concatenated [B, sum of widths]
+    in plan["inputs"] order; consts are its weights, biases and constant
+    operands in the framework, converted once (an argument, so that a jit
+    does not embed them)."""
+    consts, dense, host = [], [], []
+
+    def add(a):
+        consts.append(ops.const(a))
+        return len(consts) - 1
+
+    for dl in plan["dense"]:
+        dense.append((dl, add(dl["W"]), None if dl["b"] is None else add(dl["b"])))
+    for h in plan.get("host") or []:
+        statics = [r.get("value") for r in h["inputs"]]
+        idx = [add(r["value"]) if r["kind"] == "const" else None for r in h["inputs"]]
+        host.append((h, statics, idx))
+    widths = [(i["name"], int(i["width"])) for i in plan["inputs"]]
+
+    def fn(cs, emb, x):
+        B = emb.shape[0]
+        vals = {"layer0": emb}
+        c = 0
+        for name, w in widths:
+            vals[name] = x[:, c:c + w]
+            c += w
+
+        def get(r, i=None):
+            if r["kind"] == "device":
+                return vals[r["name"]].reshape((B,) + tuple(r.get("rest") or ()))
+            if r["kind"] == "host":
+                return vals[r["name"]]
+            return cs[i]
+
+        for dl, wi, bi in dense:
+            xs = [get(r).reshape(B, k) for r, k in zip(dl["inputs"], dl["ks"])]
+            h = xs[0] if len(xs) == 1 else ops.cat(xs, 1)
+            h = ops.dot(h, cs[wi])
+            if bi is not None:
+                h = h + cs[bi]
+            act = dl["activation"]
+            if act != "none":
+                h = ops.unary({"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh"}[act], h)
+            vals[dl["output"]] = h
+        for h, statics, idx in host:
+            vals[h["outputs"][0]] = ops.host(h, [get(r, i) for r, i in zip(h["inputs"], idx)], statics)
+        return [get(r) for r in plan["outputs"]]
+    return fn, consts
+
+
+def flat_outputs(outs, B, m):
+    """The chain's outputs as one [B, n] float32 array (each [B, ...] flattened)."""
+    return m.concatenate([o.reshape(B, -1) for o in outs], axis=1) if m is not torch else torch.cat([o.reshape(B, -1).float() for o in outs], 1)
+
+
 # ---------------------------------------------------------------- harness
 
 
@@ -530,6 +761,8 @@ class Peers:
         e2e_here = self.spec is not None and self.want(args.e2e_batches, B)
         if e2e_here:
             self.e2e(meta, sets, dsets, order, eager, tbe, tbe_sets)
+        if not args.no_model:
+            self.model_peers(d, meta, sets, dsets, order, tbe, tbe_sets)
         del graphs
         if self.cuda:
             torch.cuda.empty_cache()
@@ -743,9 +976,81 @@ class Peers:
                                             prec, fn, consts, hsets, refs, tol_)
 
 
+    # ------------------------------------------------------------ a dump's whole model
+
+    def model_peers(self, d, meta, sets, dsets, order, tbe, tbe_sets):
+        """The whole model of a dump with a dense part (dense.json: recom
+        bench --e2e --dump-inputs): the TBE-like layer, then the session's
+        dense layers and host steps after the graph (chain_fn), checked
+        against a float64 numpy forward of the same chain over recom's layer
+        output (rtol 1e-4), after that forward is checked against recom's
+        own outputs. Systems: model_tbe (inputs on the device), and from
+        host memory (kind "e2e_host"/"e2e_host_tput", as e2e_host)
+        model_host_eager_fp32, model_host_graph_fp32 (one CUDA graph) and
+        model_host_jax_fp32 (jit, jax.device_put). fp32 only, no TF32. A
+        part the peers cannot compute is reported and skipped."""
+        args, rec = self.args, self.rec
+        plan = load_chain(d)
+        if plan is None:
+            return
+        B = meta["batch"]
+        why = chain_unsupported(plan)
+        ns = min(len(sets), len(plan["sets_data"]))
+        if not why and ns == 0:
+            why = "dense.json has no sets"
+        if why:
+            log(f"  model: the peers cannot compute {d}'s dense part: {why}; skipped")
+            rec.add("model", B, "model", skipped=why)
+            return
+        log(f"  model: {len(plan['dense'])} dense layers, {len(plan.get('host') or [])} host steps after the graph "
+            f"({', '.join(h['op'] for h in plan.get('host') or []) or 'none'}), outputs {plan['output_names']}")
+        xs = [np.concatenate([sd[0][i["name"]].reshape(B, -1).astype(np.float32) for i in plan["inputs"]], 1)
+              if plan["inputs"] else np.zeros((B, 0), np.float32) for sd in plan["sets_data"][:ns]]
+        rfn, rc = chain_fn(plan, ChainOps("numpy"))
+        refs = [flat_outputs(rfn(rc, sets[k]["out"].astype(np.float64), xs[k].astype(np.float64)), B, np) for k in range(ns)]
+        theirs = [flat_outputs([o.astype(np.float64) for o in plan["sets_data"][k][1]], B, np) for k in range(ns)]
+        ok, worst = self.check("model: recom's outputs against the chain's float64 forward", theirs, refs, rtol=1e-4, atol=1e-5)
+        rec.add("model", B, "recom_vs_chain", ok=ok, worst=worst)
+        tol = dict(rtol=1e-4, atol=1e-5)
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            tfn, tc = chain_fn(plan, ChainOps("torch", self.dev))
+
+            def mlp(emb, x, tw=None, dt=None):
+                return flat_outputs(tfn(tc, emb, x), B, torch)
+
+            xt = [torch.from_numpy(x).to(self.dev) for x in xs]
+            with self.gate:
+                ok, worst = self.check("model_tbe", [mlp(tbe(tbe_sets[k]), xt[k]) for k in range(ns)], refs, **tol)
+                rec.add("model", B, "model_tbe", self.time_fn(lambda k: mlp(tbe(tbe_sets[k]), xt[k]), args.iters, ns), ok, worst)
+            for graph in (False, True):
+                self.e2e_host(meta, tbe, tbe_sets[:ns], mlp, {}, xs, refs, base="model_host_graph" if graph else "model_host_eager",
+                              precisions=["fp32"], out_cols=refs[0].shape[1], graph=graph, fp32_rtol=1e-4)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = old
+        if not self.want(args.jax_e2e_batches, B):
+            return
+        jax = self.jax_mod()
+        if jax is None:
+            return
+        try:
+            import jax.numpy as jnp
+            jfn, jc = chain_fn(plan, ChainOps("jax"))
+            layer = self.jax_layer_fn(meta, order)
+            jm = jax.jit(lambda t, cs, a, x: flat_outputs(jfn(cs, layer(t, a), x), B, jnp))
+            hsets = list(zip(self.jax_inputs(meta, sets[:ns], dsets[:ns], order, host=True), xs))
+        except Exception as e:  # noqa: BLE001
+            self.failures += 1
+            log(f"  model_host_jax: failed: {type(e).__name__}: {e}")
+            return
+        self.failures += jax_host_peers(jax, args, rec, self.check, self.gate, B, "model_host_jax_fp32", "fp32",
+                                        lambda c, f: jm(c[0], c[1], f[0], f[1]), (self.jt, jc), hsets, refs, tol)
+
     # ------------------------------------------------------------ end to end from host memory
 
-    def e2e_host(self, meta, tbe, tbe_sets, mlp, ws, dense_np, refs):
+    def e2e_host(self, meta, tbe, tbe_sets, mlp, ws, dense_np, refs, base="e2e_host_tbe", precisions=None,
+                 out_cols=1, graph=False, fp32_rtol=1e-3):
         """The whole model from features in host memory to predictions in host
         memory, as a serving system sees it: per batch, the TBE-like layer's
         inputs (ids, offsets, weights per width group) and the dense features
@@ -757,7 +1062,14 @@ class Peers:
         arithmetic; tf32; bf16: the MLP's weights and activations in bf16
         with fp32 accumulation): latency (median, p99 over the batches) with
         one batch in flight, and throughput (samples/s) with --inflight K
-        batches in flight on K streams, each with its own buffers."""
+        batches in flight on K streams, each with its own buffers.
+
+        Also the whole-model peers of a dump's dense part (model_peers):
+        base names the systems, precisions overrides --precisions, out_cols
+        is the predictions' width (mlp returns [B, out_cols]), a dense input
+        of width 0 is not sent, and with graph the layer and mlp are one
+        CUDA graph per slot and set, captured on the slot's buffers and
+        replayed after the copies."""
         if not self.cuda:
             return
         args, dev, rec = self.args, self.dev, self.rec
@@ -772,7 +1084,8 @@ class Peers:
 
         def weights_for(prec):
             dt = torch.bfloat16 if prec == "bf16" else torch.float32
-            return {k: (torch.from_numpy(a).to(dev, dt), torch.from_numpy(b).to(dev, dt)) for k, (a, b) in ws.items()}, dt
+            return {k: (torch.from_numpy(a).to(dev, dt), None if b is None else torch.from_numpy(b).to(dev, dt))
+                    for k, (a, b) in ws.items()}, dt
 
         class Slot:
             pass
@@ -784,9 +1097,12 @@ class Peers:
                        torch.empty(L, dtype=torch.float32).pin_memory()) for (L, O) in shapes]
             sl.dev = [(torch.empty(L, dtype=torch.int64, device=dev), torch.empty(O, dtype=torch.int64, device=dev),
                        torch.empty(L, dtype=torch.float32, device=dev)) for (L, O) in shapes]
-            sl.xpin = torch.empty(dense_np[0].shape, dtype=torch.float32).pin_memory()
+            sl.xpin = torch.empty(dense_np[0].shape, dtype=torch.float32)
+            if sl.xpin.numel():
+                sl.xpin = sl.xpin.pin_memory()
             sl.xdev = torch.empty(dense_np[0].shape, dtype=torch.float32, device=dev)
-            sl.ypin = torch.empty((B, 1), dtype=torch.float32).pin_memory()
+            sl.ypin = torch.empty((B, out_cols), dtype=torch.float32).pin_memory()
+            sl.graphs = {}
             sl.done = torch.cuda.Event()
             return sl
 
@@ -804,27 +1120,51 @@ class Peers:
                     di[:L].copy_(pi[:L], non_blocking=True)
                     do[:O].copy_(po[:O], non_blocking=True)
                     dw[:L].copy_(pw[:L], non_blocking=True)
-                sl.xdev.copy_(sl.xpin, non_blocking=True)
-                # The layer as run_dump's tbe computes it, on this slot's device buffers.
-                gl = [(D, n, di[:L], do[:O], dw[:L], mode, idx)
-                      for (D, n, mode, idx), (di, do, dw), (L, O) in zip(static, sl.dev, sizes)]
-                sl.ypin.copy_(mlp(tbe(gl), sl.xdev, tw, dt), non_blocking=True)
+                if x.size:
+                    sl.xdev.copy_(sl.xpin, non_blocking=True)
+            if graph and k not in sl.graphs:
+                capture(sl, k, sizes, tw, dt)  # after set k's copies: the warm-up reads valid ids
+            with torch.cuda.stream(sl.stream):
+                if graph:
+                    g, y = sl.graphs[k]
+                    g.replay()
+                else:
+                    y = compute(sl, sizes, tw, dt)
+                sl.ypin.copy_(y, non_blocking=True)
                 sl.done.record(sl.stream)
 
+        def compute(sl, sizes, tw, dt):
+            # The layer as run_dump's tbe computes it, on this slot's device buffers.
+            gl = [(D, n, di[:L], do[:O], dw[:L], mode, idx)
+                  for (D, n, mode, idx), (di, do, dw), (L, O) in zip(static, sl.dev, sizes)]
+            return mlp(tbe(gl), sl.xdev, tw, dt)
+
+        def capture(sl, k, sizes, tw, dt):
+            """Set k's graph on slot sl's buffers (warmed up on its stream first)."""
+            torch.cuda.synchronize()
+            with torch.cuda.stream(sl.stream):
+                compute(sl, sizes, tw, dt)
+            torch.cuda.synchronize()
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, stream=sl.stream):
+                y = compute(sl, sizes, tw, dt)
+            torch.cuda.synchronize()
+            sl.graphs[k] = (g, y)
+
         it = max(args.iters * 4, 200)
-        for prec in args.precisions:
+        for prec in precisions or args.precisions:
             tw, dt = weights_for(prec)
             old = torch.backends.cuda.matmul.allow_tf32
             torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
             try:
-                name = f"e2e_host_tbe_{prec}"
+                name = f"{base}_{prec}"
                 sl = make_slot()
                 outs = []
                 for k in range(ns):
                     submit(sl, k, tw, dt)
                     sl.done.synchronize()
                     outs.append(sl.ypin.numpy().copy())
-                tol = dict(rtol=1e-3, atol=1e-5) if prec == "fp32" else dict(rtol=3e-2, atol=3e-3)
+                tol = dict(rtol=fp32_rtol, atol=1e-5) if prec == "fp32" else dict(rtol=3e-2, atol=3e-3)
                 with self.gate:
                     ok, worst = self.check(name, outs, refs, **tol)
                     for k in range(3):
@@ -840,6 +1180,10 @@ class Peers:
                         precision=prec, clock="wall", inflight=1)
                 for K in args.inflight:
                     slots = [make_slot() for _ in range(K)]
+                    for s_ in slots:  # warm, and capture each set's graph on every slot, untimed
+                        for k in range(ns):
+                            submit(s_, k, tw, dt)
+                            s_.done.synchronize()
                     with self.gate:
                         t0 = time.perf_counter()
                         lat, start = [], {}
@@ -911,6 +1255,90 @@ def make_dry_dump(d, batch=8, sets=2, seed=3):
     return meta
 
 
+def make_dry_chain(d, meta, nf=3, seed=5):
+    """A dense part for a dry dump, as recom bench --e2e --dump-inputs
+    writes it: a deep part (the layer and nf dense features -> 6 relu ->
+    5 relu -> 2), a wide part (the layer -> 1, no bias) and a classifier
+    head after the graph (Sum, BiasAdd, AddV2, ZerosLike, ConcatV2,
+    Softmax, as the taxi Estimator's); the outputs computed here by hand in
+    float64 (not by chain_fn)."""
+    rng = np.random.default_rng(seed)
+    B, W = meta["batch"], meta["width"]
+    w = {"d0": rng.standard_normal((W + nf, 6)), "d1": rng.standard_normal((6, 5)), "d2": rng.standard_normal((5, 2)),
+         "wide": rng.standard_normal((W, 1))}
+    b = {"d0": rng.standard_normal(6), "d1": rng.standard_normal(5), "d2": rng.standard_normal(2)}
+    w = {k: v.astype(np.float32) for k, v in w.items()}
+    b = {k: v.astype(np.float32) for k, v in b.items()}
+    hb = np.array([0.25], np.float32)
+
+    def dl(name, ins, ks, n, act, out, bias=True):
+        np.save(os.path.join(d, f"dense_w_{name}.npy"), w[name])
+        r = {"node": name, "inputs": ins, "ks": ks, "n": n, "activation": act, "accumulate": "f64", "output": out,
+             "weight": f"dense_w_{name}.npy"}
+        if bias:
+            np.save(os.path.join(d, f"dense_b_{name}.npy"), b[name])
+            r["bias"] = f"dense_b_{name}.npy"
+        return r
+
+    dev = lambda n, *rest: {"kind": "device", "name": n, "rest": list(rest)}  # noqa: E731
+    host = lambda n: {"kind": "host", "name": n}  # noqa: E731
+    consts = {"c_axis1": np.array([1], np.int32), "c_bias": hb, "c_cat": np.array(1, np.int32)}
+    for k, v in consts.items():
+        np.save(os.path.join(d, k + ".npy"), v)
+    const = lambda n: {"kind": "const", "name": n}  # noqa: E731
+    plan = {
+        "layers": 1, "sets": meta["sets"],
+        "inputs": [{"name": "input0", "feed": "dense_features", "width": nf}],
+        "dense": [dl("d0", [dev("layer0", W), dev("input0", nf)], [W, nf], 6, "relu", "dense0"),
+                  dl("d1", [dev("dense0", 6)], [6], 5, "relu", "dense1"),
+                  dl("d2", [dev("dense1", 5)], [5], 2, "none", "dense2"),
+                  dl("wide", [dev("layer0", W)], [W], 1, "none", "dense3", bias=False)],
+        "host": [
+            {"op": "Sum", "node": "linear/sum", "inputs": [dev("dense3", 1), const("c_axis1")], "attrs": {"keep_dims": True}, "outputs": ["h0"]},
+            {"op": "BiasAdd", "node": "linear/bias", "inputs": [host("h0"), const("c_bias")], "attrs": {"data_format": "NHWC"}, "outputs": ["h1"]},
+            {"op": "Sum", "node": "dnn/sum", "inputs": [dev("dense2", 2), const("c_axis1")], "attrs": {"keep_dims": True}, "outputs": ["h2"]},
+            {"op": "AddV2", "node": "head/add", "inputs": [host("h1"), host("h2")], "outputs": ["h3"]},
+            {"op": "ZerosLike", "node": "head/zeros", "inputs": [host("h3")], "outputs": ["h4"]},
+            {"op": "ConcatV2", "node": "head/concat", "inputs": [host("h4"), host("h3"), const("c_cat")], "outputs": ["h5"]},
+            {"op": "Softmax", "node": "head/probabilities", "inputs": [host("h5")], "outputs": ["h6"]},
+        ],
+        "outputs": [host("h6"), dev("dense3", 1)],
+        "output_names": ["head/probabilities", "linear/logits"],
+    }
+    with open(os.path.join(d, "dense.json"), "w") as f:
+        json.dump(plan, f)
+    f64 = {k: v.astype(np.float64) for k, v in w.items()}
+    for s in range(meta["sets"]):
+        emb = np.load(os.path.join(d, f"out_{s}.npy")).astype(np.float64)
+        x = rng.standard_normal((B, nf)).astype(np.float32)
+        np.save(os.path.join(d, f"dense_in_input0_{s}.npy"), x)
+        h = np.maximum(np.concatenate([emb, x], 1) @ f64["d0"] + b["d0"], 0)
+        h = np.maximum(h @ f64["d1"] + b["d1"], 0)
+        logit = (h @ f64["d2"] + b["d2"]).sum(1) + (emb @ f64["wide"])[:, 0] + 0.25
+        p1 = 1 / (1 + np.exp(-logit))  # softmax of [0, logit]
+        np.save(os.path.join(d, f"dense_out_0_{s}.npy"), np.stack([1 - p1, p1], 1).astype(np.float32))
+        np.save(os.path.join(d, f"dense_out_1_{s}.npy"), (emb @ f64["wide"]).astype(np.float32))
+
+
+def dry_unsupported_checks():
+    """chain_unsupported refuses what the peers cannot compute."""
+    base = {"layers": 1, "inputs": [], "outputs": [{"kind": "host", "name": "h0"}],
+            "host": [{"op": "Softmax", "node": "n", "inputs": [{"kind": "device", "name": "dense0"}], "outputs": ["h0"]}]}
+    assert chain_unsupported(base) == "", chain_unsupported(base)
+    bad = [
+        dict(base, host=[{"op": "ArgMax", "node": "cls", "inputs": [], "outputs": ["h0"]}]),
+        dict(base, inputs=[{"name": "input0", "width": 4, "what": "a value computed on the host before the graph"}]),
+        dict(base, host=[{"op": "Sum", "node": "s", "inputs": [{"kind": "device", "name": "dense0"}, {"kind": "host", "name": "h9"}], "outputs": ["h0"]}]),
+        dict(base, layers=2),
+        dict(base, outputs=[{"kind": "feed", "name": "x"}]),
+    ]
+    for p in bad:
+        if not chain_unsupported(p):
+            log(f"peers: dry run: chain_unsupported accepted {p}")
+            return 1
+    return 0
+
+
 DRY_SPEC = {"groups": [], "dense": {"features": 4, "bottom": [8], "top": [16, 8]}}
 
 
@@ -953,6 +1381,7 @@ def main(argv=None):
     ap.add_argument("--weights", help="MLP weights, an .npz named by variable (default: drawn here)")
     ap.add_argument("--tf32", action="store_true", help="allow TF32 matrix products")
     ap.add_argument("--precisions", default="fp32,tf32,bf16", help="precisions of the end-to-end peers from host memory (fp32, tf32, bf16)")
+    ap.add_argument("--no-model", action="store_true", help="no whole-model peers of a dump's dense part (dense.json)")
     ap.add_argument("--no-jax-host", action="store_true", help="no JAX end-to-end peers from host memory")
     ap.add_argument("--jax-host-precisions", default="fp32", help="precisions of the JAX peers from host memory (fp32, tf32, bf16; each is one more compilation per batch but fp32)")
     ap.add_argument("--inflight", default="2,4", help="batches in flight for the host end-to-end throughput peers")
@@ -981,6 +1410,7 @@ def main(argv=None):
         for b in (8, 16):
             d = os.path.join(tmp, f"b{b}")
             make_dry_dump(d, batch=b)
+            make_dry_chain(d, load_meta(d))
             dumps.append(d)
         for d in dumps[1:]:
             os.remove(os.path.join(d, "tables.npy"))  # as the sweep does: one arena for all batches
@@ -1028,6 +1458,8 @@ def main(argv=None):
             if dev == "cuda":
                 torch.cuda.empty_cache()
     log(f"peers: {done} of {len(dumps)} dumps done, {p.failures} failures")
+    if args.dry_run:
+        p.failures += dry_unsupported_checks()
     return 1 if p.failures or not done else 0
 
 
