@@ -7,7 +7,7 @@ same tables and inputs.
             [--json OUT.jsonl] [--jax-batches 256,4096] [--spec E.spec.json
             --e2e-batches 32,256 --jax-e2e-batches 256] [--gate]
             [--deadline UNIX_TIME] [--iters N] [--no-jax-host]
-            [--jax-host-precisions fp32,bf16]
+            [--jax-host-precisions fp32,bf16] [--no-model]
     python3 bench/peers.py --dry-run [--json OUT.jsonl]
 
 DUMP_DIR is what `recom bench MODEL --batch B --dump-inputs DUMP_DIR` wrote:
@@ -61,6 +61,27 @@ dense features are N(0,1) per set. Each system's prediction is checked against
 a float64 numpy forward pass over recom's layer output (out_s.npy). Matrix
 products are float32 without TF32 in both frameworks (--tf32 allows it).
 
+The whole model of a dump (any model, no spec needed): where `recom bench
+--e2e --dump-inputs` also wrote the session's plan after the layer
+(dense.json: the dense layers with their K×N weights dense_w_*.npy, biases,
+activations; the host steps after the graph with their ops, attributes and
+constant operands dense_c_*.npy; the outputs; per set the dense inputs read
+from the feeds, dense_in_NAME_s.npy, and the session's outputs,
+dense_out_K_s.npy), the peers compute that chain after the TBE-like layer:
+model_tbe (inputs on the device), and from host memory as e2e_host
+(fp32, no TF32) model_host_eager_fp32, model_host_graph_fp32 (layer and
+chain as one CUDA graph per set, replayed after the copies) and
+model_host_jax_fp32 (one jit, jax.device_put), each checked (rtol 1e-4)
+against a float64 numpy forward of the same chain over recom's layer
+output, itself first checked against recom's outputs. Host steps computed:
+Identity, Snapshot, StopGradient, Sigmoid, Relu, Tanh, Neg, Abs, Exp, Log,
+Sqrt, Rsqrt, Square, Softmax, ZerosLike, OnesLike, Add(V2), Sub, Mul,
+RealDiv, Maximum, Minimum, BiasAdd, MatMul, Sum, Mean, Max, Min, Prod,
+Reshape, ExpandDims, Squeeze, ConcatV2, AddN and float Casts, with constant
+axes and shapes; any other step, a dense input computed on the host before
+the graph, or more than one layer is reported ("model: the peers cannot
+compute ...") and the model peers skipped (--no-model skips them always).
+
 Combiners: unweighted mean and sum use embedding_bag's own modes; others
 (weighted, sqrtn) use mode='sum' with per-sample weights pre-scaled on the
 host (w / sum w for mean, w / sqrt(sum w^2) for sqrtn), which favours the
@@ -78,7 +99,10 @@ line: {"kind": "layer"|"e2e", "model", "batch", "system", "median_us",
 --dry-run: no GPU needed: builds a tiny synthetic dump (every column kind
 and combiner, weighted columns, empty bags) with a numpy reference, and runs
 every peer on the CPU (torch's CPU ops; no CUDA graph; JAX if installed),
-layer and end to end, checking each against the reference. Exits 1 on a
+layer and end to end, and a dumped dense part (a wide & deep chain with the
+taxi Estimator's classifier head, its outputs computed by hand) through
+model_tbe (and model_host_jax_fp32 with JAX), checking each against the
+reference, and that unsupported chains are refused. Exits 1 on a
 mismatch.
 """
 import argparse

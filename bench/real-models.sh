@@ -2,7 +2,8 @@
 # Real trained exports on the GPU (issue #18, "Done when" on real models):
 # `recom run --check` of each real model with its trained weights (read from
 # its SavedModel checkpoint), and `recom bench --e2e` of one real export's
-# embedding layer and whole model, with the layer's peers (bench/peers.py).
+# embedding layer and whole model, with the peers of both (bench/peers.py:
+# the whole model's from the dense part the session planned, dense.json).
 # The models stay outside the repository: REALMODELS names the folder that
 # holds them (/work/realmodels; repo@commit of each in its SOURCES.md and in
 # bench/RESULTS.md). The build copies what the device needs into build/real/
@@ -11,9 +12,9 @@
 #
 #   REALMODELS=/work/realmodels bench/real-models.sh build   here (llc-19)
 #   bench/real-models.sh check                               GPU: run --check per model and batch
-#   bench/real-models.sh bench                               GPU: bench --e2e of taxi + layer peers
+#   bench/real-models.sh bench                               GPU: bench --e2e of taxi + its peers
 #
-# Device call: carry ["build/real"], timeout_s 420:
+# Device call: carry ["build/real"], timeout_s 600:
 #   bench/real-models.sh check 2>&1 | tee $OUT/real-check.log; bench/real-models.sh bench 2>&1 | tee $OUT/real-bench.log
 #
 # Models:
@@ -108,11 +109,17 @@ bench)
     timeout 150 $d/recom bench $d/$m/model.mlir --tables $d/$m/weights.npz --outputs "$(cat $d/$m/outputs)" \
       --ptx $d/$m/model.ptx --batch $b --e2e --dump-inputs /tmp/real-dump-$b
   done
-  # The layer's peers on the same tables and ids. The whole model's peers
-  # take a recom gen spec (bench/peers.py --spec): the taxi model's wide
-  # (linear) part and its DNN are not one, so there are none for it.
+  # The peers on the same tables, ids and dense inputs: the layer's, and the
+  # whole model's from the dump's dense part (dense.json, written by bench
+  # --e2e: the session's dense layers, wide and deep, and the classifier
+  # head's host steps), PyTorch eager, as a CUDA graph, and JAX, from host
+  # memory, fp32. JAX=0 skips JAX.
+  jaxflag=()
+  [ "${JAX:-1}" = 0 ] && jaxflag=(--no-jax)
   if python3 -c 'import torch' 2>/dev/null; then
-    timeout 200 python3 bench/peers.py --model taxi --dumps /tmp/real-dump-256,/tmp/real-dump-2048 --no-jax
+    timeout 300 python3 -u bench/peers.py --model taxi --dumps /tmp/real-dump-256,/tmp/real-dump-2048 \
+      --precisions fp32 "${jaxflag[@]}" --json /tmp/real-peers.jsonl
+    [ -n "${OUT:-}" ] && cp /tmp/real-peers.jsonl "$OUT/" 2>/dev/null
   else
     echo "peers: no PyTorch here"
   fi

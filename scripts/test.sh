@@ -123,6 +123,16 @@ if python3 -m py_compile bench/*.py && python3 bench/peer_serve.py --self-test &
   else
     grep '^SERVE_MAX' /tmp/recom-peer-serve.log
   fi
+  # peers.py's dry run (every peer, layer, whole model and a dumped dense
+  # part with a classifier head, on the CPU) where that python3 has torch.
+  if [ -z "$npy" ] || ! "$npy" -c 'import torch' >/dev/null 2>&1; then
+    say "no python3 with numpy and torch: bench/peers.py --dry-run skipped"
+  elif ! "$npy" bench/peers.py --dry-run >/tmp/recom-peers-dry.log 2>&1; then
+    tail -20 /tmp/recom-peers-dry.log
+    failed+=("peers --dry-run")
+  else
+    tail -1 /tmp/recom-peers-dry.log
+  fi
 else
   failed+=("bench python")
 fi
