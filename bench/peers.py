@@ -65,9 +65,11 @@ The whole model of a dump (any model, no spec needed): where `recom bench
 --e2e --dump-inputs` also wrote the session's plan after the layer
 (dense.json: the dense layers with their K×N weights dense_w_*.npy, biases,
 activations; the host steps after the graph with their ops, attributes and
-constant operands dense_c_*.npy; the outputs; per set the dense inputs read
-from the feeds, dense_in_NAME_s.npy, and the session's outputs,
-dense_out_K_s.npy), the peers compute that chain after the TBE-like layer:
+constant operands dense_c_*.npy; the outputs; per set the dense inputs,
+dense_in_NAME_s.npy: feeds, or values the session computes on the host
+before the graph (a numeric column's ExpandDims), which the peers take as
+given, untimed; and the session's outputs, dense_out_K_s.npy), the peers
+compute that chain after the TBE-like layer:
 model_tbe (inputs on the device), and from host memory as e2e_host
 (fp32, no TF32) model_host_eager_fp32, model_host_graph_fp32 (layer and
 chain as one CUDA graph per set, replayed after the copies) and
@@ -78,8 +80,8 @@ Identity, Snapshot, StopGradient, Sigmoid, Relu, Tanh, Neg, Abs, Exp, Log,
 Sqrt, Rsqrt, Square, Softmax, ZerosLike, OnesLike, Add(V2), Sub, Mul,
 RealDiv, Maximum, Minimum, BiasAdd, MatMul, Sum, Mean, Max, Min, Prod,
 Reshape, ExpandDims, Squeeze, ConcatV2, AddN and float Casts, with constant
-axes and shapes; any other step, a dense input computed on the host before
-the graph, or more than one layer is reported ("model: the peers cannot
+axes and shapes; any other step, a dense input without a dumped value, or
+more than one layer is reported ("model: the peers cannot
 compute ...") and the model peers skipped (--no-model skips them always).
 
 Combiners: unweighted mean and sum use embedding_bag's own modes; others
@@ -374,7 +376,8 @@ def load_chain(d):
                 r["value"] = np.load(os.path.join(d, r["name"] + ".npy"))
     sets = []
     for s in range(plan.get("sets", 0)):
-        ins = {i["name"]: np.load(os.path.join(d, f"dense_in_{i['name']}_{s}.npy")) for i in plan["inputs"] if i.get("feed")}
+        ins = {i["name"]: np.load(os.path.join(d, f"dense_in_{i['name']}_{s}.npy")) for i in plan["inputs"]
+               if i.get("feed") or i.get("computed")}
         outs = [np.load(os.path.join(d, f"dense_out_{k}_{s}.npy")) for k in range(len(plan["output_names"]))]
         sets.append((ins, outs))
     plan["sets_data"] = sets
@@ -384,7 +387,7 @@ def load_chain(d):
 def chain_unsupported(plan):
     """Why a peer cannot compute the dumped dense part ("" when it can)."""
     for i in plan["inputs"]:
-        if not i.get("feed"):
+        if not i.get("feed") and not i.get("computed"):
             return f"dense input {i['name']} is {i.get('what') or 'not a feed'} (node {i.get('node', '?')!r})"
     if plan.get("layers", 0) != 1:
         return f"{plan.get('layers')} embedding layers (the peers compute one)"
@@ -1281,14 +1284,15 @@ def make_dry_dump(d, batch=8, sets=2, seed=3):
 
 def make_dry_chain(d, meta, nf=3, seed=5):
     """A dense part for a dry dump, as recom bench --e2e --dump-inputs
-    writes it: a deep part (the layer and nf dense features -> 6 relu ->
+    writes it: a deep part (the layer, nf dense features from a feed and
+    one computed on the host before the graph -> 6 relu ->
     5 relu -> 2), a wide part (the layer -> 1, no bias) and a classifier
     head after the graph (Sum, BiasAdd, AddV2, ZerosLike, ConcatV2,
     Softmax, as the taxi Estimator's); the outputs computed here by hand in
     float64 (not by chain_fn)."""
     rng = np.random.default_rng(seed)
     B, W = meta["batch"], meta["width"]
-    w = {"d0": rng.standard_normal((W + nf, 6)), "d1": rng.standard_normal((6, 5)), "d2": rng.standard_normal((5, 2)),
+    w = {"d0": rng.standard_normal((W + nf + 1, 6)), "d1": rng.standard_normal((6, 5)), "d2": rng.standard_normal((5, 2)),
          "wide": rng.standard_normal((W, 1))}
     b = {"d0": rng.standard_normal(6), "d1": rng.standard_normal(5), "d2": rng.standard_normal(2)}
     w = {k: v.astype(np.float32) for k, v in w.items()}
@@ -1312,8 +1316,10 @@ def make_dry_chain(d, meta, nf=3, seed=5):
     const = lambda n: {"kind": "const", "name": n}  # noqa: E731
     plan = {
         "layers": 1, "sets": meta["sets"],
-        "inputs": [{"name": "input0", "feed": "dense_features", "width": nf}],
-        "dense": [dl("d0", [dev("layer0", W), dev("input0", nf)], [W, nf], 6, "relu", "dense0"),
+        "inputs": [{"name": "input0", "feed": "dense_features", "width": nf},
+                   {"name": "input1", "node": "fare/ExpandDims", "width": 1, "computed": True,
+                    "what": "a value computed on the host before the graph"}],
+        "dense": [dl("d0", [dev("layer0", W), dev("input0", nf), dev("input1", 1)], [W, nf, 1], 6, "relu", "dense0"),
                   dl("d1", [dev("dense0", 6)], [6], 5, "relu", "dense1"),
                   dl("d2", [dev("dense1", 5)], [5], 2, "none", "dense2"),
                   dl("wide", [dev("layer0", W)], [W], 1, "none", "dense3", bias=False)],
@@ -1335,8 +1341,10 @@ def make_dry_chain(d, meta, nf=3, seed=5):
     for s in range(meta["sets"]):
         emb = np.load(os.path.join(d, f"out_{s}.npy")).astype(np.float64)
         x = rng.standard_normal((B, nf)).astype(np.float32)
+        fare = rng.uniform(0, 50, (B, 1)).astype(np.float32)
         np.save(os.path.join(d, f"dense_in_input0_{s}.npy"), x)
-        h = np.maximum(np.concatenate([emb, x], 1) @ f64["d0"] + b["d0"], 0)
+        np.save(os.path.join(d, f"dense_in_input1_{s}.npy"), fare)
+        h = np.maximum(np.concatenate([emb, x, fare], 1) @ f64["d0"] + b["d0"], 0)
         h = np.maximum(h @ f64["d1"] + b["d1"], 0)
         logit = (h @ f64["d2"] + b["d2"]).sum(1) + (emb @ f64["wide"])[:, 0] + 0.25
         p1 = 1 / (1 + np.exp(-logit))  # softmax of [0, logit]

@@ -61,8 +61,9 @@ also writes the session's plan after the layer (dense.json: the dense
 layers with K×N weights dense_w_I.npy, biases dense_b_I.npy, activation
 and accumulation; the host steps after the graph with their ops,
 attributes and constant operands dense_c_J_K.npy; the outputs), the dense
-inputs read from the feeds (dense_in_NAME_s.npy) and the session's
-outputs (dense_out_K_s.npy) of the same sets.
+inputs (dense_in_NAME_s.npy: feeds, or values computed on the host before
+the graph, as the interpreter computes them) and the session's outputs
+(dense_out_K_s.npy) of the same sets.
 
 --e2e then times the whole model end to end in the native runtime
 (runtime/session, as recom run --runtime=native runs it): max(--sets, 4)

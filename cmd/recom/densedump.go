@@ -18,8 +18,13 @@ import (
 // K), and for each of the first sets feed sets (the layer dump's sets:
 // the same seeds) the dense inputs from the feeds (dense_in_NAME_S.npy)
 // and the session's outputs (dense_out_K_S.npy, in dense.json's
-// output_names order).
-func dumpDense(dir string, s *session.Session, feeds []map[string]*interp.Tensor, sets int) error {
+// output_names order). A dense input the session computes on the host
+// before the graph (a numeric column's ExpandDims of its feed) is written
+// the same way, as eval (the interpreter on the compiled program) computes
+// its node, and marked "computed" in dense.json: the peers take it as
+// given, as they take the feeds.
+func dumpDense(dir string, s *session.Session, feeds []map[string]*interp.Tensor, sets int,
+	eval func(feeds map[string]*interp.Tensor, nodes []string) (map[string]*interp.Tensor, error)) error {
 	dp, err := s.DensePlan()
 	if err != nil {
 		return err
@@ -63,15 +68,34 @@ func dumpDense(dir string, s *session.Session, feeds []map[string]*interp.Tensor
 			}
 		}
 	}
+	var nodes []string
+	for i := range dp.Inputs {
+		if in := &dp.Inputs[i]; in.Feed == "" && in.Node != "" && eval != nil {
+			in.Computed = true
+			nodes = append(nodes, in.Node)
+		}
+	}
 	sets = min(sets, len(feeds))
 	for i := range sets {
+		var computed map[string]*interp.Tensor
+		if len(nodes) > 0 {
+			var err error
+			if computed, err = eval(feeds[i], nodes); err != nil {
+				return fmt.Errorf("dump: set %d: the dense inputs computed on the host: %w", i, err)
+			}
+		}
 		for _, in := range dp.Inputs {
-			if in.Feed == "" {
+			var t *interp.Tensor
+			switch {
+			case in.Feed != "":
+				t = feeds[i][in.Feed]
+			case in.Computed:
+				t = computed[in.Node]
+			default:
 				continue
 			}
-			t := feeds[i][in.Feed]
 			if t == nil {
-				return fmt.Errorf("dump: feed %q of dense input %s is missing", in.Feed, in.Name)
+				return fmt.Errorf("dump: set %d: dense input %s (feed %q, node %q) has no value", i, in.Name, in.Feed, in.Node)
 			}
 			if err := write(fmt.Sprintf("dense_in_%s_%d.npy", in.Name, i), t); err != nil {
 				return err

@@ -29,7 +29,15 @@ import (
 // K×N, every bias N, the dense input read from the feeds, and the
 // session's outputs, which the plan recomputes from the layer's output.
 func TestDumpDense(t *testing.T) {
-	s, _, interpRun := simSmallSession(t, []string{"prediction"})
+	s, eval := simSession(t, filepath.Join("..", "..", "examples", "small.pbtxt"), filepath.Join("..", "..", "examples", "small.tables.npz"), []string{"prediction"})
+	interpRun := func(f map[string]*interp.Tensor) map[string]*interp.Tensor {
+		t.Helper()
+		got, err := eval(f, []string{gen.EmbeddingNode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
 	spec, err := gen.Preset("small")
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +56,7 @@ func TestDumpDense(t *testing.T) {
 		feeds = append(feeds, f)
 	}
 	dir := t.TempDir()
-	if err := dumpDense(dir, s, feeds, sets); err != nil {
+	if err := dumpDense(dir, s, feeds, sets, nil); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "dense.json"))
@@ -179,12 +187,11 @@ func f64(t *testing.T, x *interp.Tensor) []float64 {
 	return out
 }
 
-// simSmallSession is a session of examples/small.pbtxt with its tables on
-// a simulated GPU (the generated dense kernels), and the imported graph
-// and options the interpreter runs it with.
-func simSmallSession(t *testing.T, outputs []string) (*session.Session, *exec.Options, func(map[string]*interp.Tensor) map[string]*interp.Tensor) {
+// simSession is a session of the GraphDef at path (with the variables in
+// the .npz tables, "" for none) on a simulated GPU (the generated dense
+// kernels), and the interpreter on the imported graph.
+func simSession(t *testing.T, path, tables string, outputs []string) (*session.Session, func(map[string]*interp.Tensor, []string) (map[string]*interp.Tensor, error)) {
 	t.Helper()
-	path := filepath.Join("..", "..", "examples", "small.pbtxt")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -214,13 +221,15 @@ func simSmallSession(t *testing.T, outputs []string) (*session.Session, *exec.Op
 	if err != nil {
 		t.Fatal(err)
 	}
-	arrays, err := npz.ReadFile(filepath.Join("..", "..", "examples", "small.tables.npz"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := &exec.Options{Variables: map[string]*interp.Tensor{}, Tables: map[string]exec.TableData{}}
-	for _, a := range arrays {
-		opts.Variables[a.Name] = a.Tensor
+	if tables != "" {
+		arrays, err := npz.ReadFile(tables)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range arrays {
+			opts.Variables[a.Name] = a.Tensor
+		}
 	}
 	sim := cuda.NewSim()
 	if err := simgpu.Register(sim, m); err != nil {
@@ -248,13 +257,76 @@ func simSmallSession(t *testing.T, outputs []string) (*session.Session, *exec.Op
 		}
 		c.Close()
 	})
-	interpRun := func(feeds map[string]*interp.Tensor) map[string]*interp.Tensor {
-		t.Helper()
-		got, err := exec.Run(context.Background(), ref, feeds, []string{"prediction", gen.EmbeddingNode}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
+	return s, func(feeds map[string]*interp.Tensor, names []string) (map[string]*interp.Tensor, error) {
+		return exec.Run(context.Background(), ref, feeds, names, opts)
 	}
-	return s, opts, interpRun
+}
+
+// A dense input computed on the host before the graph (host_steps_shape:
+// Cast, Shape, StridedSlice, Pack, Reshape of the feed) is dumped as the
+// interpreter computes its node, marked computed; the head's host steps
+// after the graph come with their constant operands.
+func TestDumpDenseComputedInput(t *testing.T) {
+	s, eval := simSession(t, filepath.Join("..", "..", "runtime", "session", "testdata", "host_steps_shape.pbtxt"), "", []string{"sm", "total"})
+	x := make([]int64, 4*3)
+	for i := range x {
+		x[i] = int64(i%7) - 3
+	}
+	feeds := []map[string]*interp.Tensor{{"x": interp.Must(interp.New([]int64{3, 4}, x))}}
+	dir := t.TempDir()
+	if err := dumpDense(dir, s, feeds, 1, eval); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "dense.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Inputs []struct {
+			Name, Node string
+			Computed   bool
+		}
+		Host []struct {
+			Op     string
+			Inputs []struct{ Kind, Name string }
+		}
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Inputs) != 1 || !doc.Inputs[0].Computed || doc.Inputs[0].Node != "xr" {
+		t.Fatalf("inputs %+v, want xr computed", doc.Inputs)
+	}
+	f, err := os.Open(filepath.Join(dir, "dense_in_"+doc.Inputs[0].Name+"_0.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := npz.ReadNPY(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eval(feeds[0], []string{"xr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Equal(want["xr"]); err != nil {
+		t.Error(err)
+	}
+	var ops []string
+	consts := 0
+	for _, h := range doc.Host {
+		ops = append(ops, h.Op)
+		for _, r := range h.Inputs {
+			if r.Kind == "const" {
+				consts++
+				if _, err := os.Stat(filepath.Join(dir, r.Name+".npy")); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	if fmt.Sprint(ops) != "[AddN Softmax Sum]" || consts != 1 {
+		t.Errorf("host steps %v with %d constants, want [AddN Softmax Sum] with the Sum's axis", ops, consts)
+	}
 }

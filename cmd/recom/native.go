@@ -115,7 +115,10 @@ func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, feedSet
 	defer s.Close()
 	fmt.Fprintf(stdout, "e2e: native runtime planned and uploaded in %.2f s\n", tNew.Seconds())
 	if f.dump != "" {
-		if err := dumpDense(f.dump, s, feeds, f.sets); err != nil {
+		eval := func(fd map[string]*interp.Tensor, nodes []string) (map[string]*interp.Tensor, error) {
+			return exec.Run(ctx, m.res.Module, fd, nodes, opts)
+		}
+		if err := dumpDense(f.dump, s, feeds, f.sets, eval); err != nil {
 			return fmt.Errorf("bench --e2e --dump-inputs: %w", err)
 		}
 		fmt.Fprintf(stdout, "e2e: wrote the dense part (dense.json) to %s\n", f.dump)

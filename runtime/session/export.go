@@ -21,12 +21,15 @@ import (
 // "denseI" the output of Dense[I] (B×N), "inputI" the I-th value uploaded
 // from the feeds (Inputs[I]), "hI" a host value computed after the graph.
 type DensePlan struct {
-	Layers  int         `json:"layers"`
-	Inputs  []PlanInput `json:"inputs"`
-	Dense   []PlanDense `json:"dense"`
-	Host    []PlanHost  `json:"host"`
-	Outputs []PlanRef   `json:"outputs"`
-	Names   []string    `json:"output_names"`
+	Layers int `json:"layers"`
+	// LayerNodes are the layers' nodes (the fused.embedding_layer ops'
+	// TensorFlow names), by layer.
+	LayerNodes []string    `json:"layer_nodes"`
+	Inputs     []PlanInput `json:"inputs"`
+	Dense      []PlanDense `json:"dense"`
+	Host       []PlanHost  `json:"host"`
+	Outputs    []PlanRef   `json:"outputs"`
+	Names      []string    `json:"output_names"`
 }
 
 // PlanInput is a value a dense layer reads from the host: a feed (Feed
@@ -38,6 +41,9 @@ type PlanInput struct {
 	Feed  string `json:"feed,omitempty"`
 	Width int64  `json:"width"`
 	What  string `json:"what,omitempty"`
+	// Computed is for the caller: it wrote the value of Node (not a
+	// feed) for the peers.
+	Computed bool `json:"computed,omitempty"`
 }
 
 // PlanRef is an operand: Kind "device" (Name, viewed as [batch]+Rest),
@@ -89,6 +95,7 @@ func (s *Session) DensePlan() (*DensePlan, error) {
 	devName := map[*devValue]string{}
 	for i, ls := range p.layers {
 		devName[ls.out.base()] = fmt.Sprintf("layer%d", i)
+		out.LayerNodes = append(out.LayerNodes, ls.node)
 	}
 	for i, d := range p.uploads {
 		name := fmt.Sprintf("input%d", i)
