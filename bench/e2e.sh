@@ -17,7 +17,9 @@
 # PEER_ITERS (50), PRECISIONS (fp32,tf32,bf16), INFLIGHT (2,4), JAX (1; 0:
 # no JAX peers), JAX_PRECISIONS (fp32: each other precision is one more
 # compilation per batch, 20-50 s for E's 1000 columns),
-# JAX_BATCHES (those of BATCHES with JAX peers; default all of them).
+# JAX_BATCHES (those of BATCHES with JAX peers; default all of them),
+# MODEL_PEERS (0; 1: also the generic whole-model peers of the dumped dense
+# part, dense.json: a cross-check of the spec's, one more JAX compilation).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 d=${E2E_DIR:-build/e2e}
@@ -62,6 +64,7 @@ device)
       jb=${JAX_BATCHES:-$BATCHES}
       jaxflags=(--jax-batches "" --jax-e2e-batches "${jb// /,}" --jax-host-precisions "${JAX_PRECISIONS:-fp32}")
     fi
+    [ "${MODEL_PEERS:-0}" = 1 ] || jaxflags+=(--no-model)
     $PY -u bench/peers.py --model "$p" --dumps "$list" --spec "$d/$p.spec.json" \
       "${jaxflags[@]}" --iters "${PEER_ITERS:-50}" --precisions "${PRECISIONS:-fp32,tf32,bf16}" \
       --inflight "${INFLIGHT:-2,4}" --json "$out/peers-$p.jsonl" 2>&1 | tee "$out/logs/peers-$p.log" | grep -E 'PEER|match|DIFF|fail|peers:'
