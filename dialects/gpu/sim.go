@@ -575,18 +575,37 @@ func unpackPtr(p uint64) (int, int64) {
 // MaxSteps bounds the work of one simulated launch: the loop iterations
 // (gpu.for) its threads run, all together. A launch that goes beyond it (a
 // loop whose bound is never reached, or one of 2^62 trips) fails with an
-// error naming the loop, instead of running for ever. Default 2^32 (about
-// a minute of simulation on one core); the environment variable
-// RECOM_MAX_SIM_STEPS raises it (see docs/LIMITS.md), as does
+// error naming the loop, instead of running for ever. 0 (the default)
+// derives the bound from the launch (DerivedMaxSteps); the environment
+// variable RECOM_MAX_SIM_STEPS sets it (see docs/LIMITS.md), as does
 // LaunchOptions.MaxSteps for one launch. A program may set it before
 // launching (not concurrently).
-var MaxSteps = envLimit(EnvMaxSteps, DefaultMaxSteps)
+var MaxSteps = envLimit(EnvMaxSteps, 0)
 
-// The environment variable that sets MaxSteps, and its default.
+// The environment variable that sets MaxSteps, and the range of the bound
+// derived from a launch when it is not set.
 const (
 	EnvMaxSteps     = "RECOM_MAX_SIM_STEPS"
+	MinDerivedSteps = int64(1) << 24
 	DefaultMaxSteps = int64(1) << 32
 )
+
+// DerivedMaxSteps is the loop-iteration budget of a launch of threads
+// threads over buffers of bytes bytes in all when MaxSteps is not set:
+// threads*(bytes+256) (every thread may walk every input byte; the kernels
+// recom emits loop far less), clamped to [2^24, 2^32]. A loop that never
+// ends over a small launch is reported in a fraction of a second instead
+// of a minute.
+func DerivedMaxSteps(threads, bytes int64) int64 {
+	per := bytes + 256
+	if threads <= 0 || per <= 0 || threads > DefaultMaxSteps/per {
+		if threads <= 0 {
+			return MinDerivedSteps
+		}
+		return DefaultMaxSteps
+	}
+	return max(MinDerivedSteps, min(DefaultMaxSteps, threads*per))
+}
 
 // envLimit returns the positive integer in the environment variable name,
 // or def when it is unset or not a positive integer.
@@ -664,6 +683,13 @@ func (k *Kernel) Launch(grid, block int64, args []any, opts *LaunchOptions) erro
 	l := &launch{k: k, grid: grid, block: block, args: argVals, mems: mems, parallel: workers > 1, maxSteps: MaxSteps}
 	if opts != nil && opts.MaxSteps > 0 {
 		l.maxSteps = opts.MaxSteps
+	}
+	if l.maxSteps <= 0 {
+		var bytes int64
+		for _, m := range mems {
+			bytes += int64(len(m.data))
+		}
+		l.maxSteps = DerivedMaxSteps(grid*block, bytes)
 	}
 	l.steps = l.maxSteps
 	if workers <= 1 {

@@ -581,3 +581,39 @@ func TestSimulatorStepBudget(t *testing.T) {
 		t.Errorf("1100 iterations: got %v", err)
 	}
 }
+
+// With no MaxSteps set, a launch's budget is derived from its threads and
+// buffers: a loop that never ends over a small launch fails at 2^24
+// iterations (a fraction of a second), not at 2^32 (about a minute).
+func TestSimulatorDerivedStepBudget(t *testing.T) {
+	const src = `gpu.module @m {
+  gpu.func @k(%n: i64) kernel {
+    %c0 = arith.constant 0 : i32
+    %c2 = arith.constant 2 : i32
+    %max = arith.constant 2147483647 : i32
+    gpu.for %i = %c0 to %max step %c2 : i32 {
+      gpu.yield
+    } loc("loop.mlir":4:5)
+    gpu.return
+  }
+}`
+	saved := gpu.MaxSteps
+	defer func() { gpu.MaxSteps = saved }()
+	gpu.MaxSteps = 0
+	err := kernel(t, src, "k").Launch(1, 1, []any{int64(0)}, nil)
+	want := "loop.mlir:4:5: error: 'gpu.for' op the launch ran more than 16777216 loop iterations (set RECOM_MAX_SIM_STEPS"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	for _, c := range []struct{ threads, bytes, want int64 }{
+		{1, 0, 1 << 24},
+		{1 << 20, 1 << 20, 1 << 32},
+		{1 << 16, 1<<10 - 256, 1 << 26},
+		{1 << 41, 1 << 40, 1 << 32},
+		{0, 0, 1 << 24},
+	} {
+		if got := gpu.DerivedMaxSteps(c.threads, c.bytes); got != c.want {
+			t.Errorf("DerivedMaxSteps(%d, %d) = %d, want %d", c.threads, c.bytes, got, c.want)
+		}
+	}
+}
