@@ -88,7 +88,8 @@ check() { # check FILE.mlir NAME: interpret a stage and compare it with the refe
 }
 
 step "build the tools into bin/"
-go build -o bin/ ./cmd/...
+rev=$(git rev-parse HEAD 2>/dev/null || true)
+go build -ldflags "-X github.com/recom-compiler/recom/cmd/internal/toolflag.Revision=${rev}" -o bin/ ./cmd/...
 
 step "recom gen --feeds: random inputs for $model (batch 64), and the reference outputs"
 bin/recom gen --feeds --batch 64 --seed 1 "${cut[@]}" "$model" -o "$out/feeds.npz"

@@ -77,7 +77,10 @@ fi
 
 say "go build -> bin/"
 mkdir -p bin
-if ! go build -o bin/ ./cmd/...; then
+# The revision goes in by -ldflags too: --version names it even where Go's
+# VCS stamping is off (GOFLAGS=-buildvcs=false).
+rev=$(git rev-parse HEAD 2>/dev/null || true)
+if ! go build -ldflags "-X github.com/recom-compiler/recom/cmd/internal/toolflag.Revision=${rev}" -o bin/ ./cmd/...; then
   failed+=("go build")
   run_lit=0
 fi

@@ -61,6 +61,14 @@ func takesValue(f *pflag.Flag) bool {
 	return f != nil && f.NoOptDefVal == ""
 }
 
+// Revision is the VCS revision the scripts stamp into the tools when they
+// build them (go build -ldflags "-X
+// github.com/recom-compiler/recom/cmd/internal/toolflag.Revision=$(git
+// rev-parse HEAD)"), for builds where Go's own VCS stamping is off
+// (GOFLAGS=-buildvcs=false) or impossible (no .git). Go's stamp wins when
+// both are there.
+var Revision string
+
 // Version is the text of --version: the tool, the module's version, the
 // VCS revision it was built from (runtime/debug.ReadBuildInfo; Go stamps it
 // when a binary is built in a git checkout), and the Go toolchain.
@@ -98,8 +106,10 @@ func versionText(tool string, bi *debug.BuildInfo) string {
 			b.WriteString(", with uncommitted changes")
 		}
 		b.WriteByte('\n')
+	} else if Revision != "" {
+		fmt.Fprintf(&b, "  revision %s (stamped by the build script)\n", Revision)
 	} else {
-		b.WriteString("  revision unknown (built without VCS stamping: go build -buildvcs=true in a git checkout records it)\n")
+		b.WriteString("  revision unknown (built without VCS stamping: go build -buildvcs=true in a git checkout, or scripts/test.sh and scripts/run-example.sh, record it)\n")
 	}
 	goos, goarch := runtime.GOOS, runtime.GOARCH
 	if v := settings["GOOS"]; v != "" {

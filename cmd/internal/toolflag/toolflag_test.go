@@ -50,6 +50,12 @@ func TestVersion(t *testing.T) {
 	if got := versionText("recom", bi); !strings.Contains(got, "revision unknown") {
 		t.Errorf("without VCS stamping:\n%s", got)
 	}
+	Revision = "fedcba9876543210fedcba9876543210fedcba98"
+	defer func() { Revision = "" }()
+	if got := versionText("recom", bi); !strings.Contains(got, "  revision fedcba9876543210fedcba9876543210fedcba98 (stamped by the build script)\n") {
+		t.Errorf("stamped by -ldflags -X only:\n%s", got)
+	}
+	Revision = ""
 	if got := versionText("recom", nil); !strings.HasPrefix(got, "recom (github.com/recom-compiler/recom) version (unknown)\n") {
 		t.Errorf("without build info:\n%s", got)
 	}
