@@ -468,7 +468,11 @@ func (d *driver) runStage(st Stage, s *StageResult) error {
 			d.data, d.inputSize = data, len(data)
 			d.step("read", start, fmt.Sprintf("%.1f MB", float64(len(data))/(1<<20)))
 		}
-		if err := d.importGraph(r.Model, d.data); err != nil {
+		err := d.importGraph(r.Model, d.data)
+		// The file's bytes (400 MB for 10,000 columns) are not needed once
+		// imported: let the collector have them before the IR is printed.
+		d.data = nil
+		if err != nil {
 			return err
 		}
 		s.After = CountOps(r.Module)

@@ -15,12 +15,14 @@ package main
 
 import (
 	"context"
+	"github.com/recom-compiler/recom/cmd/internal/memlimit"
 	"os"
 
 	"github.com/recom-compiler/recom/cmd/internal/outfile"
 )
 
 func main() {
+	memlimit.Init() // a soft heap limit under `ulimit -v`
 	_, stop := outfile.HandleSignals(context.Background(), "recom-opt", os.Stderr)
 	status := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recom-compiler/recom/cmd/internal/memlimit"
 	"io"
 	"os"
 	"runtime"
@@ -50,6 +51,7 @@ import (
 )
 
 func main() {
+	memlimit.Init() // a soft heap limit under `ulimit -v`
 	// SIGINT and SIGTERM remove the unfinished output and end the tool
 	// with 130 and 143.
 	ctx, stop := outfile.HandleSignals(context.Background(), "recom-translate", os.Stderr)

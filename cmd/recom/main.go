@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recom-compiler/recom/cmd/internal/memlimit"
 	"io"
 	"os"
 	"runtime/debug"
@@ -34,6 +35,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e))
 var subcommands []func(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command
 
 func main() {
+	memlimit.Init() // a soft heap limit under `ulimit -v`
 	// SIGINT and SIGTERM remove the unfinished outputs and end the tool
 	// with 130 and 143.
 	ctx, stop := outfile.HandleSignals(context.Background(), "recom", os.Stderr)
