@@ -23,7 +23,10 @@ type BatchOptions struct {
 	// runs alone.
 	MaxBatch int
 	// Timeout is the longest the first request of a batch waits for
-	// others; 0 takes only the requests already waiting.
+	// others while the backend is busy with another batch; 0 takes only
+	// the requests already waiting. With no batch in flight the batch
+	// goes at once with the requests already waiting: an idle backend
+	// adds no queue delay.
 	Timeout time.Duration
 	// InFlight is the number of batches the backend runs at once; while
 	// all are busy the next batch keeps filling.
@@ -109,6 +112,10 @@ type Batcher struct {
 	work   chan []*request
 	wg     sync.WaitGroup
 	queued atomic.Int64
+	// busy counts the batches handed to the workers (or being handed)
+	// and not yet done: collect waits Timeout for more requests only
+	// while it is > 0.
+	busy atomic.Int64
 	// single is set once a batch showed that an output of unknown rank
 	// has no batch dimension: from then on requests run alone.
 	single atomic.Bool
@@ -206,8 +213,10 @@ func (b *Batcher) fits(first, r *request, rows int) bool {
 }
 
 // collect forms the batches: it takes the first waiting request, adds
-// the requests that arrive within Timeout while they fit, and hands the
-// batch to a worker; while every worker is busy it goes on adding.
+// the requests that arrive within Timeout while they fit (only while
+// another batch is in flight: with none, just those already waiting),
+// and hands the batch to a worker; while every worker is busy it goes on
+// adding.
 func (b *Batcher) collect() {
 	defer close(b.work)
 	in := b.reqs
@@ -238,7 +247,7 @@ func (b *Batcher) collect() {
 			return true
 		}
 		if !b.alone() && in != nil && rows < b.opts.MaxBatch {
-			if b.opts.Timeout > 0 {
+			if b.opts.Timeout > 0 && b.busy.Load() > 0 {
 				timer.Reset(b.opts.Timeout)
 			wait:
 				for rows < b.opts.MaxBatch {
@@ -266,6 +275,7 @@ func (b *Batcher) collect() {
 				}
 			}
 		}
+		b.busy.Add(1)
 		for sent := false; !sent; {
 			var more <-chan *request
 			if !b.alone() && held == nil && in != nil && rows < b.opts.MaxBatch {
@@ -296,6 +306,17 @@ func (b *Batcher) padTo(rows int) int {
 
 // run runs one batch and replies to its requests.
 func (b *Batcher) run(batch []*request) {
+	// The batch stops counting as in flight once the backend is done
+	// with it, before any reply: a client that sends its next request on
+	// the reply finds the backend idle.
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			b.busy.Add(-1)
+		}
+	}
+	defer release()
 	start := time.Now()
 	live := batch[:0]
 	for _, r := range batch {
@@ -314,6 +335,7 @@ func (b *Batcher) run(batch []*request) {
 	b.met.inflight(1)
 	defer b.met.inflight(-1)
 	out, took, err := b.runBatch(live, b.alone())
+	release()
 	var nb *errNotBatched
 	if errors.As(err, &nb) && !b.opts.Alone {
 		if b.single.CompareAndSwap(false, true) {

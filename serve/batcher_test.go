@@ -304,3 +304,35 @@ func TestPowersOfTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestBatcherIdleDispatch checks that with no batch in flight a request
+// is not held for the batch timeout: with a timeout of an hour it still
+// runs (the test would time out otherwise), and so does the next one
+// sent on the first's reply.
+func TestBatcherIdleDispatch(t *testing.T) {
+	d := &doubler{gate: make(chan struct{}), running: make(chan struct{}, 16)}
+	b := NewBatcher(&doublerSig, d, BatchOptions{MaxBatch: 64, InFlight: 1, Timeout: time.Hour}, nil, nil)
+	defer b.Close()
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		x := rowsOf(2, 7)
+		out, err := b.Do(ctx, []*interp.Tensor{x}, 2)
+		if err == nil {
+			checkDoubled(t, "idle request", x, out[0])
+		}
+		done <- err
+	}()
+	<-d.running // dispatched at once, not after the hour
+	close(d.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Idle again: the next request goes at once too.
+	x := rowsOf(3, 1)
+	out, err := b.Do(ctx, []*interp.Tensor{x}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDoubled(t, "second idle request", x, out[0])
+}

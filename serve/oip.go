@@ -53,6 +53,8 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	s := &scanner{buf: body}
 	req := &inferRequest{}
 	ins := make([]oipInput, 0, len(sig.Inputs)) // most requests give every input
+	// The inputs' shapes share one backing array: no allocation per input.
+	shapes := make([]int64, 0, 2*len(sig.Inputs)+8)
 	var outNames []string
 	if s.peek() != '{' {
 		return nil, badRequest("the request body must be a JSON object, found %s", s.found())
@@ -72,7 +74,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 			}
 			return s.array(func(i int) error {
 				ins = append(ins, oipInput{binSize: -1})
-				return s.oipInput(i, &ins[len(ins)-1])
+				return s.oipInput(i, &ins[len(ins)-1], &shapes)
 			})
 		case "outputs":
 			if s.peek() != '[' {
@@ -181,7 +183,10 @@ func requestedOutputs(names []string, sig *Signature) ([]int, error) {
 }
 
 // oipInput reads inputs[i] into in.
-func (s *scanner) oipInput(i int, in *oipInput) error {
+// oipInput reads inputs[i]. Its name and datatype are views of the body
+// where they have no escapes; its shape goes into *shapes while that has
+// room (the slice is cut to its length, so nothing appends past it).
+func (s *scanner) oipInput(i int, in *oipInput, shapes *[]int64) error {
 	if s.peek() != '{' {
 		return badRequest("inputs[%d] must be an object, found %s", i, s.found())
 	}
@@ -192,20 +197,30 @@ func (s *scanner) oipInput(i int, in *oipInput) error {
 			if s.peek() != '"' {
 				return badRequest("inputs[%d].%s must be a string, found %s", i, key, s.found())
 			}
-			v, err := s.str()
+			raw, escaped, err := s.rawStr()
+			if err != nil {
+				return err
+			}
+			v := bytesString(raw) // a view: the body is never written
+			if escaped {
+				if v, err = unescape(raw); err != nil {
+					return err
+				}
+			}
 			if key == "name" {
 				in.name = v
 			} else {
 				in.datatype = v
 			}
-			return err
+			return nil
 		case "shape":
 			in.haveShape = true
 			in.shape = []int64{}
 			if s.peek() != '[' {
 				return badRequest("inputs[%d].shape must be a list, found %s", i, s.found())
 			}
-			t := tbuf{dt: interp.Int64, i64: make([]int64, 0, 4)}
+			base := len(*shapes)
+			t := tbuf{dt: interp.Int64, i64: (*shapes)[base:base:cap(*shapes)]}
 			err := s.array(func(int) error {
 				if err := s.scalar(&t); err != nil {
 					return prefixError(fmt.Sprintf("inputs[%d].shape", i), err)
@@ -215,7 +230,11 @@ func (s *scanner) oipInput(i int, in *oipInput) error {
 				}
 				return nil
 			})
-			in.shape = t.i64
+			n := len(t.i64)
+			in.shape = t.i64[:n:n]
+			if n <= cap(*shapes)-base { // in the shared array, not grown out of it
+				*shapes = (*shapes)[:base+n]
+			}
 			return err
 		case "data":
 			in.dataAt = s.base + s.skipWS()
@@ -229,7 +248,8 @@ func (s *scanner) oipInput(i int, in *oipInput) error {
 				if p != "binary_data_size" {
 					return s.skip()
 				}
-				t := tbuf{dt: interp.Int64}
+				base := len(*shapes) // scratch: the value is copied out
+				t := tbuf{dt: interp.Int64, i64: (*shapes)[base:base:cap(*shapes)]}
 				if err := s.scalar(&t); err != nil {
 					return prefixError(fmt.Sprintf("inputs[%d].parameters.binary_data_size", i), err)
 				}
@@ -292,6 +312,7 @@ func decodeData(dt interp.DType, shape []int64, data []byte, at int) (*interp.Te
 
 // decodeRaw reads a tensor of dtype and shape from raw bytes: row-major,
 // little-endian; strings as a 4-byte little-endian length and the bytes.
+// The tensor keeps shape (no copy): callers never write it again.
 func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, error) {
 	n64, err := interp.NumElements(shape)
 	if err != nil {
@@ -315,7 +336,7 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 		if len(raw) > 0 {
 			return nil, badRequest("%d bytes left after the %d BYTES elements", len(raw), n)
 		}
-		return interp.New(shape, vals)
+		return interp.NewShared(shape, vals)
 	}
 	size := int(dt.ItemSize())
 	if dt == interp.Bool {
@@ -326,25 +347,25 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 	}
 	switch dt {
 	case interp.Float32:
-		return interp.New(shape, rawAs[float32](raw, n))
+		return interp.NewShared(shape, rawAs[float32](raw, n))
 	case interp.Float64:
-		return interp.New(shape, rawAs[float64](raw, n))
+		return interp.NewShared(shape, rawAs[float64](raw, n))
 	case interp.Int8:
-		return interp.New(shape, rawAs[int8](raw, n))
+		return interp.NewShared(shape, rawAs[int8](raw, n))
 	case interp.Int16:
-		return interp.New(shape, rawAs[int16](raw, n))
+		return interp.NewShared(shape, rawAs[int16](raw, n))
 	case interp.Int32:
-		return interp.New(shape, rawAs[int32](raw, n))
+		return interp.NewShared(shape, rawAs[int32](raw, n))
 	case interp.Int64:
-		return interp.New(shape, rawAs[int64](raw, n))
+		return interp.NewShared(shape, rawAs[int64](raw, n))
 	case interp.Uint8:
-		return interp.New(shape, rawAs[uint8](raw, n))
+		return interp.NewShared(shape, rawAs[uint8](raw, n))
 	case interp.Bool:
 		v := make([]bool, n)
 		for i := range v {
 			v[i] = raw[i] != 0
 		}
-		return interp.New(shape, v)
+		return interp.NewShared(shape, v)
 	}
 	return nil, badRequest("datatype %s cannot be sent raw", oipTypeName[dt])
 }

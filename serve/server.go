@@ -217,7 +217,7 @@ func (s *Server) checkFeeds(feeds []*interp.Tensor) (int, error) {
 		if t.DType() != spec.DType {
 			return 0, badRequest("input %q has dtype %v, the model wants %v", spec.Key, t.DType(), spec.DType)
 		}
-		if err := spec.checkShape(t.Shape()); err != nil {
+		if err := spec.checkShape(t.ShapeView()); err != nil {
 			return 0, badRequest("%v", err)
 		}
 		if s.batcher.opts.Alone {

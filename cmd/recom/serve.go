@@ -45,7 +45,8 @@ over the protocols model servers speak:
 
 Requests that arrive together are batched (dynamic batching): a batch
 takes requests until it has --max-batch rows or its first request has
-waited --batch-timeout, runs on the backend (--inflight batches at once;
+waited --batch-timeout (only while another batch is in flight: with none,
+a batch goes at once with the requests already waiting), runs on the backend (--inflight batches at once;
 while all are busy the next batch keeps filling), and each request gets
 its rows of the outputs back. On the GPU a batch is padded to the next of
 --batch-sizes (default: powers of two up to --max-batch), so that the
@@ -102,7 +103,7 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.grpcAddr, "grpc-addr", ":8500", "the gRPC address (the Open Inference Protocol); empty: no gRPC")
 	fl.StringVar(&f.backend, "backend", "auto", "what runs the model: gpu (runtime/session), cpu (the interpreter), or auto (gpu when a CUDA device is there)")
 	fl.IntVar(&f.maxBatch, "max-batch", serve.DefaultMaxBatch, "the most rows one batch holds")
-	fl.DurationVar(&f.batchTimeout, "batch-timeout", serve.DefaultTimeout, "the longest a batch's first request waits for more (0: take only those already waiting)")
+	fl.DurationVar(&f.batchTimeout, "batch-timeout", serve.DefaultTimeout, "the longest a batch's first request waits for more while another batch is in flight (0: take only those already waiting; with none in flight a batch goes at once)")
 	fl.IntVar(&f.inflight, "inflight", serve.DefaultInFlight, "batches running on the backend at once")
 	fl.IntSliceVar(&f.batchSizes, "batch-sizes", nil, "allowed batch sizes: a batch is padded to the next (default: powers of two up to --max-batch on the GPU, none on the CPU; 0: none)")
 	fl.IntVar(&f.maxQueue, "max-queue", serve.DefaultMaxQueue, "the most requests waiting for a batch (more are refused with 503 / UNAVAILABLE)")
