@@ -27,8 +27,10 @@ behind the same load as `recom loadtest` puts on `recom serve`:
     its predictions back in host memory;
   * a dynamic batcher as recom serve's (serve.Batcher): a batch starts with
     the first waiting request, takes the requests that arrive within
-    --batch-timeout while they fit in --max-batch rows, and is handed to
-    one of --inflight slots; while every slot is busy it goes on filling;
+    --batch-timeout while they fit in --max-batch rows (while no batch is
+    in flight it goes at once with the requests already waiting), and is
+    handed to one of --inflight slots; while every slot is busy it goes on
+    filling;
     more than --max-queue waiting requests are refused;
   * a batch: its requests' inputs concatenated on the host into pinned
     staging buffers (the slot's own), copied to the device with
@@ -178,7 +180,9 @@ def run_rate(backend, rows, rate, duration, opts, clock=time.perf_counter, idle=
                     break
                 batch.append(queue.popleft())
                 batch_rows += r
-            ready = held or batch_rows >= opts.max_batch or now >= deadline
+            # As serve.Batcher since serve3: with no batch in flight the batch
+            # goes at once with what is waiting (no queue delay on an idle GPU).
+            ready = held or batch_rows >= opts.max_batch or now >= deadline or not busy
             if ready and len(busy) < opts.inflight:
                 busy.append((backend.submit([k % nb for k in batch]), batch))
                 batches += 1
