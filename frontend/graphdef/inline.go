@@ -2,6 +2,7 @@ package graphdef
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
@@ -26,7 +27,8 @@ const (
 // inlined too; recursion is refused. g is not changed; a graph with no
 // call is returned as is.
 func Inline(g *tfpb.GraphDef) (*tfpb.GraphDef, error) {
-	in := &inliner{ops: NewOps(g.GetLibrary()), funcs: map[string]*tfpb.FunctionDef{}}
+	in := &inliner{ops: NewOps(g.GetLibrary()), funcs: map[string]*tfpb.FunctionDef{},
+		rename: map[string]string{}, calls: map[string]bool{}}
 	for _, f := range g.GetLibrary().GetFunction() {
 		in.funcs[f.GetSignature().GetName()] = f
 	}
@@ -47,6 +49,27 @@ func Inline(g *tfpb.GraphDef) (*tfpb.GraphDef, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Consumers read the returned tensors directly, so that what follows
+	// a table or variable through the call sees its creator; the call's
+	// node stays for fetches and control edges by name.
+	for _, n := range nodes {
+		if in.calls[n.GetName()] {
+			continue
+		}
+		for j, s := range n.GetInput() {
+			if strings.HasPrefix(s, "^") {
+				continue
+			}
+			for hop := 0; hop <= MaxInlineDepth; hop++ {
+				r, ok := in.rename[canonical(s)]
+				if !ok {
+					break
+				}
+				s = r
+			}
+			n.Input[j] = s
+		}
+	}
 	out := proto.Clone(g).(*tfpb.GraphDef)
 	out.Node = nodes
 	return out, nil
@@ -56,6 +79,17 @@ type inliner struct {
 	ops   *Ops
 	funcs map[string]*tfpb.FunctionDef
 	added int
+	// rename maps a call's output "call:i" to the tensor its function returns.
+	rename map[string]string
+	calls  map[string]bool
+}
+
+// canonical writes a data input as "node:i".
+func canonical(s string) string {
+	if strings.LastIndexByte(s, ':') < 0 {
+		return s + ":0"
+	}
+	return s
 }
 
 // callee returns the function n calls, with the attrs bound to its placeholders.
@@ -145,7 +179,7 @@ func (in *inliner) inlineCall(call *tfpb.NodeDef, fname string, chain []string) 
 		return nil, fail("the call has %d data inputs, the function takes %d", len(data), pos)
 	}
 	prefix := call.GetName() + "/"
-	inBody := map[string]bool{}
+	inBody, known := map[string]bool{}, map[string]bool{}
 	body := make([]*tfpb.NodeDef, 0, len(f.GetNodeDef())+2)
 	for _, bn := range f.GetNodeDef() {
 		if _, dup := vals[bn.GetName()]; dup || inBody[bn.GetName()] {
@@ -168,6 +202,7 @@ func (in *inliner) inlineCall(call *tfpb.NodeDef, fname string, chain []string) 
 		}
 		// Output args of the body node, by name.
 		if s, ok := in.ops.Signature(nn.GetOp()); ok {
+			known[bn.GetName()] = true
 			start := 0
 			for _, a := range s.Outputs {
 				ts, err := argTypes(nn, s, []ArgSig{a}, "output")
@@ -211,6 +246,14 @@ func (in *inliner) inlineCall(call *tfpb.NodeDef, fname string, chain []string) 
 					return v[i : i+1], nil
 				}
 				return nil, fmt.Errorf("input %q: index out of range (the arg has %d tensors)", s, len(v))
+			}
+			// An op without a signature: take its outputs as one list.
+			if inBody[parts[0]] && !known[parts[0]] {
+				i, err := strconv.Atoi(parts[2])
+				if err != nil || i < 0 || i > 1<<20 || strconv.Itoa(i) != parts[2] {
+					return nil, fmt.Errorf("input %q: bad output index", s)
+				}
+				return []string{tensorName(prefix+parts[0], i)}, nil
 			}
 		}
 		return nil, fmt.Errorf("input %q names no argument or body node output", s)
@@ -272,13 +315,21 @@ func (in *inliner) inlineCall(call *tfpb.NodeDef, fname string, chain []string) 
 	var res *tfpb.NodeDef
 	if len(outTypes) == 0 {
 		res = &tfpb.NodeDef{Name: call.GetName(), Op: "NoOp", Input: rets, Device: call.GetDevice()}
+	} else if len(outTypes) == 1 {
+		// Identity, which the table and variable tracers look through.
+		res = &tfpb.NodeDef{Name: call.GetName(), Op: "Identity", Input: rets, Device: call.GetDevice(),
+			Attr: map[string]*tfpb.AttrValue{"T": {Value: &tfpb.AttrValue_Type{Type: outTypes[0]}}}}
 	} else {
 		res = &tfpb.NodeDef{Name: call.GetName(), Op: "IdentityN", Input: rets, Device: call.GetDevice(),
 			Attr: map[string]*tfpb.AttrValue{"T": {Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{Type: outTypes}}}}}
-		if sh, ok := call.GetAttr()["_output_shapes"]; ok {
-			res.Attr["_output_shapes"] = sh
-		}
 	}
+	if sh, ok := call.GetAttr()["_output_shapes"]; ok && res.Attr != nil {
+		res.Attr["_output_shapes"] = sh
+	}
+	for i := range outTypes {
+		in.rename[fmt.Sprintf("%s:%d", call.GetName(), i)] = rets[i]
+	}
+	in.calls[call.GetName()] = true
 	in.added += len(body) + 1
 	nested, err := in.expand(body, append(chain, fname))
 	if err != nil {
