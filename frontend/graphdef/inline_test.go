@@ -7,8 +7,12 @@ import (
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 )
 
-func tyAttr(t tfpb.DataType) *tfpb.AttrValue { return &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: t}} }
-func phAttr(p string) *tfpb.AttrValue         { return &tfpb.AttrValue{Value: &tfpb.AttrValue_Placeholder{Placeholder: p}} }
+func tyAttr(t tfpb.DataType) *tfpb.AttrValue {
+	return &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: t}}
+}
+func phAttr(p string) *tfpb.AttrValue {
+	return &tfpb.AttrValue{Value: &tfpb.AttrValue_Placeholder{Placeholder: p}}
+}
 func tlist(ts ...tfpb.DataType) *tfpb.AttrValue {
 	return &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{Type: ts}}}
 }
