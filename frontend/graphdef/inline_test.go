@@ -221,3 +221,20 @@ func TestInlineDepthLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzInline feeds arbitrary body inputs, rets and op names to the
+// inliner: it must return a graph or an error, never panic.
+func FuzzInline(f *testing.F) {
+	f.Add("sum:z:0", "x", "prod:z:0", "AddV2", "add_mul")
+	f.Add("x:out:99999999999", "^fin", "prod", "add_mul", "add_mul")
+	f.Add("sum:z:-1", "y:a:b:c", "", "PartitionedCall", "nope")
+	f.Fuzz(func(t *testing.T, in1, in2, ret, op, callee string) {
+		fd := addMul()
+		fd.NodeDef[1].Input = []string{in1, in2}
+		fd.NodeDef[0].Op = op
+		fd.Ret["out"] = ret
+		g := graphWith([]*tfpb.NodeDef{ph("p"), {Name: "c", Op: callee, Input: []string{"p", "p"},
+			Attr: map[string]*tfpb.AttrValue{"T": tyAttr(tfpb.DataType_DT_FLOAT), "f": fnAttr(callee)}}}, fd, outer())
+		_, _ = Inline(g)
+	})
+}
