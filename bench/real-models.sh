@@ -19,10 +19,14 @@
 #
 # Models:
 #   taxi   taxi_estimator_export (tensorflow/tfx@58435d68, Chicago taxi wide &
-#          deep Estimator): its tf.Transform layer is a TF2 function call
-#          (StatefulPartitionedCall), which recom does not inline yet, so the
-#          graph is cut at that call's outputs (the transformed features) up to
-#          head/predictions/probabilities: 9 of 9 columns in one kernel.
+#          deep Estimator): its tf.Transform layer is TF2 function calls,
+#          inlined at import since `inline` (the whole graph compiles: 9 of 9
+#          columns); the check still cuts at the transform's outputs, as
+#          recom gen --feeds draws sparse features of 1 to 4 values and the
+#          transform's SparseToDense takes one value a row.
+#   taxik  taxi_keras_export (same commit, TF2 Keras SavedModel): the whole
+#          model is one StatefulPartitionedCall, inlined at import:
+#          ParseExampleV2 -> concat -> 3 dense layers (0 embedding columns).
 #   dssm   dssm_serving_export (hallucination11/serving@d0649161, two-tower
 #          DSSM): 4 of 4 columns in 2 kernels (a layer per tower); the
 #          towers' batch normalization and l2_normalize between their dense
@@ -34,9 +38,9 @@ cd "$(dirname "$0")/.."
 d=build/real
 mode=${1:-build}
 batches=(1 256 2048)
-declare -A inputs=([taxi]=transform_features_layer/StatefulPartitionedCall_6 [dssm]="")
-declare -A outputs=([taxi]=head/predictions/probabilities [dssm]="")
-declare -A dir=([taxi]=taxi_estimator_export [dssm]=dssm_serving_export)
+declare -A inputs=([taxi]=transform_features_layer/StatefulPartitionedCall_6 [dssm]="" [taxik]="")
+declare -A outputs=([taxi]=head/predictions/probabilities [dssm]="" [taxik]="")
+declare -A dir=([taxi]=taxi_estimator_export [dssm]=dssm_serving_export [taxik]=taxi_keras_export)
 
 case $mode in
 build)
@@ -45,7 +49,7 @@ build)
   . bench/lib.sh
   rm -rf $d
   build_recom $d
-  for m in taxi dssm; do
+  for m in taxi dssm taxik; do
     src=$REALMODELS/${dir[$m]}
     mkdir -p $d/$m
     cut=()
@@ -82,7 +86,7 @@ check)
   date -u
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
   pass=0 fail=0
-  for m in taxi dssm; do
+  for m in taxi dssm taxik; do
     if [ ! -f $d/$m/model.ptx ]; then
       echo "SKIP $m: $(tail -n 1 $d/$m/noptx.txt)"
       continue

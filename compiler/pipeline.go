@@ -671,6 +671,9 @@ func (d *driver) importGraph(name string, data []byte) error {
 	if err := d.bindAssets(file); err != nil {
 		return err
 	}
+	if g, err = inlineCalls(d, name, g); err != nil {
+		return err
+	}
 	inputs, outputs := o.Inputs, o.Outputs
 	if len(inputs) == 0 && len(outputs) == 0 && !o.WholeGraph {
 		if sig := file.Signature; sig != nil {

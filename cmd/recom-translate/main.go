@@ -299,7 +299,10 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 			return fmt.Errorf("recom-translate: error: %v", err)
 		}
 	}
-	g := file.Graph
+	g, err := graphdef.Inline(file.Graph)
+	if err != nil {
+		return fmt.Errorf("%s: error: inlining function calls: %s", input, indentErr(err))
+	}
 	inputs, outputs := o.inputs, o.outputs
 	if len(inputs) == 0 && len(outputs) == 0 {
 		if sig := file.Signature; sig != nil {

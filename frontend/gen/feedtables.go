@@ -42,9 +42,18 @@ func (s *tableSource) keysOf(lookup *textir.Operation) (*interp.Tensor, string, 
 	if d, ok := s.given[name]; ok {
 		return d.Keys, "table " + name, nil
 	}
-	for u := range table.Uses() {
-		if u.Owner().Name() == "tfg.InitializeTableFromTextFileV2" && argAt(u.Owner(), u.Index()) == "table_handle" {
-			return s.fileKeys(u.Owner(), top)
+	// The initializer may reach the table through Identity ops (the
+	// returns of an inlined function).
+	for seen, work := 0, []*textir.Value{table}; len(work) > 0 && seen < 4096; seen++ {
+		v := work[0]
+		work = work[1:]
+		for u := range v.Uses() {
+			if u.Owner().Name() == "tfg.InitializeTableFromTextFileV2" && argAt(u.Owner(), u.Index()) == "table_handle" {
+				return s.fileKeys(u.Owner(), top)
+			}
+			if u.Owner().Name() == "tfg.Identity" {
+				work = append(work, u.Owner().Result(0))
+			}
 		}
 	}
 	if !s.initDone {

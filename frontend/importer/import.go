@@ -31,7 +31,7 @@ const (
 const (
 	GraphVersions  = "versions"
 	GraphVersion   = "version"    // the deprecated GraphDef.version
-	GraphLibrary   = "library"    // the FunctionDefLibrary, binary-encoded (kept, not modelled)
+	GraphLibrary   = "library"    // the FunctionDefLibrary, binary-encoded (kept for export; calls are inlined before import by graphdef.Inline)
 	GraphDebugInfo = "debug_info" // GraphDebugInfo, binary-encoded
 )
 
