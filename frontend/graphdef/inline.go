@@ -49,9 +49,10 @@ func Inline(g *tfpb.GraphDef) (*tfpb.GraphDef, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Consumers read the returned tensors directly, so that what follows
-	// a table or variable through the call sees its creator; the call's
-	// node stays for fetches and control edges by name.
+	// Consumers read a returned resource directly, so that what follows a
+	// table or variable through the call sees its creator; data is read
+	// through the call's node, which stays for fetches, cuts and control
+	// edges by name.
 	for _, n := range nodes {
 		if in.calls[n.GetName()] {
 			continue
@@ -326,8 +327,14 @@ func (in *inliner) inlineCall(call *tfpb.NodeDef, fname string, chain []string) 
 	if sh, ok := call.GetAttr()["_output_shapes"]; ok && res.Attr != nil {
 		res.Attr["_output_shapes"] = sh
 	}
-	for i := range outTypes {
-		in.rename[fmt.Sprintf("%s:%d", call.GetName(), i)] = rets[i]
+	for i, t := range outTypes {
+		// A returned resource (a table, a variable) is read from its
+		// creator, so that the tracers find it; data stays behind the
+		// call's node, so that a cut at the call (--inputs CALL) still
+		// cuts the body away.
+		if t == tfpb.DataType_DT_RESOURCE {
+			in.rename[fmt.Sprintf("%s:%d", call.GetName(), i)] = rets[i]
+		}
 	}
 	in.calls[call.GetName()] = true
 	in.added += len(body) + 1
