@@ -16,6 +16,7 @@ import (
 
 	"github.com/recom-compiler/recom/lowering/densetogpu"
 	"github.com/recom-compiler/recom/lowering/embtogpu"
+	"github.com/recom-compiler/recom/lowering/foldbn"
 	"github.com/recom-compiler/recom/lowering/pass"
 	"github.com/recom-compiler/recom/lowering/shard"
 	"github.com/recom-compiler/recom/lowering/simplifyshapes"
@@ -33,6 +34,7 @@ func Decls() []*pass.Decl {
 		&tfgtoemb.Decl,
 		&simplifyshapes.Decl,
 		&embtogpu.Decl,
+		&foldbn.Decl,
 		&densetogpu.Decl,
 		&shard.PlanDecl,
 		&shard.Decl,

@@ -15,7 +15,7 @@ func TestRegister(t *testing.T) {
 	all.Register()
 	all.Register() // a second call does nothing (a second pass.Register would panic)
 	decls := all.Decls()
-	want := []string{"canonicalize", "cse", "symbol-dce", "lower-emb", "simplify-shapes", "fuse", "fuse-dense", "shard-plan", "shard"}
+	want := []string{"canonicalize", "cse", "symbol-dce", "lower-emb", "simplify-shapes", "fuse", "fold-bn", "fuse-dense", "shard-plan", "shard"}
 	var flags []string
 	for _, d := range decls {
 		flags = append(flags, d.Flag)

@@ -36,6 +36,7 @@ package densetogpu
 
 import (
 	"fmt"
+	"github.com/recom-compiler/recom/lowering/foldbn"
 	"strconv"
 	"strings"
 
@@ -68,12 +69,15 @@ var Decl = pass.Decl{
 		{Name: "thread-n", Kind: pass.IntOption, Help: "Columns of outputs per thread (0: chosen per layer)"},
 		{Name: "split-k", Kind: pass.StringOption, Default: "auto",
 			Help: "K slices: auto (chosen per launch from the batch) or a number (1: never split)"},
+		{Name: "no-fold-bn", Kind: pass.BoolOption,
+			Help: "Do not fold inference batch normalization into the next dense layer first (--fold-bn)"},
 		{Name: "no-concat", Kind: pass.BoolOption,
 			Help: "Do not fuse a ConcatV2 before the product (it stays in the interpreter)"},
 	},
 	Statistics: []pass.StatDecl{
 		{Name: "layers", Help: "Dense layers fused into one kernel"},
 		{Name: "concats", Help: "ConcatV2 ops fused into a product"},
+		{Name: "batch-norms-folded", Help: "Batch normalizations folded into the next dense layer (--fold-bn)"},
 	},
 	New: func(o *pass.Options) pass.Runner { return &Pass{opts: optionsFrom(o)} },
 }
@@ -83,6 +87,8 @@ type Options struct {
 	Accumulate                               string
 	BlockM, BlockN, BlockK, ThreadM, ThreadN int64
 	NoConcat                                 bool
+	// NoFoldBN leaves batch normalization before a product unfolded.
+	NoFoldBN bool
 	// SplitK is "auto" (or ""), or the number of K slices of every launch.
 	SplitK string
 }
@@ -118,7 +124,7 @@ type Pass struct {
 func optionsFrom(o *pass.Options) Options {
 	return Options{Accumulate: strings.ToLower(o.String("accumulate")),
 		BlockM: int64(o.Int("block-m")), BlockN: int64(o.Int("block-n")), BlockK: int64(o.Int("block-k")),
-		ThreadM: int64(o.Int("thread-m")), ThreadN: int64(o.Int("thread-n")), NoConcat: o.Bool("no-concat"),
+		ThreadM: int64(o.Int("thread-m")), ThreadN: int64(o.Int("thread-n")), NoConcat: o.Bool("no-concat"), NoFoldBN: o.Bool("no-fold-bn"),
 		SplitK: strings.ToLower(o.String("split-k"))}
 }
 
@@ -220,6 +226,9 @@ func (p *Pass) Run(root *textir.Operation, st *pass.State) error {
 	}
 	layers := st.Stat("layers", "Dense layers fused into one kernel")
 	concats := st.Stat("concats", "ConcatV2 ops fused into a product")
+	if !o.NoFoldBN {
+		st.Stat("batch-norms-folded", "Batch normalizations folded into the next dense layer (--fold-bn)").Add(foldbn.Fold(root, st.Context()))
+	}
 	remarkUnfused(root, o, st.Emit)
 	var patterns conversion.PatternList
 	var n Counts

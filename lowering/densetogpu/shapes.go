@@ -3,6 +3,7 @@ package densetogpu
 import (
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/dialects/tfg/optab"
+	"github.com/recom-compiler/recom/lowering/foldbn"
 	"github.com/recom-compiler/recom/textir"
 )
 
@@ -10,6 +11,19 @@ import (
 // (tfg.Const, or a VariableV2 / VarHandleOp read through Identity and
 // ReadVariableOp), or false when v is neither or its shape is not known.
 func constShape(v *textir.Value) ([]int64, bool) {
+	// A parameter expression of static type (--fold-bn's folded weight
+	// and bias, cast from f64): the runtime evaluates it once.
+	if d := v.DefiningOp(); d != nil && d.Name() == "tfg.Cast" && foldbn.IsParam(v) {
+		if tt, ok := v.Type().(*textir.TensorType); ok && tt.Elem == textir.F32() {
+			static := true
+			for _, n := range tt.Shape {
+				static = static && n >= 0
+			}
+			if static {
+				return tt.Shape, true
+			}
+		}
+	}
 	for range 16 {
 		def := v.DefiningOp()
 		if def == nil || v != optab.SoleResult(def) {

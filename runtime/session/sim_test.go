@@ -83,7 +83,8 @@ func compilePasses(name string, data []byte, flags ...string) (Program, error) {
 	}
 	specs := make([]pass.PassSpec, len(flags))
 	for i, f := range flags {
-		specs[i] = pass.PassSpec{Flag: f}
+		flag, opts, _ := strings.Cut(f, "=") // "fuse-dense=no-fold-bn=true"
+		specs[i] = pass.PassSpec{Flag: flag, Options: opts}
 	}
 	pm, err := pass.FromSpecs("builtin.module", specs)
 	if err != nil {
