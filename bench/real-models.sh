@@ -12,7 +12,7 @@
 #
 #   REALMODELS=/work/realmodels bench/real-models.sh build   here (llc-19)
 #   bench/real-models.sh check                               GPU: run --check per model and batch
-#   bench/real-models.sh bench                               GPU: bench --e2e of taxi + its peers
+#   bench/real-models.sh bench                               GPU: bench --e2e of taxi + its peers, of dssm
 #
 # Device call: carry ["build/real"], timeout_s 600:
 #   bench/real-models.sh check 2>&1 | tee $OUT/real-check.log; bench/real-models.sh bench 2>&1 | tee $OUT/real-bench.log
@@ -29,10 +29,13 @@
 #          ParseExampleV2 -> concat -> 3 dense layers (0 embedding columns).
 #   dssm   dssm_serving_export (hallucination11/serving@d0649161, two-tower
 #          DSSM): 4 of 4 columns in 2 kernels (a layer per tower); the
-#          towers' batch normalization and l2_normalize between their dense
-#          layers keep the native session from planning it, so recom run
-#          --check runs it through its fallback (the interpreter around the
-#          GPU kernels).
+#          towers' batch normalization is followed by l2_normalize over the
+#          whole batch (Sum over axes [0, 1]) before the next dense layer,
+#          so --fold-bn cannot fold it and the native session cannot plan it
+#          with the dense layers on the GPU: recom run --check runs it
+#          through its fallback (the interpreter around the GPU kernels);
+#          bench --e2e times it with --dense cpu (the layers on the GPU, the
+#          towers as host steps after the graph) and tries --dense gpu.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 d=build/real
@@ -77,6 +80,11 @@ build)
       echo "   $m: no PTX: $(tail -n 1 $d/$m/noptx.txt)"
     else
       rm -f $d/$m/noptx.txt
+    fi
+    # The layers' PTX alone, for bench --dense cpu (dssm's e2e).
+    if [ $m = dssm ]; then
+      $d/recom-here run $d/$m/model.mlir --tables $d/$m/weights.npz --outputs "$out" --dense cpu \
+        --emit-ptx $d/$m/model-cpu.ptx 2>/dev/null || echo "   $m: no --dense cpu PTX"
     fi
   done
   rm -f $d/recom-here
@@ -127,6 +135,19 @@ bench)
   else
     echo "peers: no PyTorch here"
   fi
+  # dssm: the two layers on the GPU and the towers on the host (--dense
+  # cpu), then with the dense layers on the GPU (refused while
+  # l2_normalize sits between them: the message is the result).
+  m=dssm
+  for dense in cpu gpu; do
+    for b in 256 2048; do
+      echo "== dssm --dense $dense B=$b"
+      ptx=$d/$m/model.ptx
+      [ $dense = cpu ] && ptx=$d/$m/model-cpu.ptx
+      timeout 150 $d/recom bench $d/$m/model.mlir --tables $d/$m/weights.npz --outputs "$(cat $d/$m/outputs)" \
+        --ptx $ptx --batch $b --dense $dense --e2e 2>&1 | tail -n 40 || echo "dssm --dense $dense B=$b: failed"
+    done
+  done
   ;;
 *)
   echo "usage: REALMODELS=DIR $0 build | $0 check | $0 bench" >&2
