@@ -415,7 +415,7 @@ type driver struct {
 	// savedModelDir is the SavedModel directory the graph file is in, when
 	// the model was given as one (its variables and assets are read).
 	savedModelDir string
-	lastIR        []byte // the last IR printed, to size the next buffer
+	lastIRLen     int    // the length of the last IR printed, to size the next buffer (not the bytes: a caller may let them go)
 	inputSize     int    // the input file's size
 	ptxas         string // ptxas's path, once found
 	started       int    // the stages started so far
@@ -523,7 +523,7 @@ func (d *driver) keepIR(s *StageResult) error {
 	}
 	start := time.Now()
 	var b bytes.Buffer
-	if n := len(d.lastIR); n > 0 {
+	if n := d.lastIRLen; n > 0 {
 		b.Grow(n + n/4)
 	} else {
 		// The tfg IR of a text GraphDef is a little over half its size.
@@ -531,7 +531,7 @@ func (d *driver) keepIR(s *StageResult) error {
 	}
 	err := textir.Print(&b, d.res.Module, d.opts.Print)
 	s.Output = b.Bytes()
-	d.lastIR = s.Output
+	d.lastIRLen = len(s.Output)
 	s.PrintWall = time.Since(start)
 	return err
 }

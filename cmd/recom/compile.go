@@ -268,6 +268,11 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 			if err == nil {
 				err = dir.WriteFile(compiler.FileName(s.Name), s.Output)
 			}
+			// Written: the stage's text (hundreds of MB for 10,000
+			// columns) is not read again, so the collector may have it
+			// while later stages run (only the stage being printed and
+			// the one being written are in memory).
+			s.Output = nil
 		}
 		written <- err
 	}()
