@@ -197,7 +197,13 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	tSets := time.Since(t0)
 	layers := g.rt.Layers()
 	if len(layers) != 1 {
-		return fmt.Errorf("bench: the program ran %d embedding layers; bench times exactly one", len(layers))
+		if !f.e2e || f.dump != "" {
+			return fmt.Errorf("bench: the program ran %d embedding layers; bench times exactly one (--e2e without --dump-inputs times the whole model of several)", len(layers))
+		}
+		// A model of several layers (a two-tower model's towers): no
+		// layer alone to time; the whole model end to end.
+		fmt.Fprintf(stderr, "recom bench: %s: %d embedding layers: timing the whole model only (--e2e)\n", path, len(layers))
+		return f.benchE2E(ctx, m, ptx, feedSet, opts, g.c, stdout)
 	}
 	l := layers[0]
 	fmt.Fprintf(stderr, "recom bench: %s: compiled in %.2f s (schedule=%s), tables drawn in %.2f s, %d feed sets run in %.2f s\n",
