@@ -169,30 +169,41 @@ func (f *runFlags) shardedLayer(ctx context.Context, m *model, ptx []byte, opts 
 	return l, func() { l.Close(); closeAll() }, nil
 }
 
+// shardedModel compiles the sharded model and readies what running it
+// needs: its PTX and the variables' values. With --emit-ptx it writes the
+// PTX instead and returns a nil model.
+func (f *runFlags) shardedModel(ctx context.Context, path string, stdout io.Writer) (*model, []byte, *exec.Options, error) {
+	m, err := f.compileSharded(ctx, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if f.emitPTX != "" {
+		return nil, nil, nil, emitPTX(m, f, stdout)
+	}
+	ptx, err := m.ptx(f.ptx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts, err := runOptions(f.tables, f.seed, m.weights)
+	if err == nil {
+		err = materializeTables(m.res.Module, opts)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, ptx, opts, nil
+}
+
 // runSharded is recom run --shard: the layer's output from the feeds,
 // written to -o and, with --check, compared with the interpreter's value
 // of the same tensor on the imported model.
 func runSharded(ctx context.Context, path string, f *runFlags, stdout, stderr io.Writer) error {
-	m, err := f.compileSharded(ctx, path)
-	if err != nil {
-		return err
-	}
-	if f.emitPTX != "" {
-		return emitPTX(m, f, stdout)
-	}
-	ptx, err := m.ptx(f.ptx)
-	if err != nil {
+	m, ptx, opts, err := f.shardedModel(ctx, path, stdout)
+	if err != nil || m == nil {
 		return err
 	}
 	feeds, err := readFeeds(f.feeds)
 	if err != nil {
-		return err
-	}
-	opts, err := runOptions(f.tables, f.seed, m.weights)
-	if err != nil {
-		return err
-	}
-	if err := materializeTables(m.res.Module, opts); err != nil {
 		return err
 	}
 	l, done, err := f.shardedLayer(ctx, m, ptx, opts)
@@ -226,22 +237,8 @@ func benchSharded(ctx context.Context, path string, f *benchFlags, stdout, stder
 	if err != nil {
 		return err
 	}
-	m, err := f.compileSharded(ctx, path)
-	if err != nil {
-		return err
-	}
-	if f.emitPTX != "" {
-		return emitPTX(m, &f.runFlags, stdout)
-	}
-	ptx, err := m.ptx(f.ptx)
-	if err != nil {
-		return err
-	}
-	opts, err := runOptions(f.tables, f.seed, m.weights)
-	if err != nil {
-		return err
-	}
-	if err := materializeTables(m.res.Module, opts); err != nil {
+	m, ptx, opts, err := f.shardedModel(ctx, path, stdout)
+	if err != nil || m == nil {
 		return err
 	}
 	l, done, err := f.shardedLayer(ctx, m, ptx, opts)
