@@ -240,3 +240,43 @@ func FuzzInline(f *testing.F) {
 		_, _ = Inline(g)
 	})
 }
+
+// A function returning a variable's handle and a value: the handle's
+// reader is rewired to the VarHandleOp in the body (so variable and table
+// tracing finds its creator), the value's reader reads through the call's
+// node (so a cut at the call's outputs cuts the body away).
+func TestInlineResourceRewired(t *testing.T) {
+	f := &tfpb.FunctionDef{
+		Signature: &tfpb.OpDef{Name: "make_var",
+			InputArg:  []*tfpb.OpDef_ArgDef{{Name: "x", Type: tfpb.DataType_DT_FLOAT}},
+			OutputArg: []*tfpb.OpDef_ArgDef{{Name: "h", Type: tfpb.DataType_DT_RESOURCE}, {Name: "y", Type: tfpb.DataType_DT_FLOAT}}},
+		NodeDef: []*tfpb.NodeDef{
+			{Name: "v", Op: "VarHandleOp", Attr: map[string]*tfpb.AttrValue{"dtype": tyAttr(tfpb.DataType_DT_FLOAT),
+				"shape": {Value: &tfpb.AttrValue_Shape{Shape: &tfpb.TensorShapeProto{}}}, "shared_name": {Value: &tfpb.AttrValue_S{S: []byte("v")}}}},
+			{Name: "neg", Op: "Neg", Input: []string{"x"}, Attr: map[string]*tfpb.AttrValue{"T": tyAttr(tfpb.DataType_DT_FLOAT)}},
+		},
+		Ret: map[string]string{"h": "v:resource:0", "y": "neg:y:0"},
+	}
+	g := graphWith([]*tfpb.NodeDef{
+		ph("p"),
+		{Name: "call", Op: "PartitionedCall", Input: []string{"p"},
+			Attr: map[string]*tfpb.AttrValue{"f": fnAttr("make_var"), "Tin": tlist(tfpb.DataType_DT_FLOAT),
+				"Tout": tlist(tfpb.DataType_DT_RESOURCE, tfpb.DataType_DT_FLOAT)}},
+		{Name: "read", Op: "ReadVariableOp", Input: []string{"call"}, Attr: map[string]*tfpb.AttrValue{"dtype": tyAttr(tfpb.DataType_DT_FLOAT)}},
+		{Name: "use", Op: "Identity", Input: []string{"call:1"}, Attr: map[string]*tfpb.AttrValue{"T": tyAttr(tfpb.DataType_DT_FLOAT)}},
+	}, f)
+	x, err := Inline(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := byName(x)
+	if got := strings.Join(m["read"].GetInput(), " "); got != "call/v:0" && got != "call/v" {
+		t.Errorf("read's input = %q, want the body's VarHandleOp call/v", got)
+	}
+	if got := strings.Join(m["use"].GetInput(), " "); got != "call:1" {
+		t.Errorf("use's input = %q, want call:1 (through the call's node)", got)
+	}
+	if op := m["call"].GetOp(); op != "IdentityN" {
+		t.Errorf("the call's node is %s, want IdentityN", op)
+	}
+}
