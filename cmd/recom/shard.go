@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/recom-compiler/recom/compiler"
-	"github.com/recom-compiler/recom/dialects/fused"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/lowering/pass"
@@ -82,16 +81,7 @@ func (f *runFlags) compileSharded(ctx context.Context, path string) (*model, err
 	if err := textir.Verify(m.res.Context, mod); err != nil {
 		return nil, err
 	}
-	var layers, exchanges []*textir.Operation
-	mod.Walk(func(op *textir.Operation) bool {
-		switch op.Name() {
-		case fused.ExchangeOp:
-			exchanges = append(exchanges, op)
-		case fused.EmbeddingLayerOp:
-			layers = append(layers, op)
-		}
-		return true
-	})
+	exchanges, layers := shardrt.LayerOps(mod)
 	out := layers
 	if len(exchanges) > 0 {
 		out = exchanges

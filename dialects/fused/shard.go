@@ -171,21 +171,30 @@ func printRoute(p *textir.OpPrinter, op *textir.Operation) {
 	p.PrintTypes(op.OperandTypes())
 }
 
-func parseRoute(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := p.ParseOperandList()
-	if err != nil {
-		return err
+// parseOperandsAttrsTypes reads "%a, %b {attrs} : A, B", the start of a
+// route's and an exchange's form: the operands, the attributes into st,
+// and one type per operand (loc is the types').
+func parseOperandsAttrsTypes(p *textir.OpParser, st *textir.OperationState) (ops []textir.UnresolvedOperand, ts []textir.Type, loc textir.Location, err error) {
+	if ops, err = p.ParseOperandList(); err != nil {
+		return nil, nil, loc, err
 	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
+	if err = p.ParseOptionalAttrDict(st); err != nil {
+		return nil, nil, loc, err
 	}
-	loc := p.Loc()
-	ts, err := p.ParseColonTypeList()
-	if err != nil {
-		return err
+	loc = p.Loc()
+	if ts, err = p.ParseColonTypeList(); err != nil {
+		return nil, nil, loc, err
 	}
 	if len(ts) != len(ops) {
-		return textir.Errorf(loc, "expected %d operand types, but found %d", len(ops), len(ts))
+		return nil, nil, loc, textir.Errorf(loc, "expected %d operand types, but found %d", len(ops), len(ts))
+	}
+	return ops, ts, loc, nil
+}
+
+func parseRoute(p *textir.OpParser, st *textir.OperationState) error {
+	ops, ts, loc, err := parseOperandsAttrsTypes(p, st)
+	if err != nil {
+		return err
 	}
 	// The results follow from the attributes: read them as the op would.
 	probe := p.Context().Create(&textir.OperationState{Name: st.Name, Loc: loc, Attrs: st.Attrs})
@@ -259,20 +268,9 @@ func printUntypedInts(p *textir.OpPrinter, a textir.Attribute) {
 }
 
 func parseExchange(p *textir.OpParser, st *textir.OperationState) error {
-	ops, err := p.ParseOperandList()
+	ops, ts, _, err := parseOperandsAttrsTypes(p, st)
 	if err != nil {
 		return err
-	}
-	if err := p.ParseOptionalAttrDict(st); err != nil {
-		return err
-	}
-	loc := p.Loc()
-	ts, err := p.ParseColonTypeList()
-	if err != nil {
-		return err
-	}
-	if len(ts) != len(ops) {
-		return textir.Errorf(loc, "expected %d operand types, but found %d", len(ops), len(ts))
 	}
 	if err := p.ParsePunct("->"); err != nil {
 		return err
@@ -361,7 +359,7 @@ func routeInput(op *textir.Operation, r *abi.Route, in []*interp.Tensor) (*abi.C
 	x := &abi.ColumnInput{}
 	var err error
 	if c.Source == abi.SourceIDs {
-		if x.Ids, err = ints(op, "ids", in[0]); err != nil {
+		if x.Ids, err = abi.IntVector(op, "ids", in[0]); err != nil {
 			return nil, err
 		}
 	} else {
@@ -374,7 +372,7 @@ func routeInput(op *textir.Operation, r *abi.Route, in []*interp.Tensor) (*abi.C
 	}
 	k := 1
 	if c.HasSplits() {
-		if x.Splits, err = ints(op, "row splits", in[k]); err != nil {
+		if x.Splits, err = abi.IntVector(op, "row splits", in[k]); err != nil {
 			return nil, err
 		}
 		k++
@@ -385,22 +383,6 @@ func routeInput(op *textir.Operation, r *abi.Route, in []*interp.Tensor) (*abi.C
 		}
 	}
 	return x, nil
-}
-
-// ints reads an integer vector.
-func ints(op *textir.Operation, what string, t *interp.Tensor) ([]int64, error) {
-	if t.Rank() != 1 {
-		return nil, op.Errorf("%s must be a vector, got shape %s", what, interp.ShapeString(t.Shape()))
-	}
-	out := make([]int64, t.Len())
-	for i := range out {
-		v, ok := t.Int64At(i)
-		if !ok {
-			return nil, op.Errorf("%s must be integers, got %v", what, t.DType())
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 type compiledExchange struct {

@@ -94,6 +94,22 @@ type shard struct {
 	offset int64 // its partial's floats per row before it in the gather buffer
 }
 
+// LayerOps returns module's fused.exchange ops and its
+// fused.embedding_layer ops (a sharded program's device layers, or an
+// unsharded program's layer), in program order.
+func LayerOps(module *textir.Operation) (exchanges, layers []*textir.Operation) {
+	module.Walk(func(op *textir.Operation) bool {
+		switch op.Name() {
+		case fused.ExchangeOp:
+			exchanges = append(exchanges, op)
+		case fused.EmbeddingLayerOp:
+			layers = append(layers, op)
+		}
+		return true
+	})
+	return exchanges, layers
+}
+
 // Layer is a sharded embedding layer, ready to run.
 type Layer struct {
 	opts     Options
@@ -130,16 +146,7 @@ func New(ctx context.Context, module *textir.Operation, ptx []byte, opts Options
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var xops, layers []*textir.Operation
-	module.Walk(func(op *textir.Operation) bool {
-		switch op.Name() {
-		case fused.ExchangeOp:
-			xops = append(xops, op)
-		case fused.EmbeddingLayerOp:
-			layers = append(layers, op)
-		}
-		return true
-	})
+	xops, layers := LayerOps(module)
 	// made, not l: a `return nil, err` has set l to nil before this runs.
 	made := &Layer{opts: opts, dense: -1}
 	l = made

@@ -323,19 +323,9 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 		var c Column
 		var err error
 		wrap := func(e error) error { return op.Errorf("column #%d: %v", i, e) }
-		if c.Name, err = getStr(d, "name"); err != nil {
+		if err := c.readNaming(d); err != nil {
 			return nil, wrap(err)
 		}
-		if c.Kind, err = getStr(d, "kind"); err != nil {
-			return nil, wrap(err)
-		}
-		if c.Combiner, err = getStr(d, "combiner"); err != nil {
-			return nil, wrap(err)
-		}
-		w, _ := d.Get("weighted").(textir.BoolAttr)
-		c.Weighted = w.Value
-		nn, _ := d.Get("div_no_nan").(textir.BoolAttr)
-		c.DivNoNaN = nn.Value
 		for _, f := range []struct {
 			name string
 			p    *int64
@@ -382,6 +372,26 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 		l.Columns = append(l.Columns, c)
 	}
 	return l, nil
+}
+
+// readNaming reads the attributes every column dictionary starts with (a
+// layer's and a route's): name, kind, combiner, weighted, div_no_nan.
+func (c *Column) readNaming(d textir.DictAttr) error {
+	var err error
+	if c.Name, err = getStr(d, "name"); err != nil {
+		return err
+	}
+	if c.Kind, err = getStr(d, "kind"); err != nil {
+		return err
+	}
+	if c.Combiner, err = getStr(d, "combiner"); err != nil {
+		return err
+	}
+	w, _ := d.Get("weighted").(textir.BoolAttr)
+	c.Weighted = w.Value
+	nn, _ := d.Get("div_no_nan").(textir.BoolAttr)
+	c.DivNoNaN = nn.Value
+	return nil
 }
 
 // MaxArenaFloats bounds an output row: the kernel addresses it with
@@ -894,7 +904,7 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 		if col.IsCross() {
 			for j := range col.Cross {
 				v, s := in[k+1+2*j], in[k+2+2*j]
-				sp, err := ints(op, "row splits", s)
+				sp, err := IntVector(op, "row splits", s)
 				if err != nil {
 					return nil, err
 				}
@@ -910,7 +920,7 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 			continue
 		}
 		if col.Source == SourceIDs {
-			if cols[i].Ids, err = ints(op, "ids", in[k+1]); err != nil {
+			if cols[i].Ids, err = IntVector(op, "ids", in[k+1]); err != nil {
 				return nil, err
 			}
 		} else {
@@ -927,7 +937,7 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 		}
 		k += 2
 		if col.HasSplits() {
-			if cols[i].Splits, err = ints(op, "row splits", in[k]); err != nil {
+			if cols[i].Splits, err = IntVector(op, "row splits", in[k]); err != nil {
 				return nil, err
 			}
 			k++
@@ -942,7 +952,8 @@ func (l *Layer) Inputs(op *textir.Operation, in []*interp.Tensor) ([]ColumnInput
 	return cols, nil
 }
 
-func ints(op *textir.Operation, what string, t *interp.Tensor) ([]int64, error) {
+// IntVector reads t, an integer vector, as int64s (op names it in errors).
+func IntVector(op *textir.Operation, what string, t *interp.Tensor) ([]int64, error) {
 	if t.Rank() != 1 {
 		return nil, op.Errorf("%s must be a vector, got shape %s", what, interp.ShapeString(t.Shape()))
 	}

@@ -145,19 +145,9 @@ func RouteOf(op *textir.Operation) (*Route, error) {
 	}
 	c := &r.Column
 	wrap := func(e error) error { return op.Errorf("column: %v", e) }
-	if c.Name, err = getStr(d, "name"); err != nil {
+	if err := c.readNaming(d); err != nil {
 		return nil, wrap(err)
 	}
-	if c.Kind, err = getStr(d, "kind"); err != nil {
-		return nil, wrap(err)
-	}
-	if c.Combiner, err = getStr(d, "combiner"); err != nil {
-		return nil, wrap(err)
-	}
-	w, _ := d.Get("weighted").(textir.BoolAttr)
-	c.Weighted = w.Value
-	nn, _ := d.Get("div_no_nan").(textir.BoolAttr)
-	c.DivNoNaN = nn.Value
 	if c.Rows, err = getInt(d, "rows"); err != nil {
 		return nil, wrap(err)
 	}
