@@ -495,3 +495,52 @@ func smokeBagSum(w io.Writer, c *cuda.Context, fn *cuda.Function, tm *eventTimer
 	report(fmt.Sprintf("in a graph of %d kernels, per kernel (median of 5 replays)", gN.Nodes()), med/time.Duration(f.iters))
 	return ok && okG, nil
 }
+
+// queuedMedian times n launches on s, each between its own pair of
+// events, all enqueued before the first is waited for: the GPU runs them
+// one after the other without waiting for the host between them, so
+// each pair measures the launch's work on the device alone (without the
+// host's submission, which a launch on an idle stream includes). It
+// returns the median.
+func queuedMedian(c *cuda.Context, s *cuda.Stream, n int, launch func(it int) error) (time.Duration, error) {
+	if n <= 0 {
+		return 0, fmt.Errorf("queued timing: no launches")
+	}
+	evs := make([]*cuda.Event, 0, 2*n)
+	defer func() {
+		for _, e := range evs {
+			e.Close()
+		}
+	}()
+	for range 2 * n {
+		e, err := c.NewEvent()
+		if err != nil {
+			return 0, err
+		}
+		evs = append(evs, e)
+	}
+	for it := range n {
+		if err := evs[2*it].Record(s); err != nil {
+			return 0, err
+		}
+		if err := launch(it); err != nil {
+			return 0, err
+		}
+		if err := evs[2*it+1].Record(s); err != nil {
+			return 0, err
+		}
+	}
+	if err := evs[2*n-1].Synchronize(); err != nil {
+		return 0, err
+	}
+	ds := make([]time.Duration, n)
+	for it := range n {
+		d, err := cuda.Elapsed(evs[2*it], evs[2*it+1])
+		if err != nil {
+			return 0, err
+		}
+		ds[it] = d
+	}
+	slices.Sort(ds)
+	return ds[n/2], nil
+}

@@ -165,3 +165,47 @@ func TestGPUSmokeNoDriver(t *testing.T) {
 		t.Errorf("bad --dim: status %d, stderr %q", st, stderr.String())
 	}
 }
+
+// TestQueuedMedian: every launch is timed between its own pair of events
+// and all of them run (a memset per launch on the simulated driver); the
+// order of the events and launches is the one the device sees.
+func TestQueuedMedian(t *testing.T) {
+	sim := cuda.NewSim()
+	sim.Deferred = true
+	drv, err := sim.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := drv.NewContext(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, err := c.Alloc(4 * 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	n := 0
+	if _, err := queuedMedian(c, s, 8, func(it int) error {
+		n++
+		return d.Memset32Async(uint32(it), s)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]uint32, 8)
+	if err := cuda.CopyFromDevice(got, d); err != nil {
+		t.Fatal(err)
+	}
+	if n != 8 || got[0] != 7 {
+		t.Errorf("launched %d times, memory %v: want 8 launches, the last one's value", n, got)
+	}
+	if _, err := queuedMedian(c, s, 0, func(int) error { return nil }); err == nil {
+		t.Error("no launches: want an error")
+	}
+}
