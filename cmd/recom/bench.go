@@ -85,6 +85,7 @@ type benchFlags struct {
 	feedSeed                   uint64
 	dump                       string
 	e2e                        bool
+	cpuProfile                 string
 }
 
 func newBenchCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -107,6 +108,7 @@ func newBenchCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Int64Var(&f.rotate, "rotate-bytes", 256<<20, "packed-input bytes to rotate over, at least (copies of the sets)")
 	fl.Uint64Var(&f.feedSeed, "feed-seed", 1, "seed of the first feed set (set i uses feed-seed+i)")
 	fl.StringVar(&f.dump, "dump-inputs", "", "write the tables, the per-column inputs and our outputs as .npy files to `DIR`")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the --e2e timing (the host side of the native runtime) to `FILE`")
 	fl.BoolVar(&f.e2e, "e2e", false, "also time the whole model end to end in the native runtime (runtime/session): feeds in host memory to outputs in host memory, latency median and p99 of single batches, throughput with 1, 2 and 4 in flight")
 	return cmd
 }
@@ -153,6 +155,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	}
 	if f.batch < 1 || f.sets < 1 || f.iters < 1 || f.warmup < 0 {
 		return errors.New("bench: --batch, --sets and --iters must be positive")
+	}
+	if f.cpuProfile != "" && !f.e2e {
+		return errors.New("bench: --cpuprofile profiles the --e2e timing: give --e2e")
 	}
 	if f.shard.on() {
 		return benchSharded(ctx, path, f, stdout, stderr)

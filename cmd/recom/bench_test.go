@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -157,5 +158,14 @@ func TestBenchEmitPTXWithoutGPU(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "wrote "+ptx) {
 		t.Errorf("stdout %q", stdout)
+	}
+}
+
+func TestBenchCPUProfileNeedsE2E(t *testing.T) {
+	var out, errw bytes.Buffer
+	f := &benchFlags{batch: 1, sets: 1, iters: 1, cpuProfile: filepath.Join(t.TempDir(), "cpu.pprof")}
+	err := runBench(context.Background(), "model.pb", f, &out, &errw)
+	if err == nil || !strings.Contains(err.Error(), "--cpuprofile profiles the --e2e timing") {
+		t.Fatalf("err = %v", err)
 	}
 }

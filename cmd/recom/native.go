@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/recom-compiler/recom/interp"
@@ -122,6 +124,17 @@ func (f *benchFlags) benchE2E(ctx context.Context, m *model, ptx []byte, feedSet
 			return fmt.Errorf("bench --e2e --dump-inputs: %w", err)
 		}
 		fmt.Fprintf(stdout, "e2e: wrote the dense part (dense.json) to %s\n", f.dump)
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("bench --cpuprofile: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("bench --cpuprofile %s: %w", f.cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	res, err := session.Bench(s, feeds, session.BenchOptions{Iters: max(f.iters, 200), InFlight: []int{1, 2, 4}})
 	if err != nil {
