@@ -26,6 +26,7 @@ import (
 	"github.com/recom-compiler/recom/interp/npz"
 	"github.com/recom-compiler/recom/runtime/cuda"
 	"github.com/recom-compiler/recom/runtime/fusedrt"
+	"github.com/recom-compiler/recom/runtime/hostpack"
 )
 
 const benchHelp = `Times the embedding layer of MODEL on the GPU at batch --batch. The feeds
@@ -86,6 +87,7 @@ type benchFlags struct {
 	dump                       string
 	e2e                        bool
 	cpuProfile                 string
+	packSpin                   time.Duration
 }
 
 func newBenchCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -108,6 +110,7 @@ func newBenchCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.Int64Var(&f.rotate, "rotate-bytes", 256<<20, "packed-input bytes to rotate over, at least (copies of the sets)")
 	fl.Uint64Var(&f.feedSeed, "feed-seed", 1, "seed of the first feed set (set i uses feed-seed+i)")
 	fl.StringVar(&f.dump, "dump-inputs", "", "write the tables, the per-column inputs and our outputs as .npy files to `DIR`")
+	fl.DurationVar(&f.packSpin, "pack-spin", -1, "how long the packers' idle workers keep looking for work before they sleep (hostpack.SetSpinWait; negative: its default, 500µs)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the --e2e timing (the host side of the native runtime) to `FILE`")
 	fl.BoolVar(&f.e2e, "e2e", false, "also time the whole model end to end in the native runtime (runtime/session): feeds in host memory to outputs in host memory, latency median and p99 of single batches, throughput with 1, 2 and 4 in flight")
 	return cmd
@@ -155,6 +158,9 @@ func runBench(ctx context.Context, path string, f *benchFlags, stdout, stderr io
 	}
 	if f.batch < 1 || f.sets < 1 || f.iters < 1 || f.warmup < 0 {
 		return errors.New("bench: --batch, --sets and --iters must be positive")
+	}
+	if f.packSpin >= 0 {
+		hostpack.SetSpinWait(f.packSpin)
 	}
 	if f.cpuProfile != "" && !f.e2e {
 		return errors.New("bench: --cpuprofile profiles the --e2e timing: give --e2e")

@@ -333,15 +333,19 @@ func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 	if s.opts.Poison {
 		memset(sl.pinOut.Bytes()[:f.arenaBytes], 0xff)
 	}
+	t = st.add(statPrepare, t)
 	if sl.start != nil {
 		if err := sl.start.Record(sl.stream); err != nil {
 			return nil, err
 		}
 	}
+	tl := time.Now()
+	startRec := tl.Sub(t)
 	if err := g.Launch(sl.stream); err != nil {
 		return nil, err
 	}
 	sl.inflight = true
+	t = st.add(statLaunch, tl)
 	if sl.end != nil {
 		if err := sl.end.Record(sl.stream); err != nil {
 			return nil, err
@@ -350,7 +354,7 @@ func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 	if err := sl.done.Record(sl.stream); err != nil {
 		return nil, err
 	}
-	st.add(statLaunch, t)
+	st.add(statEvents, t.Add(-startRec)) // the start's record and the end's and done's
 	return b, nil
 }
 

@@ -79,7 +79,9 @@ const (
 	statFeeds = iota
 	statStage
 	statCapture
+	statPrepare
 	statLaunch
+	statEvents
 	statGPU
 	statWait
 	statCopyOut
@@ -112,7 +114,9 @@ func newStats(s *Session) *stats {
 	st.rows[statFeeds] = StepCost{Step: fmt.Sprintf("check the feeds the session reads (%d of %d placeholders; the packers check theirs as they pack)", len(p.ownFeeds), len(p.feeds)), Where: WhereHost}
 	st.rows[statStage] = StepCost{Step: fmt.Sprintf("stage the host values the device reads into pinned memory (%d)", len(p.uploads)), Where: WhereHost}
 	st.rows[statCapture] = StepCost{Step: "capture and instantiate a graph (a new batch size or input size)", Where: WhereHost}
-	st.rows[statLaunch] = StepCost{Step: "launch the batch's graph", Where: WhereHost}
+	st.rows[statPrepare] = StepCost{Step: "find the batch's device buffers and graph", Where: WhereHost}
+	st.rows[statLaunch] = StepCost{Step: "launch the batch's graph (cuGraphLaunch)", Where: WhereHost}
+	st.rows[statEvents] = StepCost{Step: "record the batch's events", Where: WhereHost}
 	st.rows[statGPU] = StepCost{Step: "the batch's graph on the device", Where: WhereGPU}
 	st.rows[statWait] = StepCost{Step: "wait for the batch's graph", Where: WhereWait}
 	st.rows[statCopyOut] = StepCost{Step: "outputs from pinned memory", Where: WhereHost}
