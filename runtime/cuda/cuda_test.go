@@ -246,6 +246,28 @@ func TestGraphAndEvents(t *testing.T) {
 	if err != nil || d != 12500*time.Nanosecond {
 		t.Errorf("elapsed %v, %v", d, err)
 	}
+	// The same with the events recorded under the launch's one hold of
+	// the context.
+	done, _ := c.NewSyncEvent()
+	if err := graph.LaunchRecording(s, start, end, done); err != nil || done.Synchronize() != nil {
+		t.Fatal(err)
+	}
+	if err := graph.LaunchRecording(s, nil, done); err != nil || done.Synchronize() != nil {
+		t.Fatal(err)
+	}
+	if g.launches != 5 {
+		t.Errorf("launches %d, want 5", g.launches)
+	}
+	if d, err := Elapsed(start, end); err != nil || d != 12500*time.Nanosecond {
+		t.Errorf("elapsed %v, %v", d, err)
+	}
+	done.Close()
+	if err := graph.LaunchRecording(s, nil, done); err == nil || !strings.Contains(err.Error(), "use of closed Event") {
+		t.Errorf("closed event: %v", err)
+	}
+	if g.launches != 5 {
+		t.Errorf("a launch with a closed event ran: %d", g.launches)
+	}
 	got := make([]int64, 8)
 	if err := CopyFromDevice(got, p); err != nil || got[7] != 7 {
 		t.Errorf("filled %v, %v", got, err)

@@ -20,10 +20,14 @@ import (
 // first also holds the uploaded host values, before its packed inputs),
 // and per batch size a frame (device results, workspaces, graphs).
 type slot struct {
-	s          *Session
-	idx        int
-	stream     *cuda.Stream
-	done       *cuda.Event
+	s      *Session
+	idx    int
+	stream *cuda.Stream
+	done   *cuda.Event
+	// timed: the last launch recorded start and end; launches counts
+	// the slot's launches (one in timeEvery is timed).
+	timed      bool
+	launches   int64
 	start, end *cuda.Event // nil with NoTiming
 	pinIn      []*cuda.HostBuffer
 	devIn      []*cuda.DevicePtr
@@ -334,27 +338,22 @@ func (sl *slot) launch(feeds map[string]*interp.Tensor) (*batch, error) {
 		memset(sl.pinOut.Bytes()[:f.arenaBytes], 0xff)
 	}
 	t = st.add(statPrepare, t)
-	if sl.start != nil {
-		if err := sl.start.Record(sl.stream); err != nil {
-			return nil, err
-		}
+	// The graph, and the batch's events around it: done always, the
+	// device-time events of one batch in timeEvery per slot (each record
+	// costs the host microseconds; a sample is enough for the Summary's
+	// mean).
+	sl.timed = sl.start != nil && sl.launches%timeEvery == 0
+	sl.launches++
+	if sl.timed {
+		err = g.LaunchRecording(sl.stream, sl.start, sl.end, sl.done)
+	} else {
+		err = g.LaunchRecording(sl.stream, nil, sl.done)
 	}
-	tl := time.Now()
-	startRec := tl.Sub(t)
-	if err := g.Launch(sl.stream); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	sl.inflight = true
-	t = st.add(statLaunch, tl)
-	if sl.end != nil {
-		if err := sl.end.Record(sl.stream); err != nil {
-			return nil, err
-		}
-	}
-	if err := sl.done.Record(sl.stream); err != nil {
-		return nil, err
-	}
-	st.add(statEvents, t.Add(-startRec)) // the start's record and the end's and done's
+	st.add(statLaunch, t)
 	return b, nil
 }
 
@@ -698,7 +697,7 @@ func (sl *slot) finish(b *batch) (map[string]*interp.Tensor, error) {
 			return nil, fmt.Errorf("session: the batch's graph: %w", err)
 		}
 		t = st.add(statWait, t)
-		if sl.start != nil {
+		if sl.timed {
 			if d, err := cuda.Elapsed(sl.start, sl.end); err == nil {
 				st.addGPU(d)
 			}
