@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The native session's host time around the GPU graph (issue #17): model E
+# at B=1 and 256 and the real taxi export at 2048, `recom bench --e2e`
+# Summary rows (pack, launch, wait, GPU), with the packers' idle workers
+# spinning (default 500µs) or not (PACK_SPIN="500us 0s"), and optionally
+# a CPU profile of the timing (PROFILE=1; useful only for the packers:
+# the launch is too short for the profiler's 100 Hz).
+#
+#   REALMODELS=/work/realmodels bench/experiments/launch.sh build   here
+#   bench/experiments/launch.sh device    GPU machine, carry ["build/prof"]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+d=build/prof
+case ${1:-build} in
+build)
+  set -e
+  . bench/lib.sh
+  rm -rf $d
+  build_recom $d
+  $d/recom-here gen --preset E --no-tables -o $d/E.pb
+  $d/recom-here run $d/E.pb --schedule tuned --emit-ptx $d/E.tuned.ptx
+  gzip -f $d/E.pb
+  if [ -n "${REALMODELS:-}" ]; then
+    REALMODELS=$REALMODELS bench/real-models.sh build >/dev/null
+    cp -r build/real/taxi $d/taxi
+  fi
+  rm -f $d/recom-here
+  du -sh $d
+  ;;
+device)
+  gunzip -kf $d/E.pb.gz
+  out=${OUT:-/tmp}
+  show() { grep -E "^E2E|launch|find the batch|wait for the batch|pack fused|GPU, one CUDA graph|graph: batch|after the graph|on the device:"; }
+  for spin in ${PACK_SPIN:-500us}; do
+    prof() { [ "${PROFILE:-0}" = 1 ] && echo --cpuprofile "$out/$1-$spin.pprof"; }
+    if [ -d $d/taxi ]; then
+      echo "== taxi B=2048 --pack-spin $spin"; date -u
+      timeout 100 $d/recom bench $d/taxi/model.mlir --tables $d/taxi/weights.npz --outputs "$(cat $d/taxi/outputs)" \
+        --ptx $d/taxi/model.ptx --batch 2048 --e2e --pack-spin $spin $(prof taxi) 2>&1 | show
+    fi
+    for b in 1 256; do
+      echo "== E B=$b --pack-spin $spin"; date -u
+      timeout 100 $d/recom bench $d/E.pb --ptx $d/E.tuned.ptx --batch $b --sets 2 --e2e --pack-spin $spin $(prof E-$b) 2>&1 | show
+    done
+  done
+  ;;
+*) echo "usage: $0 build|device" >&2; exit 2;;
+esac
