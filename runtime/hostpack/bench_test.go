@@ -146,8 +146,17 @@ func BenchmarkHostPathInterp(b *testing.B) {
 // benchSpin sets SetSpinWait for the benchmarks (negative: the default).
 var benchSpin = flag.Duration("hostpack-spin", -1, "benchmarks: the pool's spin wait (SetSpinWait; negative: the default)")
 
+// benchMinChunk sets the least estimated work of a chunk for the
+// benchmarks (0: the default).
+var benchMinChunk = flag.Int64("hostpack-min-chunk", 0, "benchmarks: the least estimated work (about ns) of a chunk (0: the default)")
+
 // spinForBench applies -hostpack-spin for one benchmark.
 func spinForBench(b *testing.B) {
+	if *benchMinChunk > 0 {
+		old := minChunkWork
+		minChunkWork = *benchMinChunk
+		b.Cleanup(func() { minChunkWork = old })
+	}
 	if *benchSpin >= 0 {
 		old := SetSpinWait(*benchSpin)
 		b.Cleanup(func() { SetSpinWait(old) })
@@ -173,7 +182,7 @@ func cpuTime() time.Duration {
 //
 //	go test -run '^$' -bench 'PackE' -cpu 1,2 ./runtime/hostpack/
 func BenchmarkPackE(b *testing.B) {
-	for _, batch := range []int{256, 2048} {
+	for _, batch := range []int{1, 32, 256, 2048} {
 		b.Run("B="+strconv.Itoa(batch), func(b *testing.B) {
 			spinForBench(b)
 			m, s := benchModel(b, "E")
