@@ -146,12 +146,21 @@ func BenchmarkHostPathInterp(b *testing.B) {
 // benchSpin sets SetSpinWait for the benchmarks (negative: the default).
 var benchSpin = flag.Duration("hostpack-spin", -1, "benchmarks: the pool's spin wait (SetSpinWait; negative: the default)")
 
+// benchFinSpin sets how long a caller polls for its job's last chunks
+// (negative: the default).
+var benchFinSpin = flag.Duration("hostpack-fin-spin", -1, "benchmarks: how long a caller polls for its job's last chunks before it blocks (negative: the default)")
+
 // benchMinChunk sets the least estimated work of a chunk for the
 // benchmarks (0: the default).
 var benchMinChunk = flag.Int64("hostpack-min-chunk", 0, "benchmarks: the least estimated work (about ns) of a chunk (0: the default)")
 
 // spinForBench applies -hostpack-spin for one benchmark.
 func spinForBench(b *testing.B) {
+	if *benchFinSpin >= 0 {
+		old := finSpin
+		finSpin = *benchFinSpin
+		b.Cleanup(func() { finSpin = old })
+	}
 	if *benchMinChunk > 0 {
 		old := minChunkWork
 		minChunkWork = *benchMinChunk
