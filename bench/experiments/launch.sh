@@ -6,7 +6,7 @@
 # a CPU profile of the timing (PROFILE=1; useful only for the packers:
 # the launch is too short for the profiler's 100 Hz).
 #
-#   REALMODELS=/work/realmodels bench/experiments/launch.sh build   here
+#   REALMODELS=/work/realmodels [BASE_REV=rev] bench/experiments/launch.sh build   here
 #   bench/experiments/launch.sh device    GPU machine, carry ["build/prof"]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,6 +23,17 @@ build)
   if [ -n "${REALMODELS:-}" ]; then
     REALMODELS=$REALMODELS bench/real-models.sh build >/dev/null
     cp -r build/real/taxi $d/taxi
+  fi
+  # BASE_REV: E's kernel at another revision too (E.base.ptx), for an A/B
+  # of the layer in the same call.
+  if [ -n "${BASE_REV:-}" ]; then
+    base=$(mktemp -d)
+    git worktree add -q --detach "$base/tree" "$BASE_REV"
+    (cd "$base/tree" && go build -o "$base/recom" ./cmd/recom)
+    gunzip -c $d/E.pb.gz >"$base/E.pb"
+    "$base/recom" run "$base/E.pb" --schedule tuned --emit-ptx $d/E.base.ptx
+    git worktree remove --force "$base/tree"
+    rm -rf "$base"
   fi
   rm -f $d/recom-here
   du -sh $d
@@ -44,6 +55,12 @@ device)
       echo "== taxi B=2048 --pack-spin $spin"; date -u
       timeout 100 $d/recom bench $d/taxi/model.mlir --tables $d/taxi/weights.npz --outputs "$(cat $d/taxi/outputs)" \
         --ptx $d/taxi/model.ptx --batch 2048 --e2e --pack-spin $spin $(prof taxi) 2>&1 | show
+    fi
+    if [ -f $d/E.base.ptx ]; then
+      echo "== E B=256 layer at the base revision's kernel"
+      timeout 100 $d/recom bench $d/E.pb --ptx $d/E.base.ptx --batch 256 --sets 2 2>&1 | grep -E "^BENCH"
+      echo "== E B=256 layer at this revision's kernel"
+      timeout 100 $d/recom bench $d/E.pb --ptx $d/E.tuned.ptx --batch 256 --sets 2 2>&1 | grep -E "^BENCH"
     fi
     for b in 1 256; do
       echo "== E B=$b --pack-spin $spin"; date -u
