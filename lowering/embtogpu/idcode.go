@@ -346,53 +346,22 @@ func (k *kb) idPassSplit(c *abi.Column, a *kernelArgs, taskLo, taskHi, lane *tex
 		p := k.Add(a.valuesOff, b)
 		lo, hi := k.word(a.in, p), k.word(a.in, k.AddC(p, 1))
 		slots := k.Add(a.scratchW, k.Add(k.Add(a.batch, lo), b))
-		// token stores the id of the token [start, end) at slot n and
-		// returns the next token's start and count.
-		token := func(start, end, n *textir.Value) []*textir.Value {
-			h := k.fingerprint64(p8, k.Add(base, start), k.Bin(arith.SubIOp, end, start))
-			id := k.hashBucket(h, a.params[0][0])
-			k.Store([]*textir.Value{k.Cast(arith.TruncIOp, id, i32)}, a.in, k.Add(slots, n))
-			return []*textir.Value{k.AddC(end, 1), k.AddC(n, 1)}
-		}
-		// The string's bytes a word (4 bytes) at a time: the words of
-		// the string region that hold bytes [lo, hi) (the region is whole
-		// words, so none is read past it); a word without a separator
-		// in the string costs one load and four compares, no branch per
-		// byte.
-		wlo := k.Bin(arith.ShRUIOp, lo, k.C64(2))
-		whi := k.Bin(arith.ShRUIOp, k.AddC(hi, 3), k.C64(2))
-		res := k.For(wlo, whi, k.C64(1), []*textir.Value{lo, k.C64(0)}, func(wi *textir.Value, it []*textir.Value) []*textir.Value {
-			w := k.Cast(arith.ExtUIOp, k.Load(a.in, k.Add(a.bytesW, wi), 1, true)[0], i64)
-			at := k.mulc(wi, 4)
-			var any *textir.Value
-			for j := range 4 {
-				ch := k.Bin(arith.AndIOp, k.Bin(arith.ShRUIOp, w, k.C64(int64(8*j))), k.C64(0xff))
-				pos := k.AddC(at, int64(j))
-				in := k.Bin(arith.AndIOp, k.Cmp(arith.SGE, pos, lo), k.Cmp(arith.SLT, pos, hi))
-				sj := k.Bin(arith.AndIOp, in, k.Cmp(arith.EQ, ch, sep))
-				if any == nil {
-					any = sj
-				} else {
-					any = k.Bin(arith.OrIOp, any, sj)
-				}
-			}
-			return k.If(any, []textir.Type{i64, i64}, func() []*textir.Value {
-				// The word's separators in order (one copy of the
-				// token's hash in the loop).
-				return k.For(k.C64(0), k.C64(4), k.C64(1), it, func(j *textir.Value, cur []*textir.Value) []*textir.Value {
-					pos := k.Add(at, j)
-					ch := k.Bin(arith.AndIOp, k.Bin(arith.ShRUIOp, w, k.mulc(j, 8)), k.C64(0xff))
-					in := k.Bin(arith.AndIOp, k.Cmp(arith.SGE, pos, lo), k.Cmp(arith.SLT, pos, hi))
-					isSep := k.Bin(arith.AndIOp, in, k.Cmp(arith.EQ, ch, sep))
-					return k.If(isSep, []textir.Type{i64, i64}, func() []*textir.Value {
-						return token(cur[0], pos, cur[1])
-					}, func() []*textir.Value { return cur })
-				})
+		res := k.For(lo, k.AddC(hi, 1), k.C64(1), []*textir.Value{lo, k.C64(0)}, func(i *textir.Value, it []*textir.Value) []*textir.Value {
+			end := k.Cmp(arith.EQ, i, hi)
+			// The byte at i (none at the end: i == hi may be past the buffer).
+			isSep := k.If(end, []textir.Type{i1}, func() []*textir.Value { return []*textir.Value{end} }, func() []*textir.Value {
+				ch := k.Cast(arith.ExtUIOp, k.Load(p8, k.Add(base, i), 1, true)[0], i64)
+				return []*textir.Value{k.Cmp(arith.EQ, ch, sep)}
+			})[0]
+			return k.If(isSep, []textir.Type{i64, i64}, func() []*textir.Value {
+				start := it[0]
+				h := k.fingerprint64(p8, k.Add(base, start), k.Bin(arith.SubIOp, i, start))
+				id := k.hashBucket(h, a.params[0][0])
+				k.Store([]*textir.Value{k.Cast(arith.TruncIOp, id, i32)}, a.in, k.Add(slots, it[1]))
+				return []*textir.Value{k.AddC(i, 1), k.AddC(it[1], 1)}
 			}, func() []*textir.Value { return it })
 		})
-		// The last token ends at the string's end.
-		last := token(res[0], hi, res[1])
-		k.Store([]*textir.Value{k.Cast(arith.TruncIOp, last[1], i32)}, a.in, k.Add(a.scratchW, b))
+		k.Store([]*textir.Value{k.Cast(arith.TruncIOp, res[1], i32)}, a.in, k.Add(a.scratchW, b))
 		return nil
 	})
 }
