@@ -350,8 +350,9 @@ def jax_host_peers(jax, args, rec, check, gate, B, name, prec, fn, consts, hsets
 # ---------------------------------------------------------------- a dumped dense part
 
 
-# The host steps after the graph a whole-model peer computes (a subset of
-# runtime/session/host.go's: those with float results and static shapes).
+# The steps after the dense layers a whole-model peer computes (a subset of
+# runtime/session/host.go's: those with float results and static shapes;
+# the session's device steps, "device": true, are among them).
 CHAIN_UNARY = ("Identity", "Snapshot", "StopGradient", "Sigmoid", "Relu", "Tanh", "Neg", "Abs", "Exp", "Log",
                "Sqrt", "Rsqrt", "Square", "Softmax", "ZerosLike", "OnesLike")
 CHAIN_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "BiasAdd", "MatMul")
@@ -391,6 +392,10 @@ def chain_unsupported(plan):
             return f"dense input {i['name']} is {i.get('what') or 'not a feed'} (node {i.get('node', '?')!r})"
     if plan.get("layers", 0) != 1:
         return f"{plan.get('layers')} embedding layers (the peers compute one)"
+    for dl in plan["dense"]:
+        for r in dl["inputs"]:
+            if r["kind"] != "device":
+                return f"dense layer {dl['node']!r} reads {r['kind']}: {r.get('what') or r.get('name')}"
     for h in plan.get("host") or []:
         if h["op"] not in CHAIN_OPS:
             return f"host step {h['op']} (node {h['node']!r}) has no peer implementation"

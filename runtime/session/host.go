@@ -237,8 +237,8 @@ func HostOps() []string {
 func compileHost(op *textir.Operation, in []*value) (hostKernel, error) {
 	c, ok := hostOps[op.Name()]
 	if !ok {
-		return nil, op.Errorf("has no native step in a session (it runs on the host only as one of %s; on the device only as a layer, a dense layer or a reshape of one): run the program in the interpreter",
-			strings.Join(shortNames(HostOps()), ", "))
+		return nil, op.Errorf("has no native step in a session (it runs on the host only as one of %s; on the device only as a layer, a dense layer, a reshape of one or one of %s in the forms a device step takes): run the program in the interpreter",
+			strings.Join(shortNames(HostOps()), ", "), strings.Join(shortNames(DeviceOps()), ", "))
 	}
 	k, err := c(op, len(in))
 	if err != nil {

@@ -206,6 +206,9 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if err := p.planLayouts(); err != nil {
 		return nil, err
 	}
+	if err := s.readyDevice(); err != nil {
+		return nil, err
+	}
 	if err := s.loadLayoutKernels(); err != nil {
 		return nil, err
 	}
@@ -277,9 +280,9 @@ const (
 )
 
 // loadLayoutKernels loads runtime/densekern's kernels when a dense step
-// moves its inputs.
+// moves its inputs or a device step runs.
 func (s *Session) loadLayoutKernels() error {
-	moves := 0
+	moves := len(s.plan.devSteps)
 	for _, ds := range s.plan.dense {
 		moves += len(ds.moves)
 	}
@@ -542,6 +545,7 @@ func (s *Session) Close() error {
 	for _, t := range s.tables {
 		keep(t.Close())
 	}
+	keep(s.closeDevice())
 	if s.mod != nil {
 		keep(s.mod.Close())
 	}
