@@ -99,8 +99,8 @@ type devStep struct {
 	out    *devValue
 	reads  []*devValue // the device values it reads
 	calls  []devCall
-	consts []*value   // constant operands, uploaded once by New
-	cshape [][]int64  // their shapes as planned
+	consts []*value  // constant operands, uploaded once by New
+	cshape [][]int64 // their shapes as planned
 	cbuf   []*cuda.DevicePtr
 	// concat: a ConcatV2, its inputs by column (a placed input is written
 	// there by its producer, and its copy dropped).

@@ -137,9 +137,9 @@ type plan struct {
 	// in dependence order.
 	devSteps []*devStep
 	steps    []gpuStep
-	devs    []*devValue  // every device value, in definition order
-	uploads []*devValue  // fromHost values, in their upload order
-	consts  []*value     // constants to evaluate (tables apart)
+	devs     []*devValue // every device value, in definition order
+	uploads  []*devValue // fromHost values, in their upload order
+	consts   []*value    // constants to evaluate (tables apart)
 	// needFeed holds the feeds the session reads itself (host steps,
 	// uploads, outputs); the packers check their own. ownFeeds lists
 	// them in feed order, the only feeds a batch looks up and checks

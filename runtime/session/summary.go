@@ -50,7 +50,7 @@ type Summary struct {
 	// row (Profile times each launch).
 	DeviceSteps []string
 	Batches     int64
-	Steps   []StepCost
+	Steps       []StepCost
 	// Graphs lists the graphs captured so far, one line each: the batch
 	// size and its nodes.
 	Graphs []string
