@@ -96,6 +96,7 @@ type devCall struct {
 type devStep struct {
 	op     *textir.Operation
 	node   string
+	in     []*value // its data operands
 	out    *devValue
 	reads  []*devValue // the device values it reads
 	calls  []devCall
@@ -223,7 +224,7 @@ func (p *plan) planDevice(op *textir.Operation, vals []*value) bool {
 	if len(res) != 1 {
 		return false
 	}
-	st := &devStep{op: op, node: nodeName(op)}
+	st := &devStep{op: op, node: nodeName(op), in: vals}
 	var rest []int64
 	name := op.Name()
 	_, binary := deviceBinary[name]

@@ -186,8 +186,8 @@ func (s *Session) DensePlan() (*DensePlan, error) {
 		devName[st.out] = fmt.Sprintf("dev%d", i)
 		ph := PlanHost{Op: strings.TrimPrefix(st.op.Name(), "tfg."), Node: st.node, Device: true, Attrs: exportAttrs(st.op),
 			Outputs: []string{devName[st.out]}}
-		for _, v := range dataOperands(st.op) {
-			ph.Inputs = append(ph.Inputs, ref(p.values[v]))
+		for _, v := range st.in {
+			ph.Inputs = append(ph.Inputs, ref(v))
 		}
 		out.Host = append(out.Host, ph)
 	}

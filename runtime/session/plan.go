@@ -451,7 +451,7 @@ func (p *plan) needsConst(v *value) bool {
 		}
 	}
 	for _, st := range p.devSteps {
-		if slices.Contains(st.consts, v) {
+		if slices.Contains(st.in, v) { // uploaded, or an axis (for DensePlan)
 			return true
 		}
 	}
