@@ -392,7 +392,7 @@ def chain_unsupported(plan):
             return f"dense input {i['name']} is {i.get('what') or 'not a feed'} (node {i.get('node', '?')!r})"
     if plan.get("layers", 0) != 1:
         return f"{plan.get('layers')} embedding layers (the peers compute one)"
-    for dl in plan["dense"]:
+    for dl in plan.get("dense") or []:
         for r in dl["inputs"]:
             if r["kind"] != "device":
                 return f"dense layer {dl['node']!r} reads {r['kind']}: {r.get('what') or r.get('name')}"
@@ -1034,8 +1034,9 @@ class Peers:
             log(f"  model: the peers cannot compute {d}'s dense part: {why}; skipped")
             rec.add("model", B, "model", skipped=why)
             return
-        log(f"  model: {len(plan['dense'])} dense layers, {len(plan.get('host') or [])} host steps after the graph "
-            f"({', '.join(h['op'] for h in plan.get('host') or []) or 'none'}), outputs {plan['output_names']}")
+        steps = plan.get("host") or []
+        log(f"  model: {len(plan['dense'])} dense layers, {len(steps)} steps after them "
+            f"({', '.join(h['op'] + (' (device)' if h.get('device') else '') for h in steps) or 'none'}), outputs {plan['output_names']}")
         xs = [np.concatenate([sd[0][i["name"]].reshape(B, -1).astype(np.float32) for i in plan["inputs"]], 1)
               if plan["inputs"] else np.zeros((B, 0), np.float32) for sd in plan["sets_data"][:ns]]
         rfn, rc = chain_fn(plan, ChainOps("numpy"))
@@ -1367,6 +1368,7 @@ def dry_unsupported_checks():
         dict(base, inputs=[{"name": "input0", "width": 4, "what": "a value computed on the host before the graph"}]),
         dict(base, host=[{"op": "Sum", "node": "s", "inputs": [{"kind": "device", "name": "dense0"}, {"kind": "host", "name": "h9"}], "outputs": ["h0"]}]),
         dict(base, layers=2),
+        dict(base, dense=[{"node": "d", "inputs": [{"kind": "other", "what": "the result of a device step before the dense layer"}]}]),
         dict(base, outputs=[{"kind": "feed", "name": "x"}]),
     ]
     for p in bad:

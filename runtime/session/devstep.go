@@ -180,13 +180,6 @@ func allOnes(s []int64) bool {
 	return true
 }
 
-func trimOnes(s []int64) []int64 {
-	for len(s) > 0 && s[0] == 1 {
-		s = s[1:]
-	}
-	return s
-}
-
 // resultFits reports whether op's data result r is float32 and, when its
 // type is ranked, of shape [?, rest...].
 func resultFits(r *textir.Value, rest []int64) bool {
