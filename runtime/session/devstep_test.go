@@ -251,3 +251,47 @@ func TestPlanDeviceRefused(t *testing.T) {
 func planAx(v string) string {
 	return `node { name: "ax" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: ` + v + ` } } } }` + "\n"
 }
+
+// With cuBLASLt's products (simulated) the device steps read float32
+// whatever the precision: in bf16 a dense layer's output that a device
+// step reads stays float32 (converted for the next product by a move),
+// and the outputs equal the interpreter's within the precision's
+// tolerance (looser in bf16, where the head's differences cancel).
+func TestSimCublasLtDeviceSteps(t *testing.T) {
+	m := loadDeviceSteps(t)
+	for _, prec := range []string{"fp32", "bf16"} {
+		t.Run(prec, func(t *testing.T) {
+			s, sim, lt := simSessionLt(t, m, Options{Slots: 1, Dense: DenseCublasLt, Precision: prec}, nil)
+			for _, st := range s.plan.devSteps {
+				for _, d := range st.reads {
+					if d.base().format != F32 {
+						t.Errorf("%s reads %s in %v", st.node, d.name, d.base().format)
+					}
+				}
+			}
+			for i, b := range []int64{1, 7} {
+				f := deviceFeeds(b, uint64(40+i), false)
+				got, err := s.Run(f)
+				if err != nil {
+					t.Fatalf("B=%d: %v", b, simErr(sim, err))
+				}
+				want := m.reference(t, f)
+				if prec == "fp32" {
+					checkPrec(t, fmt.Sprintf("%s B=%d", prec, b), DenseCublasLt, prec, got, want)
+					continue
+				}
+				// bf16: the head's differences (sub_col, col_one) cancel
+				// bf16's rounding of the dense outputs beyond the usual
+				// tolerance; the bound is looser, not absent.
+				for name, w := range want {
+					if err := got[name].AllClose(w, 0.1, 0.02); err != nil {
+						t.Errorf("bf16 B=%d: output %q: %v", b, name, err)
+					}
+				}
+			}
+			if lt.Matmuls() == 0 {
+				t.Error("no cuBLASLt product ran")
+			}
+		})
+	}
+}
