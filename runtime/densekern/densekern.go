@@ -7,7 +7,8 @@
 // cvt.rn.bf16.f32 round), so that an embedding layer's float32 output
 // becomes its columns of a bf16 product's concatenated input — and the
 // activations cuBLASLt has no epilogue for, sigmoid and tanh, in place on
-// a float32 output.
+// a float32 output — and the head kernels of the session's device steps
+// (map_f32, rows_f32: headkern.go).
 //
 // The kernels are written in the gpu dialect (Module), so that the gpu
 // dialect's simulator runs them in tests without a GPU, and ship as PTX
