@@ -354,7 +354,7 @@ def jax_host_peers(jax, args, rec, check, gate, B, name, prec, fn, consts, hsets
 # runtime/session/host.go's: those with float results and static shapes;
 # the session's device steps, "device": true, are among them).
 CHAIN_UNARY = ("Identity", "Snapshot", "StopGradient", "Sigmoid", "Relu", "Tanh", "Neg", "Abs", "Exp", "Log",
-               "Sqrt", "Rsqrt", "Square", "Softmax", "ZerosLike", "OnesLike")
+               "Sqrt", "Rsqrt", "Square", "Softmax", "LogSoftmax", "ZerosLike", "OnesLike")
 CHAIN_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "BiasAdd", "MatMul")
 CHAIN_REDUCE = ("Sum", "Mean", "Max", "Min", "Prod")
 CHAIN_OPS = set(CHAIN_UNARY + CHAIN_BINARY + CHAIN_REDUCE + ("Reshape", "ExpandDims", "Squeeze", "ConcatV2", "AddN", "Cast"))
@@ -459,6 +459,10 @@ class ChainOps:
         if op == "Softmax":
             e = m.exp(x - (x.amax(-1, keepdim=True) if self.kind == "torch" else x.max(-1, keepdims=True)))
             return e / (e.sum(-1, keepdim=True) if self.kind == "torch" else e.sum(-1, keepdims=True))
+        if op == "LogSoftmax":
+            d = x - (x.amax(-1, keepdim=True) if self.kind == "torch" else x.max(-1, keepdims=True))
+            e = m.exp(d)
+            return d - m.log(e.sum(-1, keepdim=True) if self.kind == "torch" else e.sum(-1, keepdims=True))
         if op == "Rsqrt":
             return 1 / m.sqrt(x)
         if op == "Square":

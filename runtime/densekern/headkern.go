@@ -20,7 +20,7 @@ import (
 //     The grid's threads take the rows·cols elements in turn (ActGrid).
 //   - Rows (op, x, y, rows, cols, x_ld, y_ld): one thread a row (RowGrid):
 //     a reduction of the row's cols elements into y's one element, or the
-//     row's softmax into y's cols elements.
+//     row's softmax or log-softmax into y's cols elements.
 //
 // Both compute as interp/tfops does, so that their results equal the
 // interpreter's: float32 +, -, ·, / (exactly rounded), Maximum and Minimum
@@ -29,7 +29,9 @@ import (
 // x/1024 squared back ten times, within a few units of float64's last
 // place); sums, means and products in float64 in element order; Max and
 // Min as from ∓inf, a NaN kept once met; Softmax in float64, shifted by the
-// row's maximum, exp(0) taken as exactly 1, rounded once.
+// row's maximum, exp(0) taken as exactly 1, rounded once (LogSoftmax:
+// (x - max) - log(Σ), the logarithm by halving the sum into [1, 2) and
+// atanh's series).
 
 // The op codes of the map kernel.
 const (
@@ -67,6 +69,7 @@ const (
 	RowMin                  // min, from +inf
 	RowProd                 // Π
 	RowSoftmax              // y[r, ·] = softmax(x[r, ·])
+	RowLogSoftmax           // y[r, ·] = log(softmax(x[r, ·]))
 )
 
 // The head kernels' names.
@@ -171,7 +174,8 @@ func buildRowsBody(g *kernelir.Builder, a []*textir.Value) {
 		first := g.If(g.Cmp(arith.SGT, cols, g.C64(0)), []textir.Type{f32}, func() []*textir.Value {
 			return []*textir.Value{at(g.C64(0))}
 		}, func() []*textir.Value { return []*textir.Value{g.CF(0, f32)} })[0]
-		g.If(is(RowSoftmax), nil, func() []*textir.Value {
+		soft := g.Cmp(arith.UGE, op, g.C64(RowSoftmax))
+		g.If(soft, nil, func() []*textir.Value {
 			m := g.For(g.C64(0), cols, one, []*textir.Value{g.Cast(arith.ExtFOp, first, f64)}, func(c *textir.Value, it []*textir.Value) []*textir.Value {
 				v := g.Cast(arith.ExtFOp, at(c), f64)
 				return []*textir.Value{g.Sel(g.CmpF(arith.FOGT, v, it[0]), v, it[0])}
@@ -183,8 +187,15 @@ func buildRowsBody(g *kernelir.Builder, a []*textir.Value) {
 			s := g.For(g.C64(0), cols, one, []*textir.Value{g.CF(0, f64)}, func(c *textir.Value, it []*textir.Value) []*textir.Value {
 				return []*textir.Value{g.Bin(arith.AddFOp, it[0], e(c))}
 			})[0]
+			logSoft := is(RowLogSoftmax)
+			ls := g.If(logSoft, []textir.Type{f64}, func() []*textir.Value { return []*textir.Value{log64(g, s)} },
+				func() []*textir.Value { return []*textir.Value{g.CF(0, f64)} })[0]
 			g.For(g.C64(0), cols, one, nil, func(c *textir.Value, _ []*textir.Value) []*textir.Value {
-				g.Store([]*textir.Value{g.Cast(arith.TruncFOp, g.Bin(arith.DivFOp, e(c), s), f32)}, y, g.Add(yr, c))
+				v := g.If(logSoft, []textir.Type{f64}, func() []*textir.Value {
+					d := g.Bin(arith.SubFOp, g.Cast(arith.ExtFOp, at(c), f64), m)
+					return []*textir.Value{g.Bin(arith.SubFOp, d, ls)}
+				}, func() []*textir.Value { return []*textir.Value{g.Bin(arith.DivFOp, e(c), s)} })[0]
+				g.Store([]*textir.Value{g.Cast(arith.TruncFOp, v, f32)}, y, g.Add(yr, c))
 				return nil
 			})
 			return nil
@@ -226,4 +237,30 @@ func exp64(g *kernelir.Builder, x *textir.Value) *textir.Value {
 		e = g.Bin(arith.MulFOp, e, e)
 	}
 	return e
+}
+
+// log64 computes log(s) of a float64 1 ≤ s < 2^64 (a softmax's sum, at
+// most its number of columns; a NaN stays a NaN): s halved k times into
+// [1, 2) (64 steps), then log(s) = k·ln 2 + 2·atanh(t), t = (m - 1)/(m + 1) < 1/3,
+// atanh by its series to t^41 (the first term left out is below 2^-66).
+func log64(g *kernelir.Builder, s *textir.Value) *textir.Value {
+	f64 := textir.F64()
+	two := g.CF(2, f64)
+	res := g.For(g.C64(0), g.C64(64), g.C64(1), []*textir.Value{s, g.CF(0, f64)}, func(_ *textir.Value, it []*textir.Value) []*textir.Value {
+		big := g.CmpF(arith.FOGE, it[0], two)
+		return []*textir.Value{
+			g.Sel(big, g.Bin(arith.MulFOp, it[0], g.CF(0.5, f64)), it[0]),
+			g.Sel(big, g.Bin(arith.AddFOp, it[1], g.CF(1, f64)), it[1]),
+		}
+	})
+	m, k := res[0], res[1]
+	t := g.Bin(arith.DivFOp, g.Bin(arith.SubFOp, m, g.CF(1, f64)), g.Bin(arith.AddFOp, m, g.CF(1, f64)))
+	t2 := g.Bin(arith.MulFOp, t, t)
+	// Horner in t²: 1 + t²/3 + t⁴/5 + ... + t⁴⁰/41.
+	q := g.CF(1.0/41, f64)
+	for n := 39; n >= 1; n -= 2 {
+		q = g.Op(gpu.FmaOp, []*textir.Value{q, t2, g.CF(1/float64(n), f64)}, []textir.Type{f64}).Result(0)
+	}
+	at := g.Bin(arith.MulFOp, g.Bin(arith.MulFOp, two, t), q)
+	return g.Op(gpu.FmaOp, []*textir.Value{k, g.CF(0.6931471805599453, f64), at}, []textir.Type{f64}).Result(0)
 }

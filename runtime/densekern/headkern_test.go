@@ -166,13 +166,14 @@ func TestMapSim(t *testing.T) {
 }
 
 // The rows kernel in the simulator against interp/tfops: the reductions
-// over the last axis and the softmax, rows with specials, at padded
+// over the last axis, the softmax and the log-softmax, rows with specials, at padded
 // pitches, the padding untouched.
 func TestRowsSim(t *testing.T) {
 	ks := kernels(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, cols := range []int64{1, 2, 9, 33} {
-		const rows, xld, yld = 11, 40, 41
+	for _, cols := range []int64{1, 2, 9, 33, 1000} {
+		const rows = 11
+		xld, yld := cols+7, cols+8
 		x := make([]float32, rows*xld)
 		for i := range x {
 			x[i] = float32(r.NormFloat64() * 5)
@@ -193,12 +194,15 @@ func TestRowsSim(t *testing.T) {
 		red := map[int64]func(x, a *interp.Tensor, keep bool) (*interp.Tensor, error){
 			RowSum: tfops.Sum, RowMean: tfops.Mean, RowMax: tfops.Max, RowMin: tfops.Min, RowProd: tfops.Prod,
 		}
-		for op := RowSum; op <= RowSoftmax; op++ {
+		for op := RowSum; op <= RowLogSoftmax; op++ {
 			var want *interp.Tensor
 			var err error
-			if op == RowSoftmax {
+			switch op {
+			case RowSoftmax:
 				want, err = tfops.Softmax(xt)
-			} else {
+			case RowLogSoftmax:
+				want, err = tfops.LogSoftmax(xt)
+			default:
 				want, err = red[op](xt, axis, true)
 			}
 			if err != nil {
@@ -225,7 +229,7 @@ func TestRowsSim(t *testing.T) {
 						continue
 					}
 					ulps := int64(0)
-					if op == RowSoftmax {
+					if op >= RowSoftmax {
 						ulps = 1
 					}
 					if !sameF32(g, w[i*wc+j], ulps) {

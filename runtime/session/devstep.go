@@ -32,7 +32,7 @@ import (
 //   - Sum, Mean, Max, Min and Prod over the last axis of a [B, w] value
 //     (reduction_indices a constant 1 or -1, scalar or vector; w ≥ 1;
 //     keep_dims: [B, 1], else [B]);
-//   - Softmax over the last axis of a [B, w] value;
+//   - Softmax and LogSoftmax over the last axis of a [B, w] value;
 //   - ConcatV2 of [B, wᵢ] device values along the last axis (a constant 1
 //     or -1).
 //
@@ -58,7 +58,7 @@ var (
 	}
 	deviceRows = map[string]int64{
 		"tfg.Sum": densekern.RowSum, "tfg.Mean": densekern.RowMean, "tfg.Max": densekern.RowMax, "tfg.Min": densekern.RowMin,
-		"tfg.Prod": densekern.RowProd, "tfg.Softmax": densekern.RowSoftmax,
+		"tfg.Prod": densekern.RowProd, "tfg.Softmax": densekern.RowSoftmax, "tfg.LogSoftmax": densekern.RowLogSoftmax,
 	}
 )
 
@@ -291,7 +291,7 @@ func (p *plan) planDevice(op *textir.Operation, vals []*value) bool {
 		}
 		code := deviceRows[name]
 		rest = x.dev.rest
-		if code != densekern.RowSoftmax {
+		if code < densekern.RowSoftmax {
 			if len(vals) != 2 || vals[1].kind != kindConst || !lastAxis(vals[1]) {
 				return false
 			}

@@ -20,7 +20,7 @@ import (
 var deviceStepOutputs = []string{
 	"d4", "add_full", "sub_col", "mul_col", "add_row", "max_s", "min_2d", "div", "col_row", "col_one", "bias",
 	"sigmoid", "tanh", "relu", "neg", "abs", "square", "exp", "addn3", "addn1", "mean_vec", "max_r", "min_r",
-	"prod_r", "sm", "ones", "cat", "sm_cat", "castf", "neg_cast", "vec_s", "vec_vec", "lg", "batch_sum", "addn1_plus", "prod_use",
+	"prod_r", "sm", "lsm", "ones", "cat", "sm_cat", "castf", "neg_cast", "vec_s", "vec_vec", "lg", "batch_sum", "addn1_plus", "prod_use",
 }
 
 // loadDeviceSteps compiles device_steps.pbtxt.
@@ -109,7 +109,7 @@ func TestSimDeviceSteps(t *testing.T) {
 	}
 	for _, want := range []string{"mid", "add_full", "sub_col", "mul_col", "add_row", "max_s", "min_2d", "div", "col_row", "col_one", "bias",
 		"sigmoid", "tanh", "relu", "neg", "abs", "square", "exp", "addn3", "sum_keep", "mean_vec", "max_r", "min_r", "prod_r",
-		"sm", "zeros", "ones", "cat", "sm_cat", "neg_cast", "vec_s", "vec_vec", "addn1_plus", "prod_use"} {
+		"sm", "lsm", "zeros", "ones", "cat", "sm_cat", "neg_cast", "vec_s", "vec_vec", "addn1_plus", "prod_use"} {
 		if !slices.Contains(dev, want) {
 			t.Errorf("%q is no device step (device steps: %v)", want, dev)
 		}

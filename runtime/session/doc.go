@@ -34,7 +34,7 @@
 //     DeviceOps and row-local in the forms devstep.go lists (a
 //     classifier head: elementwise math with broadcasts of a column, a
 //     constant row or a scalar, BiasAdd, AddN, Sum/Mean/Max/Min/Prod and
-//     Softmax over the last axis, ZerosLike/OnesLike, ConcatV2 on the
+//     (Log)Softmax over the last axis, ZerosLike/OnesLike, ConcatV2 on the
 //     last axis) is a device step: a launch or a few of
 //     runtime/densekern's head kernels in the batch's graph, its result
 //     a device value (B rows, float32) copied back only when the host

@@ -81,7 +81,7 @@ func init() {
 	// classifier head leaves around the kernels (Shape → StridedSlice →
 	// Pack → Reshape of a numeric column, a head's Softmax, AddN of logits).
 	for name, f := range map[string]func(x *interp.Tensor) (*interp.Tensor, error){
-		"Softmax": tfops.Softmax, "ZerosLike": tfops.ZerosLike, "OnesLike": tfops.OnesLike,
+		"Softmax": tfops.Softmax, "LogSoftmax": tfops.LogSoftmax, "ZerosLike": tfops.ZerosLike, "OnesLike": tfops.OnesLike,
 	} {
 		hostOps["tfg."+name] = fixed(1, func(op *textir.Operation) (hostKernel, error) {
 			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0])) }, nil
