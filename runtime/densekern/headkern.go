@@ -63,13 +63,13 @@ const (
 
 // The rows kernel's op codes.
 const (
-	RowSum     int64 = iota // y[r] = Σ x[r, ·]
-	RowMean                 // Σ / cols
-	RowMax                  // max, from -inf
-	RowMin                  // min, from +inf
-	RowProd                 // Π
-	RowSoftmax              // y[r, ·] = softmax(x[r, ·])
-	RowLogSoftmax           // y[r, ·] = log(softmax(x[r, ·]))
+	RowSum        int64 = iota // y[r] = Σ x[r, ·]
+	RowMean                    // Σ / cols
+	RowMax                     // max, from -inf
+	RowMin                     // min, from +inf
+	RowProd                    // Π
+	RowSoftmax                 // y[r, ·] = softmax(x[r, ·])
+	RowLogSoftmax              // y[r, ·] = log(softmax(x[r, ·]))
 )
 
 // The head kernels' names.
