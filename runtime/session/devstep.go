@@ -474,10 +474,8 @@ func (sl *slot) enqueueDev(f *frame, st *devStep, mark func(what string) error) 
 		return out.Addr(), out.Ld, 1 // the output itself (AddN's running sum), or not read
 	}
 	for _, c := range st.calls {
-		if st.concat != nil && c.a.dev != nil {
-			if pl := c.a.dev.base().place; pl != nil && pl.in == st.out && pl.col == c.col {
-				continue // its producer wrote it there
-			}
+		if st.placed(c) {
+			continue
 		}
 		y := out.Addr() + uint64(4*c.col)
 		var grid int64
@@ -504,15 +502,37 @@ func (sl *slot) enqueueDev(f *frame, st *devStep, mark func(what string) error) 
 	return nil
 }
 
+// placed reports whether a concatenation's copy c is not launched: its
+// input's producer writes it in the output's columns.
+func (st *devStep) placed(c devCall) bool {
+	if st.concat == nil || c.a.dev == nil {
+		return false
+	}
+	pl := c.a.dev.base().place
+	return pl != nil && pl.in == st.out && pl.col == c.col
+}
+
 // deviceSummary lists the device steps for the Summary.
 func (p *plan) deviceSummary() []string {
 	var out []string
 	for _, st := range p.devSteps {
 		var ks []string
+		placed := 0
 		for _, c := range st.calls {
+			if st.placed(c) {
+				placed++
+				continue
+			}
 			ks = append(ks, c.kernel)
 		}
-		out = append(out, fmt.Sprintf("%s in the batch's graph: %s", st.describe(), strings.Join(ks, ", ")))
+		what := strings.Join(ks, ", ")
+		if placed > 0 {
+			if what != "" {
+				what += "; "
+			}
+			what += fmt.Sprintf("%d of its inputs written in its columns by their producers", placed)
+		}
+		out = append(out, fmt.Sprintf("%s in the batch's graph: %s", st.describe(), what))
 	}
 	return out
 }

@@ -155,7 +155,7 @@ func TestSimDeviceSteps(t *testing.T) {
 	text := sum.String()
 	for _, want := range []string{`device step: tfg.Softmax (node "sm") in the batch's graph: rows_f32`,
 		`device step: tfg.AddN (node "addn3") in the batch's graph: map_f32, map_f32`,
-		`device step: tfg.ConcatV2 (node "cat") in the batch's graph: map_f32, map_f32, map_f32, map_f32`,
+		`device step: tfg.ConcatV2 (node "cat") in the batch's graph: map_f32, map_f32; 2 of its inputs written in its columns by their producers`,
 		`tfg.Log (node "lg") after the graph`, `tfg.Sum (node "batch_sum") after the graph`,
 		`kernel rows_f32 1 x 256 (tfg.Sum (node "sum_keep"))`, `GPU, step alone: batch 3: kernel map_f32 1 x 256 (tfg.AddV2 (node "mid"))`} {
 		if !strings.Contains(text, want) {
