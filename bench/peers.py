@@ -350,10 +350,11 @@ def jax_host_peers(jax, args, rec, check, gate, B, name, prec, fn, consts, hsets
 # ---------------------------------------------------------------- a dumped dense part
 
 
-# The host steps after the graph a whole-model peer computes (a subset of
-# runtime/session/host.go's: those with float results and static shapes).
+# The steps after the dense layers a whole-model peer computes (a subset of
+# runtime/session/host.go's: those with float results and static shapes;
+# the session's device steps, "device": true, are among them).
 CHAIN_UNARY = ("Identity", "Snapshot", "StopGradient", "Sigmoid", "Relu", "Tanh", "Neg", "Abs", "Exp", "Log",
-               "Sqrt", "Rsqrt", "Square", "Softmax", "ZerosLike", "OnesLike")
+               "Sqrt", "Rsqrt", "Square", "Softmax", "LogSoftmax", "ZerosLike", "OnesLike")
 CHAIN_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "BiasAdd", "MatMul")
 CHAIN_REDUCE = ("Sum", "Mean", "Max", "Min", "Prod")
 CHAIN_OPS = set(CHAIN_UNARY + CHAIN_BINARY + CHAIN_REDUCE + ("Reshape", "ExpandDims", "Squeeze", "ConcatV2", "AddN", "Cast"))
@@ -391,6 +392,10 @@ def chain_unsupported(plan):
             return f"dense input {i['name']} is {i.get('what') or 'not a feed'} (node {i.get('node', '?')!r})"
     if plan.get("layers", 0) != 1:
         return f"{plan.get('layers')} embedding layers (the peers compute one)"
+    for dl in plan.get("dense") or []:
+        for r in dl["inputs"]:
+            if r["kind"] != "device":
+                return f"dense layer {dl['node']!r} reads {r['kind']}: {r.get('what') or r.get('name')}"
     for h in plan.get("host") or []:
         if h["op"] not in CHAIN_OPS:
             return f"host step {h['op']} (node {h['node']!r}) has no peer implementation"
@@ -454,6 +459,10 @@ class ChainOps:
         if op == "Softmax":
             e = m.exp(x - (x.amax(-1, keepdim=True) if self.kind == "torch" else x.max(-1, keepdims=True)))
             return e / (e.sum(-1, keepdim=True) if self.kind == "torch" else e.sum(-1, keepdims=True))
+        if op == "LogSoftmax":
+            d = x - (x.amax(-1, keepdim=True) if self.kind == "torch" else x.max(-1, keepdims=True))
+            e = m.exp(d)
+            return d - m.log(e.sum(-1, keepdim=True) if self.kind == "torch" else e.sum(-1, keepdims=True))
         if op == "Rsqrt":
             return 1 / m.sqrt(x)
         if op == "Square":
@@ -1029,8 +1038,9 @@ class Peers:
             log(f"  model: the peers cannot compute {d}'s dense part: {why}; skipped")
             rec.add("model", B, "model", skipped=why)
             return
-        log(f"  model: {len(plan['dense'])} dense layers, {len(plan.get('host') or [])} host steps after the graph "
-            f"({', '.join(h['op'] for h in plan.get('host') or []) or 'none'}), outputs {plan['output_names']}")
+        steps = plan.get("host") or []
+        log(f"  model: {len(plan['dense'])} dense layers, {len(steps)} steps after them "
+            f"({', '.join(h['op'] + (' (device)' if h.get('device') else '') for h in steps) or 'none'}), outputs {plan['output_names']}")
         xs = [np.concatenate([sd[0][i["name"]].reshape(B, -1).astype(np.float32) for i in plan["inputs"]], 1)
               if plan["inputs"] else np.zeros((B, 0), np.float32) for sd in plan["sets_data"][:ns]]
         rfn, rc = chain_fn(plan, ChainOps("numpy"))
@@ -1362,6 +1372,7 @@ def dry_unsupported_checks():
         dict(base, inputs=[{"name": "input0", "width": 4, "what": "a value computed on the host before the graph"}]),
         dict(base, host=[{"op": "Sum", "node": "s", "inputs": [{"kind": "device", "name": "dense0"}, {"kind": "host", "name": "h9"}], "outputs": ["h0"]}]),
         dict(base, layers=2),
+        dict(base, dense=[{"node": "d", "inputs": [{"kind": "other", "what": "the result of a device step before the dense layer"}]}]),
         dict(base, outputs=[{"kind": "feed", "name": "x"}]),
     ]
     for p in bad:

@@ -4,7 +4,9 @@
 # results, one batch at a time and three in flight, with each dense backend
 # and precision (TestGPUModels: the generated kernels, cuBLASLt fp32, tf32
 # and bf16; one "ERR model=... dense=... precision=... B=... max_abs=...
-# max_rel=..." line per check), the GPU tests of runtime/cuda and
+# max_rel=..." line per check), the device steps' model (TestGPUDeviceSteps:
+# every form of head op on the device, against the interpreter, with NaN and
+# infinities), the GPU tests of runtime/cuda and
 # runtime/cublaslt, then the end-to-end benchmark (TestE2EBench: feeds in
 # host memory to predictions in host memory; latency median and p99 of 200
 # batches rotating over 4 feed sets, throughput with 1, 2 and 4 batches in
@@ -71,7 +73,7 @@ for mode in "${@:-build}"; do
     (cd runtime/cuda && RECOM_GPU=1 ../../$d/cuda.test -test.v -test.count=1 -test.run 'GPU' -test.timeout=120s) || rc=1
     (cd runtime/cublaslt && RECOM_GPU=1 ../../$d/cublaslt.test -test.v -test.count=1 -test.run 'GPUMatmul|GPUGraph|GPUConcatParts|Header' \
       -test.timeout=300s) || rc=1
-    (cd runtime/session && RECOM_GPU=1 ../../$d/session.test -test.v -test.count=1 -test.run 'TestGPUModels' \
+    (cd runtime/session && RECOM_GPU=1 ../../$d/session.test -test.v -test.count=1 -test.run 'TestGPUModels|TestGPUDeviceSteps' \
       -test.timeout=400s -ptx-dir ../../$d -gpu-dense "${GPU_DENSE:-generated-fp32,cublaslt-fp32,cublaslt-tf32,cublaslt-bf16}") || rc=1
     echo "session-e2e check: exit status $rc"
     ;;

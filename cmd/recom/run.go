@@ -40,9 +40,10 @@ given, or a .mlir file of any stage; --lower-emb, --simplify-shapes, --fuse,
 uploaded, constants evaluated), then the batch goes from the feeds in host
 memory to the outputs in host memory as one CUDA graph: the layer's inputs
 packed into pinned memory, one host-to-device copy, the layer kernel, the
-dense kernels (--dense=gpu, the default), one copy of the outputs back;
-what the compiler left outside the kernels (casts, reshapes) runs as
-compiled host steps. The session's summary (each step, where it runs, its
+dense kernels (--dense=gpu, the default), the row-local ops after them (a
+classifier head's sums, bias and softmax: device steps), one copy of the
+outputs back; what the compiler left outside the kernels (casts, reshapes)
+runs as compiled host steps. The session's summary (each step, where it runs, its
 cost) goes to stderr. A program the session cannot plan (an op it has no
 native step for, named with its TF node) runs as with --runtime=interp,
 and run says why. --runtime=interp keeps the interpreter around the GPU

@@ -7,7 +7,8 @@
 // cvt.rn.bf16.f32 round), so that an embedding layer's float32 output
 // becomes its columns of a bf16 product's concatenated input — and the
 // activations cuBLASLt has no epilogue for, sigmoid and tanh, in place on
-// a float32 output.
+// a float32 output — and the head kernels of the session's device steps
+// (map_f32, rows_f32: headkern.go).
 //
 // The kernels are written in the gpu dialect (Module), so that the gpu
 // dialect's simulator runs them in tests without a GPU, and ship as PTX
@@ -101,6 +102,7 @@ type Kernel struct {
 	From, To Elem
 	Width    int64  // elements a thread moves at once (1 or 4)
 	Act      string // an activation ("sigmoid", "tanh"); "" for a move
+	Head     string // a head kernel (MapKernel, RowsKernel; headkern.go); "" otherwise
 }
 
 // The activations.
@@ -110,8 +112,8 @@ const (
 )
 
 // Kernels lists every kernel of the module: a copy of each element type
-// and the conversion from float32 to bfloat16, each of width 1 and 4, and
-// the activations.
+// and the conversion from float32 to bfloat16, each of width 1 and 4, the
+// activations, and the head kernels (headkern.go).
 func Kernels() []Kernel {
 	var ks []Kernel
 	for _, c := range []struct {
@@ -123,6 +125,9 @@ func Kernels() []Kernel {
 	}
 	for _, a := range []string{Sigmoid, Tanh} {
 		ks = append(ks, Kernel{Name: a + "_f32", From: F32, To: F32, Width: 1, Act: a})
+	}
+	for _, h := range []string{MapKernel, RowsKernel} {
+		ks = append(ks, Kernel{Name: h, From: F32, To: F32, Width: 1, Head: h})
 	}
 	return ks
 }
@@ -162,7 +167,7 @@ func Pick(m Move) (Kernel, error) {
 		w = 1
 	}
 	for _, k := range Kernels() {
-		if k.From == m.From && k.To == m.To && k.Width == w && k.Act == "" {
+		if k.From == m.From && k.To == m.To && k.Width == w && k.Act == "" && k.Head == "" {
 			return k, nil
 		}
 	}
@@ -198,6 +203,9 @@ func elemType(e Elem) textir.Type {
 
 // build returns k's gpu.func.
 func build(ctx *textir.Context, loc textir.Location, k Kernel) *textir.Operation {
+	if k.Head != "" {
+		return buildHead(ctx, loc, k)
+	}
 	if k.Act != "" {
 		return buildAct(ctx, loc, k)
 	}
@@ -282,31 +290,37 @@ func buildAct(ctx *textir.Context, loc textir.Location, k Kernel) *textir.Operat
 	y, rows, cols, ld := a[0], a[1], a[2], a[3]
 	tid, bid := g.Dim(gpu.ThreadIdOp), g.Dim(gpu.BlockIdOp)
 	nb, nt := g.Dim(gpu.GridDimOp), g.Dim(gpu.BlockDimOp)
-	neg := func(v *textir.Value) *textir.Value {
-		return g.Op(arith.NegFOp, []*textir.Value{v}, []textir.Type{f64}).Result(0)
-	}
 	n := g.Mul(rows, cols)
 	g.For(g.Add(g.Mul(bid, nt), tid), n, g.Mul(nb, nt), nil, func(i *textir.Value, _ []*textir.Value) []*textir.Value {
 		r := g.Bin(arith.DivUIOp, i, cols)
 		at := g.Add(g.Mul(r, ld), g.Bin(arith.SubIOp, i, g.Mul(r, cols)))
 		{
 			x := g.Cast(arith.ExtFOp, g.Load(y, at, 1, false)[0], f64)
-			var v *textir.Value
-			switch k.Act {
-			case Sigmoid: // 1 / (1 + exp(-x)) = 1 / (2 + expm1(-x))
-				v = g.Bin(arith.DivFOp, g.CF(1, f64), g.Bin(arith.AddFOp, g.CF(2, f64), expm1(g, neg(x))))
-			case Tanh: // tanh|x| = -m / (2 + m), m = expm1(-2|x|), with x's sign
-				ax := g.Op(gpu.FabsOp, []*textir.Value{x}, []textir.Type{f64}).Result(0)
-				m := expm1(g, g.Bin(arith.MulFOp, ax, g.CF(-2, f64)))
-				t := g.Bin(arith.DivFOp, neg(m), g.Bin(arith.AddFOp, g.CF(2, f64), m))
-				v = g.Sel(g.CmpF(arith.FOLT, x, g.CF(0, f64)), neg(t), t)
-			}
+			v := actF64(g, k.Act, x)
 			g.Store([]*textir.Value{g.Cast(arith.TruncFOp, v, f32)}, y, at)
 		}
 		return nil
 	})
 	g.Op(gpu.ReturnOp, nil, nil)
 	return fn
+}
+
+// actF64 computes the activation act (Sigmoid or Tanh) of a float64.
+func actF64(g *kernelir.Builder, act string, x *textir.Value) *textir.Value {
+	f64 := textir.F64()
+	neg := func(v *textir.Value) *textir.Value {
+		return g.Op(arith.NegFOp, []*textir.Value{v}, []textir.Type{f64}).Result(0)
+	}
+	if act == Sigmoid { // 1 / (1 + exp(-x)) = 1 / (2 + expm1(-x))
+		return g.Bin(arith.DivFOp, g.CF(1, f64), g.Bin(arith.AddFOp, g.CF(2, f64), expm1(g, neg(x))))
+	}
+	// tanh|x| = -m / (2 + m), m = expm1(-2|x|), with x's sign (a zero
+	// kept as it is: tanh(-0) is -0)
+	ax := g.Op(gpu.FabsOp, []*textir.Value{x}, []textir.Type{f64}).Result(0)
+	m := expm1(g, g.Bin(arith.MulFOp, ax, g.CF(-2, f64)))
+	t := g.Bin(arith.DivFOp, neg(m), g.Bin(arith.AddFOp, g.CF(2, f64), m))
+	t = g.Sel(g.CmpF(arith.FOLT, x, g.CF(0, f64)), neg(t), t)
+	return g.Sel(g.CmpF(arith.FOEQ, x, g.CF(0, f64)), x, t)
 }
 
 // expm1 computes exp(x) - 1 of a float64 without a math library: x
@@ -318,6 +332,17 @@ func expm1(g *kernelir.Builder, x *textir.Value) *textir.Value {
 	f64 := textir.F64()
 	x = g.Bin(arith.MinimumFOp, g.Bin(arith.MaximumFOp, x, g.CF(-700, f64)), g.CF(700, f64))
 	r := g.Bin(arith.MulFOp, x, g.CF(1.0/1024, f64))
+	e := g.Bin(arith.MulFOp, expm1Q(g, r), r)
+	for range 10 {
+		e = g.Bin(arith.MulFOp, e, g.Bin(arith.AddFOp, g.CF(2, f64), e))
+	}
+	return e
+}
+
+// expm1Q returns q with exp(r) - 1 = r·q: 1/1! + r(1/2! + r(... + r/18!))
+// by Horner's rule (|r| < 0.69).
+func expm1Q(g *kernelir.Builder, r *textir.Value) *textir.Value {
+	f64 := textir.F64()
 	const terms = 18
 	inv := make([]float64, terms+1) // inv[n] = 1/n!
 	inv[0] = 1
@@ -329,9 +354,5 @@ func expm1(g *kernelir.Builder, x *textir.Value) *textir.Value {
 	for n := terms - 1; n >= 1; n-- {
 		q = g.Op(gpu.FmaOp, []*textir.Value{q, r, g.CF(inv[n], f64)}, []textir.Type{f64}).Result(0)
 	}
-	e := g.Bin(arith.MulFOp, q, r)
-	for range 10 {
-		e = g.Bin(arith.MulFOp, e, g.Bin(arith.AddFOp, g.CF(2, f64), e))
-	}
-	return e
+	return q
 }

@@ -28,19 +28,30 @@
 //     dense features) are computed by a host step, which parses just
 //     those (hostpack.ExampleParser; example.go);
 //   - a reshape of a device value (Identity, Reshape, ExpandDims,
-//     Squeeze to [?, static dims]) is an alias of its memory;
+//     Squeeze to [?, static dims]; a Cast from float32 to float32, an
+//     AddN of one value) is an alias of its memory;
+//   - an op that reads only device values and constants, is one of
+//     DeviceOps and row-local in the forms devstep.go lists (a
+//     classifier head: elementwise math with broadcasts of a column, a
+//     constant row or a scalar, BiasAdd, AddN, Sum/Mean/Max/Min/Prod and
+//     (Log)Softmax over the last axis, ZerosLike/OnesLike, ConcatV2 on the
+//     last axis) is a device step: a launch or a few of
+//     runtime/densekern's head kernels in the batch's graph, its result
+//     a device value (B rows, float32) copied back only when the host
+//     reads it, computed as interp/tfops computes it;
 //   - every other op must be one of HostOps (casts, reshapes,
 //     elementwise math, BiasAdd, MatMul, ConcatV2: interp/tfops'
 //     semantics with the attributes decoded once), and runs on the host:
 //     before the graph when it reads only feeds and constants (its result
 //     may then be uploaded, as a dense layer's input), after it when it
-//     reads device results (which are then copied back), but never
-//     between two GPU steps.
+//     reads device results (which are then copied back; an op that could
+//     be a device step but for its shapes, such as a Sum over the batch,
+//     is one), but never between two GPU steps.
 //
-// Anything else (an op outside HostOps, a host step between GPU steps, a
-// layer input that is not computed from the feeds) makes New fail with
-// an error naming the op and its TensorFlow node: the caller then runs
-// the program in the interpreter.
+// Anything else (an op outside HostOps and DeviceOps, a host step between
+// GPU steps, a layer input that is not computed from the feeds) makes New
+// fail with an error naming the op and its TensorFlow node: the caller
+// then runs the program in the interpreter.
 //
 // # A batch
 //
@@ -57,9 +68,9 @@
 // host-to-device copy per layer (one for the usual single layer), the
 // layers' kernels, the dense steps (the generated kernels with their
 // split-K reductions, or cuBLASLt's products and the moves of their
-// inputs), and
-// one device-to-host copy of every device result the host reads, laid
-// out in one output arena. Run then waits for the batch's event, makes
+// inputs) and the device steps among them in dependence order, and one
+// device-to-host copy of every device result the host reads, laid out in
+// one output arena. Run then waits for the batch's event, makes
 // the outputs from the pinned output buffer and runs the host steps
 // after the graph.
 //
@@ -83,14 +94,16 @@
 // accumulation). A step says how it wants its
 // operands stored (LaidOutStep, Layout): New then gives every device
 // value a format, F32 or BF16 (BF16 when every reader reads it so and it
-// stays on the device), places a value in the columns of its reader's
+// stays on the device; a device step reads F32), places a value in the columns of its reader's
 // concatenated input when its producer can write there, and otherwise
 // moves inputs into the layout their reader wants with the kernels of
 // runtime/densekern (float32 to bfloat16, strided copies), in the graph
 // just before the step. An upload read only in BF16 is rounded on the
 // host. Steps that load their kernels lazily (cuBLASLt) run once outside
-// the capture before the first graph of each batch size. ProfileDense
-// times the dense part alone.
+// the capture before the first graph of each batch size. A device
+// step's result that only a device step's concatenation reads is written
+// by its step straight into the concatenation's columns. ProfileDense
+// times the dense part alone (the device steps included).
 //
 // # Plug-ins
 //
@@ -102,7 +115,8 @@
 // # Cost
 //
 // Summary lists the plan's steps, where each runs (host, fallback, the
-// GPU graph) and their measured cost: host steps by wall time, the graph
+// GPU graph; the device steps by op and node, with their kernels) and
+// their measured cost: host steps by wall time, the graph
 // by device events (two per batch; Options.NoTiming drops them). Bench
 // measures end-to-end latency and throughput.
 package session

@@ -12,14 +12,18 @@ import (
 
 // DensePlan is the part of a session's plan after its embedding layers,
 // as the session planned it: the dense layers (fused.dense) in dependence
-// order, with their constant weights, and the host steps after the graph
-// with their constant operands. It is what a peer needs to compute the
+// order, with their constant weights, and the steps after them with their
+// constant operands: the device steps (in the graph; Device set), then the
+// host steps after the graph. It is what a peer needs to compute the
 // same model from the layers' outputs (bench/peers.py reads it from
 // `recom bench --e2e --dump-inputs`).
 //
 // Values are named: "layerI" is the output of embedding layer I (B×width),
 // "denseI" the output of Dense[I] (B×N), "inputI" the I-th value uploaded
-// from the feeds (Inputs[I]), "hI" a host value computed after the graph.
+// from the feeds (Inputs[I]), "devI" the result of the I-th device step (a
+// device value), "hI" a host value computed after the graph. A dense
+// layer that reads a device step's result (which Host lists after the
+// dense layers) has that input as a PlanRef of kind "other".
 type DensePlan struct {
 	Layers int `json:"layers"`
 	// LayerNodes are the layers' nodes (the fused.embedding_layer ops'
@@ -74,12 +78,15 @@ type PlanDense struct {
 	Bias       *interp.Tensor `json:"-"`
 }
 
-// PlanHost is one host step after the graph: the TensorFlow op (Op
+// PlanHost is one step after the dense layers: the TensorFlow op (Op
 // without its dialect prefix), its node, its operands, the attributes
-// its native step reads, and its results' names.
+// its native step reads, and its results' names. Device says that the
+// session computes it on the device, in the batch's graph (a device
+// step), rather than on the host after the graph.
 type PlanHost struct {
 	Op      string         `json:"op"`
 	Node    string         `json:"node"`
+	Device  bool           `json:"device,omitempty"`
 	Inputs  []PlanRef      `json:"inputs"`
 	Attrs   map[string]any `json:"attrs,omitempty"`
 	Outputs []string       `json:"outputs"`
@@ -115,6 +122,10 @@ func (s *Session) DensePlan() (*DensePlan, error) {
 	for i, ds := range p.dense {
 		devName[ds.out.base()] = fmt.Sprintf("dense%d", i)
 	}
+	devMade := map[*devValue]*devStep{}
+	for _, st := range p.devSteps {
+		devMade[st.out] = st
+	}
 	ref := func(v *value) PlanRef {
 		switch {
 		case v.kind == kindDevice:
@@ -143,6 +154,10 @@ func (s *Session) DensePlan() (*DensePlan, error) {
 		}
 		for _, in := range ds.in {
 			n, ok := devName[in.base()]
+			if st := devMade[in.base()]; !ok && st != nil {
+				pd.Inputs = append(pd.Inputs, PlanRef{Kind: "other", What: "the result of a device step before the dense layer: " + st.describe()})
+				continue
+			}
 			if !ok {
 				return nil, ds.op.Errorf("an input (%s) is no layer's, dense layer's or upload's", in.name)
 			}
@@ -166,6 +181,15 @@ func (s *Session) DensePlan() (*DensePlan, error) {
 			pd.Bias = ds.b.konst
 		}
 		out.Dense = append(out.Dense, pd)
+	}
+	for i, st := range p.devSteps {
+		devName[st.out] = fmt.Sprintf("dev%d", i)
+		ph := PlanHost{Op: strings.TrimPrefix(st.op.Name(), "tfg."), Node: st.node, Device: true, Attrs: exportAttrs(st.op),
+			Outputs: []string{devName[st.out]}}
+		for _, v := range st.in {
+			ph.Inputs = append(ph.Inputs, ref(v))
+		}
+		out.Host = append(out.Host, ph)
 	}
 	for _, hs := range p.post {
 		ph := PlanHost{Op: strings.TrimPrefix(hs.op.Name(), "tfg."), Node: hs.node, Attrs: exportAttrs(hs.op)}

@@ -42,7 +42,7 @@ var (
 	ptxDir = flag.String("ptx-dir", os.Getenv("RECOM_PTX_DIR"),
 		"folder of the models' PTX for the GPU tests (MODEL.ptx, written by TestWritePTX -ptx-out); empty: compile with llc-19 now")
 	ptxOut = flag.String("ptx-out", "",
-		"TestWritePTX: write the PTX of the bundled model and of preset E into this folder (empty: the bundled model's, into a temporary folder)")
+		"TestWritePTX: write the PTX of the bundled model, of preset E and of testdata/device_steps.pbtxt into this folder (empty: the bundled model's, into a temporary folder)")
 	e2eBatches = flag.String("e2e-batches", "1,32,256,2048", "TestE2EBench: the batch sizes")
 	e2eIters   = flag.Int("e2e-iters", 200, "TestE2EBench: batches timed one by one per batch size (at least 200)")
 	e2eModel   = flag.String("e2e-model", "E", "TestE2EBench: the model, small or a preset of frontend/gen")
@@ -157,9 +157,12 @@ func testModel(t *testing.T, name string) *compiled {
 	}
 	t0 := time.Now()
 	var m *compiled
-	if name == "small" {
+	switch name {
+	case "small":
 		m = loadSmall(t)
-	} else {
+	case "device_steps":
+		m = loadDeviceSteps(t)
+	default:
 		spec, err := gen.Preset(name)
 		if err != nil {
 			t.Fatal(err)
@@ -214,12 +217,12 @@ func ptxFor(t *testing.T, name string, m *compiled, dir string) []byte {
 }
 
 // TestWritePTX compiles the test models' PTX with llc-19 and writes it
-// with the header the GPU tests check: into -ptx-out (the bundled model
-// and preset E), or a temporary folder (the bundled model), read back as
+// with the header the GPU tests check: into -ptx-out (the bundled model,
+// preset E and the device steps' model), or a temporary folder (the bundled model), read back as
 // the GPU tests read it.
 func TestWritePTX(t *testing.T) {
 	llctest.Need(t)
-	dir, names := *ptxOut, []string{"small", "E"}
+	dir, names := *ptxOut, []string{"small", "E", "device_steps"}
 	if dir == "" {
 		dir, names = t.TempDir(), []string{"small"}
 	}
@@ -240,7 +243,11 @@ func TestWritePTX(t *testing.T) {
 		}
 		t.Logf("wrote %s (%d bytes, llc %.1f s)", path, len(ptx), time.Since(t0).Seconds())
 		back := string(ptxFor(t, name, m, dir))
-		for _, k := range append(kernelNames(m), "layer") {
+		want := kernelNames(m)
+		if name != "device_steps" { // a model of dense layers alone
+			want = append(want, "layer")
+		}
+		for _, k := range want {
 			if !strings.Contains(back, ".entry "+k+"(") {
 				t.Errorf("%s has no kernel %s", path, k)
 			}
@@ -435,6 +442,39 @@ func TestE2EBench(t *testing.T) {
 				t.Logf("%s B=%d step costs over the latency runs:\n%s\nthe graph's steps launched alone (Profile, 20 runs):\n%s\nthe dense part alone (ProfileDense, 20 runs):\n%v",
 					prefix, b, r.Summary, strings.Join(alone, "\n"), dp)
 			}
+		})
+	}
+}
+
+// TestGPUDeviceSteps runs testdata/device_steps.pbtxt (a head of every
+// form of device step) on the GPU against the interpreter with poisoned
+// results, at B = 1, 5 and 300, on random feeds and on feeds with NaN,
+// infinities and signed zeros, with the generated kernels and cuBLASLt
+// fp32 (rtol 1e-5 and 1e-4; NaN and infinities where the interpreter has
+// them): densekern's head kernels as the GPU runs them.
+func TestGPUDeviceSteps(t *testing.T) {
+	c := openGPU(t)
+	m := testModel(t, "device_steps")
+	configs, err := parseDense("generated-fp32,cublaslt-fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dc := range configs {
+		t.Run(dc.name, func(t *testing.T) {
+			s := gpuSession(t, c, "device_steps", m, dc.options(t, Options{Slots: 1, Poison: true}))
+			for i, b := range []int64{1, 5, 300} {
+				for _, sp := range []bool{false, true} {
+					f := deviceFeeds(b, uint64(60+i), sp)
+					got, err := s.Run(f)
+					if err != nil {
+						t.Fatalf("B=%d: %v", b, err)
+					}
+					want := m.reference(t, f)
+					what := fmt.Sprintf("%s B=%d specials=%v", dc.name, b, sp)
+					checkNaN(t, what, got, want, dc.dense == DenseCublasLt)
+				}
+			}
+			t.Logf("\n%s", s.Summary())
 		})
 	}
 }

@@ -81,7 +81,7 @@ func init() {
 	// classifier head leaves around the kernels (Shape → StridedSlice →
 	// Pack → Reshape of a numeric column, a head's Softmax, AddN of logits).
 	for name, f := range map[string]func(x *interp.Tensor) (*interp.Tensor, error){
-		"Softmax": tfops.Softmax, "ZerosLike": tfops.ZerosLike, "OnesLike": tfops.OnesLike,
+		"Softmax": tfops.Softmax, "LogSoftmax": tfops.LogSoftmax, "ZerosLike": tfops.ZerosLike, "OnesLike": tfops.OnesLike,
 	} {
 		hostOps["tfg."+name] = fixed(1, func(op *textir.Operation) (hostKernel, error) {
 			return func(in []*interp.Tensor) ([]*interp.Tensor, error) { return one(f(in[0])) }, nil
@@ -237,8 +237,8 @@ func HostOps() []string {
 func compileHost(op *textir.Operation, in []*value) (hostKernel, error) {
 	c, ok := hostOps[op.Name()]
 	if !ok {
-		return nil, op.Errorf("has no native step in a session (it runs on the host only as one of %s; on the device only as a layer, a dense layer or a reshape of one): run the program in the interpreter",
-			strings.Join(shortNames(HostOps()), ", "))
+		return nil, op.Errorf("has no native step in a session (it runs on the host only as one of %s; on the device only as a layer, a dense layer, a reshape of one or one of %s in the forms a device step takes): run the program in the interpreter",
+			strings.Join(shortNames(HostOps()), ", "), strings.Join(shortNames(DeviceOps()), ", "))
 	}
 	k, err := c(op, len(in))
 	if err != nil {

@@ -60,6 +60,15 @@ func (p *plan) planLayouts() error {
 			readers[d.base()] = append(readers[d.base()], use{ds, i})
 		}
 	}
+	// The device steps read float32 (at any row pitch).
+	devRead := map[*devValue]bool{}
+	devMade := map[*devValue]bool{}
+	for _, st := range p.devSteps {
+		devMade[st.out] = true
+		for _, d := range st.reads {
+			devRead[d.base()] = true
+		}
+	}
 	for _, d := range p.devs {
 		if d.root != nil {
 			continue
@@ -73,6 +82,7 @@ func (p *plan) planLayouts() error {
 		for _, u := range readers[d] {
 			bf = bf && u.ds.layout.In == BF16
 		}
+		bf = bf && !devRead[d]
 		if bf {
 			d.format = BF16
 		}
@@ -108,6 +118,19 @@ func (p *plan) planLayouts() error {
 			p.devs = append(p.devs, to)
 			ds.moves = append(ds.moves, move{from: d, to: to})
 			ds.args[i] = to
+		}
+	}
+	// A device step's result that a concatenation on the device reads,
+	// and nothing else needs contiguous (no dense step, no copy back), is
+	// written by its step straight into the concatenation's columns.
+	for _, st := range p.devSteps {
+		col := int64(0)
+		for _, in := range st.concat {
+			b := in.base()
+			if devMade[b] && b != st.out && !b.toHost && b.place == nil && len(readers[b]) == 0 {
+				b.place = &placement{in: st.out, col: col}
+			}
+			col += in.width
 		}
 	}
 	for _, ds := range p.dense {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -131,9 +132,14 @@ type plan struct {
 	post    []*hostStep // host steps after it
 	layers  []*layerStep
 	dense   []*denseStep // in dependence order
-	devs    []*devValue  // every device value, in definition order
-	uploads []*devValue  // fromHost values, in their upload order
-	consts  []*value     // constants to evaluate (tables apart)
+	// devSteps are the ops computed on the device (devstep.go), and
+	// steps the graph's steps after the layers, dense and device steps
+	// in dependence order.
+	devSteps []*devStep
+	steps    []gpuStep
+	devs     []*devValue // every device value, in definition order
+	uploads  []*devValue // fromHost values, in their upload order
+	consts   []*value    // constants to evaluate (tables apart)
 	// needFeed holds the feeds the session reads itself (host steps,
 	// uploads, outputs); the packers check their own. ownFeeds lists
 	// them in feed order, the only feeds a batch looks up and checks
@@ -444,6 +450,11 @@ func (p *plan) needsConst(v *value) bool {
 			return true
 		}
 	}
+	for _, st := range p.devSteps {
+		if slices.Contains(st.in, v) { // uploaded, or an axis (for DensePlan)
+			return true
+		}
+	}
 	return false
 }
 
@@ -551,6 +562,7 @@ func (p *plan) planDense(op *textir.Operation) error {
 	}
 	ds.out = p.newDevice(op.Result(0), d.N, []int64{d.N}, ds.node).dev
 	p.dense = append(p.dense, ds)
+	p.steps = append(p.steps, gpuStep{dense: ds})
 	return nil
 }
 
@@ -569,7 +581,8 @@ func kindName(k kind) string {
 }
 
 // planHost plans an op that is neither a layer nor a dense layer: a
-// device alias when it only reshapes a device value, else a host step.
+// device alias when it only reshapes a device value, a device step when
+// it is one (devstep.go), else a host step.
 func (p *plan) planHost(op *textir.Operation) error {
 	ins := dataOperands(op)
 	vals := make([]*value, len(ins))
@@ -595,6 +608,9 @@ func (p *plan) planHost(op *textir.Operation) error {
 			v := &value{v: res[0], kind: kindDevice, dev: d}
 			p.values[res[0]] = v
 			p.devs = append(p.devs, d)
+			return nil
+		}
+		if !after && p.planDevice(op, vals) {
 			return nil
 		}
 	}

@@ -206,6 +206,9 @@ func New(ctx context.Context, prog Program, ptx []byte, opts Options) (*Session,
 	if err := p.planLayouts(); err != nil {
 		return nil, err
 	}
+	if err := s.readyDevice(); err != nil {
+		return nil, err
+	}
 	if err := s.loadLayoutKernels(); err != nil {
 		return nil, err
 	}
@@ -277,9 +280,9 @@ const (
 )
 
 // loadLayoutKernels loads runtime/densekern's kernels when a dense step
-// moves its inputs.
+// moves its inputs or a device step runs.
 func (s *Session) loadLayoutKernels() error {
-	moves := 0
+	moves := len(s.plan.devSteps)
 	for _, ds := range s.plan.dense {
 		moves += len(ds.moves)
 	}
@@ -542,6 +545,7 @@ func (s *Session) Close() error {
 	for _, t := range s.tables {
 		keep(t.Close())
 	}
+	keep(s.closeDevice())
 	if s.mod != nil {
 		keep(s.mod.Close())
 	}
@@ -668,7 +672,8 @@ func (sl *slot) timeSteps(iters int, enqueue func(mark func(what string) error) 
 type DenseProfile struct {
 	Batch int64
 	// Graph is the mean device time of the dense steps (the moves of
-	// their inputs included) captured as one CUDA graph and replayed
+	// their inputs and the device steps among and after them included)
+	// captured as one CUDA graph and replayed
 	// back to back: what the dense part costs inside the batch's graph.
 	Graph time.Duration
 	// Steps are the mean device times of each launch, enqueued one by
@@ -691,7 +696,8 @@ func (p *DenseProfile) String() string {
 // steps enqueued one by one between device events, iters times, and the
 // same steps captured as one CUDA graph, replayed iters times back to
 // back between two events. It is the dense layers' cost as a framework's
-// MLP captured as a graph is measured.
+// MLP captured as a graph is measured (with the model's device steps: a
+// head after the MLP).
 func (s *Session) ProfileDense(feeds map[string]*interp.Tensor, iters int) (*DenseProfile, error) {
 	if iters < 1 {
 		return nil, errors.New("session: ProfileDense needs at least one iteration")

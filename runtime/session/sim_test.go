@@ -426,9 +426,9 @@ func TestSimHostSteps(t *testing.T) {
 }
 
 // The shape arithmetic of a numeric column before the graph (Shape,
-// StridedSlice, Pack, Reshape) and a classifier head after it (AddN,
-// Softmax, Sum, ArgMax) run as compiled host steps and equal the
-// interpreter.
+// StridedSlice, Pack, Reshape) runs as compiled host steps, a classifier
+// head after the dense layer as device steps in the graph (AddN, Softmax,
+// Sum) and a host step after it (ArgMax), and all equal the interpreter.
 func TestSimHostShapeSteps(t *testing.T) {
 	path := filepath.Join("testdata", "host_steps_shape.pbtxt")
 	m := compileModel(t, path, readFile(t, path), &exec.Options{}, nil)
@@ -448,8 +448,9 @@ func TestSimHostShapeSteps(t *testing.T) {
 	}
 	text := s.Summary().String()
 	for _, want := range []string{`tfg.Shape (node "sh") before the graph`, `tfg.StridedSlice (node "rows") before the graph`,
-		`tfg.Pack (node "pk") before the graph`, `tfg.AddN (node "twice") after the graph`, `tfg.Softmax (node "sm") after the graph`,
-		`tfg.Sum (node "total") after the graph`, `tfg.ArgMax (node "cls") after the graph`} {
+		`tfg.Pack (node "pk") before the graph`, `device step: tfg.AddN (node "twice") in the batch's graph: map_f32`,
+		`device step: tfg.Softmax (node "sm") in the batch's graph: rows_f32`, `device step: tfg.Sum (node "total") in the batch's graph: rows_f32`,
+		`tfg.ArgMax (node "cls") after the graph`, `kernel rows_f32 1 x 256 (tfg.Softmax (node "sm"))`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
 		}

@@ -539,12 +539,20 @@ func (f *frame) workspace() Buffer {
 	return Buffer{Ptr: f.ws, Bytes: f.ws.Size()}
 }
 
-// enqueueDense enqueues the dense steps of a batch, each after the moves
-// of its inputs, calling mark after each launch.
+// enqueueDense enqueues the steps of a batch after its layers: the dense
+// steps, each after the moves of its inputs, and the device steps, in
+// dependence order, calling mark after each launch.
 func (sl *slot) enqueueDense(f *frame, mark func(what string) error) error {
 	s := sl.s
 	ws := f.workspace()
-	for _, ds := range s.plan.dense {
+	for _, gs := range s.plan.steps {
+		if gs.dev != nil {
+			if err := sl.enqueueDev(f, gs.dev, mark); err != nil {
+				return err
+			}
+			continue
+		}
+		ds := gs.dense
 		for _, m := range ds.moves {
 			k, mv, err := sl.moveLaunch(f, m)
 			if err != nil {

@@ -45,8 +45,12 @@ type Summary struct {
 	Slots   int
 	Packers []string // per layer
 	Dense   string   // the dense backend
-	Batches int64
-	Steps   []StepCost
+	// DeviceSteps names the ops computed on the device in the batch's
+	// graph (their op, node and kernels): their time is in the graph's
+	// row (Profile times each launch).
+	DeviceSteps []string
+	Batches     int64
+	Steps       []StepCost
 	// Graphs lists the graphs captured so far, one line each: the batch
 	// size and its nodes.
 	Graphs []string
@@ -61,6 +65,9 @@ func (s *Summary) String() string {
 	}
 	if s.Dense != "" {
 		fmt.Fprintf(&b, "  dense layers: %s\n", s.Dense)
+	}
+	for _, d := range s.DeviceSteps {
+		fmt.Fprintf(&b, "  device step: %s\n", d)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "calls\tmean µs\ttotal ms\t\t")
@@ -179,7 +186,8 @@ func (s *Session) Summary() *Summary {
 	st := s.stats
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	sum := &Summary{Device: st.device, Slots: st.slots, Packers: st.packers, Dense: st.dense, Batches: st.batches}
+	sum := &Summary{Device: st.device, Slots: st.slots, Packers: st.packers, Dense: st.dense, Batches: st.batches,
+		DeviceSteps: s.plan.deviceSummary()}
 	for i, r := range st.rows {
 		if r.Calls == 0 && (i == statStage && len(s.plan.uploads) == 0 || i == statGPU && s.opts.NoTiming) {
 			continue
