@@ -33,7 +33,7 @@ device)
     real) bench/real-models.sh check 2>&1 | tee "$out/real-check.log" | tail -12 || rc=1
           OUT=$out bench/real-models.sh bench 2>&1 | tee "$out/real-bench.log" | grep -E "^BENCH|^E2E batch=[0-9]+ sets|PEER|RATIO|after the graph|on the device|match|DIFF" || rc=1;;
     serve) OUT=$out/serve DURATION=${DURATION:-5s} bench/serve.sh device 2>&1 | tee "$out/serve.log" | grep -E "max rate|OVERHEAD|RATIO|SERVE_MAX" || rc=1;;
-    launch) OUT=$out bench/experiments/launch.sh device 2>&1 | tee "$out/launch.log" | grep -E "^==|^E2E batch=[0-9]+ sets" || rc=1;;
+    launch) OUT=$out bench/experiments/launch.sh device 2>&1 | tee "$out/launch.log" | grep -E "^==|^CHECK|^BENCH|^E2E batch=[0-9]+ sets" || rc=1;;
     *) echo "unknown step $s"; rc=1;;
     esac
   done

@@ -41,7 +41,14 @@ build)
 device)
   gunzip -kf $d/E.pb.gz
   out=${OUT:-/tmp}
-  show() { grep -E "^E2E|launch|find the batch|wait for the batch|pack fused|GPU, one CUDA graph|graph: batch|after the graph|on the device:"; }
+  show() { grep -E "^BENCH|^E2E|launch|find the batch|wait for the batch|pack fused|GPU, one CUDA graph|graph: batch|after the graph|device step|on the device:"; }
+  # E checked against the interpreter first (the layer kernel's id code).
+  for b in 1 256; do
+    $d/recom gen --feeds --batch $b --seed 5 $d/E.pb -o /tmp/launch-f.npz &&
+      timeout 100 $d/recom run $d/E.pb --ptx $d/E.tuned.ptx --feeds /tmp/launch-f.npz -o /tmp/launch-o.npz --check >/tmp/launch-check.txt 2>&1
+    rc=$?
+    echo "CHECK E B=$b rc=$rc $(tail -1 /tmp/launch-check.txt | cut -c1-200)"
+  done
   for spin in ${PACK_SPIN:-500us}; do
     prof() { [ "${PROFILE:-0}" = 1 ] && echo --cpuprofile "$out/$1-$spin.pprof"; }
     if [ -d $d/taxi ]; then
