@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"regexp"
 	"slices"
@@ -98,8 +99,16 @@ type Options struct {
 	// KeepIR keeps each stage's output text in StageResult.Output (the
 	// printed IR of the IR stages; the .ll, .ptx and cubin).
 	KeepIR bool
-	// Print sets how KeepIR prints IR (generic form, locations).
+	// Print sets how KeepIR and IRWriter print IR (generic form,
+	// locations).
 	Print textir.PrintOptions
+	// IRWriter, when set, is where each IR stage's module is printed as
+	// the stage ends, instead of into StageResult.Output: the driver
+	// prints into the writer it returns for the stage and then closes it
+	// (an error of either fails the stage). A large model's text (250 MB
+	// for 10,000 columns) then never sits in memory whole. KeepIR still
+	// keeps the backend stages' outputs (.ll, .ptx, cubin).
+	IRWriter func(stage string) (io.WriteCloser, error)
 
 	// MCPU is the GPU of llc's -mcpu and ptxas's -arch (default sm_90).
 	MCPU string
@@ -137,8 +146,8 @@ type StageResult struct {
 	// Output is the stage's output with Options.KeepIR: the printed
 	// module for the IR stages, the .ll, .ptx or cubin bytes.
 	Output []byte
-	// PrintWall is the time spent printing Output (KeepIR), not part of
-	// Wall.
+	// PrintWall is the time spent printing Output (KeepIR) or into
+	// Options.IRWriter, not part of Wall.
 	PrintWall time.Duration
 	// Size is the size in bytes of the stage's output for the backend
 	// stages (.ll, .ptx, cubin), whether or not it is kept.
@@ -468,9 +477,7 @@ func (d *driver) runStage(st Stage, s *StageResult) error {
 			d.data, d.inputSize = data, len(data)
 			d.step("read", start, fmt.Sprintf("%.1f MB", float64(len(data))/(1<<20)))
 		}
-		err := d.importGraph(r.Model, d.data)
-		// The file's bytes (400 MB for 10,000 columns) are not needed once
-		// imported: let the collector have them before the IR is printed.
+		err := d.importGraph(r.Model)
 		d.data = nil
 		if err != nil {
 			return err
@@ -518,6 +525,19 @@ func (d *driver) runStage(st Stage, s *StageResult) error {
 }
 
 func (d *driver) keepIR(s *StageResult) error {
+	if d.opts.IRWriter != nil {
+		start := time.Now()
+		w, err := d.opts.IRWriter(s.Name)
+		if err != nil {
+			return err
+		}
+		err = textir.Print(w, d.res.Module, d.opts.Print)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		s.PrintWall = time.Since(start)
+		return err
+	}
 	if !d.opts.KeepIR {
 		return nil
 	}
@@ -650,7 +670,7 @@ func (o *Options) LLCOptions() llc.Options {
 
 // importGraph parses the graph file, cuts it at the inputs and outputs,
 // checks it and imports it into the tfg dialect.
-func (d *driver) importGraph(name string, data []byte) error {
+func (d *driver) importGraph(name string) error {
 	r, o := d.res, d.opts
 	var gopts []graphdef.Option
 	if len(o.Tags) > 0 {
@@ -660,7 +680,11 @@ func (d *driver) importGraph(name string, data []byte) error {
 		gopts = append(gopts, graphdef.WithSignature(o.Signature))
 	}
 	start := time.Now()
-	file, err := graphdef.Parse(data, name, gopts...)
+	file, err := graphdef.Parse(d.data, name, gopts...)
+	// The file's bytes (400 MB for 10,000 columns) are not needed once
+	// parsed (the messages hold copies of what they read): let the
+	// collector have them before the import builds the module.
+	d.data = nil
 	if err != nil {
 		return err
 	}

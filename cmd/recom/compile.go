@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -117,6 +118,7 @@ type compileFlags struct {
 	generic    bool
 	debugInfo  bool
 	cpuProfile string
+	memProfile string
 	progress   string
 	dot        string
 	dotSummary bool
@@ -166,6 +168,7 @@ func newCompileCmd(_ io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.generic, "mlir-print-op-generic", false, "write the IR files in the generic form")
 	fl.BoolVar(&f.debugInfo, "mlir-print-debuginfo", false, "write locations in the IR files")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the compilation to `FILE`")
+	fl.StringVar(&f.memProfile, "memprofile", "", "debugging: write a heap profile of the live objects to `FILE` when the import stage ends (a large model's IR is then at its largest)")
 	fl.StringVar(&f.progress, "progress", "auto", "show each stage as it starts and ends, with its time, on stderr: auto (when stderr is a terminal), always (a bare --progress), never")
 	fl.Lookup("progress").NoOptDefVal = "always"
 	fl.StringVar(&f.dense, "dense", "gpu", "where the dense layers run: gpu (--fuse-dense: a kernel per layer) or cpu (left to the interpreter: an ablation)")
@@ -258,35 +261,45 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 		defer pprof.StopCPUProfile()
 	}
 
-	// Each stage's file is written (and synced) into the staging folder
-	// while the next stage runs.
-	files := make(chan *compiler.StageResult, len(compiler.Stages))
+	// Each IR stage's module is printed straight into its file in the
+	// staging folder (never held in memory whole: 250 MB of text for
+	// 10,000 columns); the file is synced, and the backend stages' files
+	// written, by the goroutine below while the next stage runs.
+	jobs := make(chan func() error, 2*len(compiler.Stages))
 	written := make(chan error, 1)
 	go func() {
 		var err error
-		for s := range files {
-			if err == nil {
-				err = dir.WriteFile(compiler.FileName(s.Name), s.Output)
+		for job := range jobs {
+			if jerr := job(); err == nil {
+				err = jerr
 			}
-			// Written: the stage's text (hundreds of MB for 10,000
-			// columns) is not read again, so the collector may have it
-			// while later stages run (only the stage being printed and
-			// the one being written are in memory).
-			s.Output = nil
 		}
 		written <- err
 	}()
+	opts.IRWriter = func(stage string) (io.WriteCloser, error) {
+		df, err := dir.Create(compiler.FileName(stage))
+		if err != nil {
+			return nil, err
+		}
+		return &laterSync{df, jobs}, nil
+	}
 	stageDone := opts.StageDone
 	opts.StageDone = func(s *compiler.StageResult) {
 		if stageDone != nil {
 			stageDone(s)
 		}
-		if len(s.Output) > 0 {
-			files <- s
+		if s.Name == compiler.StageImport && f.memProfile != "" {
+			if err := writeHeapProfile(f.memProfile); err != nil {
+				fmt.Fprintf(stderr, "recom compile: warning: --memprofile: %v\n", err)
+			}
+		}
+		if out := s.Output; len(out) > 0 {
+			name := compiler.FileName(s.Name)
+			jobs <- func() error { return dir.WriteFile(name, out) }
 		}
 	}
 	res, err := compiler.Compile(ctx, model, opts)
-	close(files)
+	close(jobs)
 	werr := <-written
 	sources := mlirSources()
 	for _, d := range res.Diagnostics {
@@ -344,6 +357,34 @@ func runCompile(ctx context.Context, cmd *cobra.Command, model string, f *compil
 		io.WriteString(stdout, sum.String())
 	}
 	return nil
+}
+
+// laterSync is a file of the output folder whose Close hands the sync (and
+// the close) to the goroutine that writes the folder's files, so that the
+// next stage need not wait for the disk.
+type laterSync struct {
+	*outfile.DirFile
+	jobs chan<- func() error
+}
+
+func (l *laterSync) Close() error {
+	l.jobs <- l.DirFile.Close
+	return nil
+}
+
+// writeHeapProfile writes the heap profile of the live objects (after a
+// collection) to path.
+func writeHeapProfile(path string) error {
+	pf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(pf); err != nil {
+		pf.Close()
+		return err
+	}
+	return pf.Close()
 }
 
 // printStages writes the stages the flags select, one a line: the stage,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // Dir is an output folder being written: its files go to new/ in a staging
@@ -18,6 +19,7 @@ type Dir struct {
 	real  string // the folder replaced: path, or where its links lead
 	stage string
 	seen  map[string]bool // the files of the target when the run began
+	mu    sync.Mutex      // guards wrote (Create and WriteFile may run on several goroutines)
 	wrote map[string]bool
 	done  bool
 	// Kept lists, after Commit, the files that were in the target folder
@@ -156,7 +158,55 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 	if err != nil {
 		return fail(filepath.Join(d.path, name), err)
 	}
+	d.mu.Lock()
 	d.wrote[name] = true
+	d.mu.Unlock()
+	return nil
+}
+
+// DirFile is a file of the new folder being written (Dir.Create): Write
+// to it, then Close, which syncs it to the disk.
+type DirFile struct {
+	f    *os.File
+	path string // its name in the target, for errors
+}
+
+// Create starts writing the file name of the new folder, for output too
+// large to hold in memory whole (WriteFile takes it all at once). The
+// file is part of the folder committed once Close succeeds; until then a
+// failed run leaves nothing of it (Abort removes the staging folder).
+func (d *Dir) Create(name string) (*DirFile, error) {
+	if d.done {
+		return nil, fmt.Errorf("%s: write after commit", filepath.Join(d.path, name))
+	}
+	f, err := os.OpenFile(filepath.Join(d.stage, "new", name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fail(filepath.Join(d.path, name), err)
+	}
+	d.mu.Lock()
+	d.wrote[name] = true
+	d.mu.Unlock()
+	return &DirFile{f: f, path: filepath.Join(d.path, name)}, nil
+}
+
+// Write writes p to the file.
+func (f *DirFile) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	if err != nil {
+		err = fail(f.path, err)
+	}
+	return n, err
+}
+
+// Close syncs the file to the disk and closes it.
+func (f *DirFile) Close() error {
+	err := f.f.Sync()
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(f.path, err)
+	}
 	return nil
 }
 
