@@ -127,7 +127,9 @@ type Options struct {
 	StageDone func(s *StageResult)
 	// Step, when set, is called inside a long stage as each of its steps
 	// ends, with the step's time and what it made. The import stage's
-	// steps: read, parse, extract (with inputs or outputs), check and
+	// steps: read, parse, extract (with inputs or outputs), convert (in a
+	// graph of 100,000 nodes or more: as each tenth of the nodes is
+	// converted, the time since the checks and import began), check and
 	// import, verify.
 	Step func(stage, step string, d time.Duration, what string)
 }
@@ -739,22 +741,21 @@ func (d *driver) importGraph(name string) error {
 	if r.Weights != nil && r.Weights.Prefix != "" {
 		d.step("weights", wstart, r.Weights.String())
 	}
-	// The structural checks and the import both only read the graph: they
-	// run side by side. The checks' errors are the more complete, so they
-	// win when both fail.
-	var verr error
-	checked := make(chan struct{})
-	go func() {
-		defer close(checked)
-		verr = graphdef.Validate(g)
-	}()
+	// The structural checks run with the import, on one index of the
+	// graph; their errors are the more complete, so they win when both
+	// fail. The import lets each node's attributes go once converted (the
+	// graph is not read after it).
 	start = time.Now()
 	r.Context = all.NewContext()
-	mod, err := importGraphDef(r.Context, g)
-	<-checked
-	if verr != nil {
-		return fmt.Errorf("%s: %w", name, verr)
+	iopts := importer.Options{Check: true, Consume: true}
+	if d.opts.Step != nil && len(g.GetNode()) >= progressMinNodes {
+		iopts.Progress = func(done, total int) {
+			if done < total {
+				d.step("convert", start, fmt.Sprintf("%d of %d nodes", done, total))
+			}
+		}
 	}
+	mod, err := importGraphDef(r.Context, g, iopts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -825,9 +826,14 @@ func placeholderNames(g *tfpb.GraphDef, inputs []string) (map[string]string, err
 	return m, nil
 }
 
-// importGraphDef is importer.Import (a variable for tests).
-var importGraphDef = func(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation, error) {
-	return importer.Import(ctx, g)
+// progressMinNodes is the size of graph whose import reports its progress
+// (Options.Step), a tenth of the nodes at a time: one that takes a second or
+// more to import.
+const progressMinNodes = 100_000
+
+// importGraphDef is importer.ImportWith (a variable for tests).
+var importGraphDef = func(ctx *textir.Context, g *tfpb.GraphDef, o importer.Options) (*textir.Operation, error) {
+	return importer.ImportWith(ctx, g, o)
 }
 
 // runPass runs one pass of the pipeline through a pass manager, with its

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -149,7 +150,15 @@ func shapeProto(s tfg.Shape) *tfpb.TensorShapeProto {
 // import shares it across the whole GraphDef.
 type converter struct {
 	expanded int64 // elements expanded so far
+	// deferExpand: a tensor to expand is not converted but refused with
+	// errDeferred (a parallel import converts the nodes that expand
+	// tensors afterwards, in node order, so that the budget is charged as
+	// one converter going through the graph would).
+	deferExpand bool
 }
+
+// errDeferred refuses a conversion a parallel import leaves for later.
+var errDeferred = errors.New("importer: deferred")
 
 // AttrFromProto converts a TensorFlow attribute value.
 func AttrFromProto(v *tfpb.AttrValue) (textir.Attribute, error) {
@@ -422,6 +431,9 @@ func allEqualBits(v []float64) bool {
 func (c *converter) checkExpand(s tfg.Shape, k, n int64) error {
 	if k >= n {
 		return nil
+	}
+	if c.deferExpand {
+		return errDeferred
 	}
 	if n <= textir.MaxDenseElements-c.expanded {
 		c.expanded += n

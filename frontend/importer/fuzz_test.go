@@ -20,7 +20,8 @@ import (
 // textir.Parse of the printed text, Print again (the same text) and Export.
 // Each stage may refuse its input with an error, never panic; IR that
 // verifies must print to text that parses back to the same text, and export.
-// Seeds: testdata/fuzz/FuzzImportGraphDef, the GraphDefs of the lit tests
+// ImportWith as the compiler calls it must equal Validate then the
+// sequential Import. Seeds: testdata/fuzz/FuzzImportGraphDef, the GraphDefs of the lit tests
 // (lit-tests/Translate/Inputs, lit-tests/Robustness/Inputs) and each of them
 // in binary form.
 func FuzzImportGraphDef(f *testing.F) {
@@ -58,6 +59,14 @@ func FuzzImportGraphDef(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// The compiler's import (checks, parallel, attributes consumed)
+		// equals the checks and the sequential import.
+		want := referenceResult(t, file.Graph, true)
+		withParallel(3, 1, func() {
+			if got := importResult(t, cloneGraph(file.Graph), Options{Check: true, Consume: true}); got != want {
+				t.Fatalf("parallel import:\n got %s\nwant %s", clip(got), clip(want))
+			}
+		})
 		if err := graphdef.Validate(file.Graph); err != nil {
 			return
 		}
