@@ -426,6 +426,7 @@ type driver struct {
 	// savedModelDir is the SavedModel directory the graph file is in, when
 	// the model was given as one (its variables and assets are read).
 	savedModelDir string
+	release       func() // gives the memory of data back (readGraphFile), or nil
 	lastIRLen     int    // the length of the last IR printed, to size the next buffer (not the bytes: a caller may let them go)
 	inputSize     int    // the input file's size
 	ptxas         string // ptxas's path, once found
@@ -472,15 +473,15 @@ func (d *driver) runStage(st Stage, s *StageResult) error {
 	case KindImport:
 		if d.path != "" && d.data == nil {
 			start := time.Now()
-			data, err := inputfile.Read(d.path)
+			data, release, err := readGraphFile(d.path)
 			if err != nil {
 				return err
 			}
-			d.data, d.inputSize = data, len(data)
+			d.data, d.inputSize, d.release = data, len(data), release
 			d.step("read", start, fmt.Sprintf("%.1f MB", float64(len(data))/(1<<20)))
 		}
 		err := d.importGraph(r.Model)
-		d.data = nil
+		d.releaseInput()
 		if err != nil {
 			return err
 		}
@@ -670,6 +671,20 @@ func (o *Options) LLCOptions() llc.Options {
 	return l
 }
 
+// readGraphFile reads the graph file outside the Go heap, so that its
+// address space is given back as soon as it is parsed (a variable for
+// tests).
+var readGraphFile = inputfile.ReadOffHeap
+
+// releaseInput lets the graph file's bytes go.
+func (d *driver) releaseInput() {
+	d.data = nil
+	if d.release != nil {
+		d.release()
+		d.release = nil
+	}
+}
+
 // importGraph parses the graph file, cuts it at the inputs and outputs,
 // checks it and imports it into the tfg dialect.
 func (d *driver) importGraph(name string) error {
@@ -684,9 +699,9 @@ func (d *driver) importGraph(name string) error {
 	start := time.Now()
 	file, err := graphdef.Parse(d.data, name, gopts...)
 	// The file's bytes (400 MB for 10,000 columns) are not needed once
-	// parsed (the messages hold copies of what they read): let the
-	// collector have them before the import builds the module.
-	d.data = nil
+	// parsed (the messages hold copies of what they read): they go before
+	// the import builds the module.
+	d.releaseInput()
 	if err != nil {
 		return err
 	}

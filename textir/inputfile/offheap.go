@@ -1,0 +1,58 @@
+package inputfile
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ReadOffHeap is Read into memory outside the Go heap where it can (a
+// regular file, on a system with anonymous mappings): release gives the
+// memory and its address space back at once. The Go heap never returns
+// address space to the system, so a 400 MB graph file read into it would
+// count against an address-space cap (`ulimit -v`) for the rest of the
+// run, however soon it is dropped. Nothing may read data, or anything that
+// shares its memory (a string made with unsafe.String), after release;
+// release may be called more than once. Elsewhere, and for what is not a
+// regular file, it is Read, and release does nothing.
+func ReadOffHeap(path string) (data []byte, release func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	size := st.Size()
+	if !st.Mode().IsRegular() || size <= 0 || size > MaxBytes {
+		f.Close()
+		data, err := Read(path)
+		return data, func() {}, err
+	}
+	defer f.Close()
+	mem, free, ok := mapAnon(int(size) + 1)
+	if !ok {
+		data, err := Read(path)
+		return data, func() {}, err
+	}
+	n, err := io.ReadFull(f, mem)
+	switch {
+	case err == nil:
+		// It grew since Stat: Read bounds what it reads.
+		free()
+		data, err := Read(path)
+		return data, func() {}, err
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return mem[:n:n], free, nil
+	default:
+		free()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, err
+		}
+		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package inputfile
+
+func mapAnon(int) ([]byte, func(), bool) { return nil, nil, false }
