@@ -426,13 +426,14 @@ type driver struct {
 	// savedModelDir is the SavedModel directory the graph file is in, when
 	// the model was given as one (its variables and assets are read).
 	savedModelDir string
-	release       func() // gives the memory of data back (readGraphFile), or nil
-	lastIRLen     int    // the length of the last IR printed, to size the next buffer (not the bytes: a caller may let them go)
-	inputSize     int    // the input file's size
-	ptxas         string // ptxas's path, once found
-	started       int    // the stages started so far
-	current       string // the stage running
-	steps         int    // the stages the compilation is to run
+	release       func()   // gives the memory of data back (readGraphFile), or nil
+	counts        OpCounts // the ops of the module as the last IR stage left it, or nil
+	lastIRLen     int      // the length of the last IR printed, to size the next buffer (not the bytes: a caller may let them go)
+	inputSize     int      // the input file's size
+	ptxas         string   // ptxas's path, once found
+	started       int      // the stages started so far
+	current       string   // the stage running
+	steps         int      // the stages the compilation is to run
 }
 
 // inputPast reports whether the input was IR at or after the named stage.
@@ -486,6 +487,7 @@ func (d *driver) runStage(st Stage, s *StageResult) error {
 			return err
 		}
 		s.After = CountOps(r.Module)
+		d.counts = s.After
 		return d.keepIR(s)
 	case KindPass:
 		return d.runPass(st.Name, s)
@@ -855,7 +857,14 @@ var importGraphDef = func(ctx *textir.Context, g *tfpb.GraphDef, o importer.Opti
 // options, verification, statistics and diagnostics.
 func (d *driver) runPass(flag string, s *StageResult) error {
 	r := d.res
-	s.Before = CountOps(r.Module)
+	// The module is as the last IR stage left it: its counts are known
+	// (a walk of a million ops saved after the import).
+	if d.counts != nil {
+		s.Before = maps.Clone(d.counts)
+	} else {
+		s.Before = CountOps(r.Module)
+	}
+	d.counts = nil
 	pm, err := pass.FromSpecs("builtin.module", []pass.PassSpec{{Flag: flag, Options: d.opts.PassOptions[flag]}})
 	if err != nil {
 		return err
@@ -870,6 +879,7 @@ func (d *driver) runPass(flag string, s *StageResult) error {
 		s.Stats = append(s.Stats, Stat{Name: n, Value: stats[n]})
 	}
 	s.After = CountOps(r.Module)
+	d.counts = s.After
 	return d.keepIR(s)
 }
 
