@@ -71,6 +71,11 @@ func Read(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpen(f, path, st)
+}
+
+// readOpen is Read of the open file f, whose Stat is st.
+func readOpen(f *os.File, path string, st fs.FileInfo) ([]byte, error) {
 	if st.IsDir() {
 		// Reading it fails with a bare "is a directory"; say what to give.
 		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a directory, not a file")}

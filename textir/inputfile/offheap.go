@@ -21,21 +21,21 @@ func ReadOffHeap(path string) (data []byte, release func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	size := st.Size()
-	if !st.Mode().IsRegular() || size <= 0 || size > MaxBytes {
-		f.Close()
-		data, err := Read(path)
-		return data, func() {}, err
+	var mem []byte
+	var free func()
+	ok := st.Mode().IsRegular() && size > 0 && size <= MaxBytes
+	if ok {
+		mem, free, ok = mapAnon(int(size) + 1)
 	}
-	defer f.Close()
-	mem, free, ok := mapAnon(int(size) + 1)
 	if !ok {
-		data, err := Read(path)
+		// A pipe or a device is read once, from what is open.
+		data, err := readOpen(f, path, st)
 		return data, func() {}, err
 	}
 	n, err := io.ReadFull(f, mem)

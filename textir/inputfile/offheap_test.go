@@ -45,3 +45,24 @@ func TestReadOffHeap(t *testing.T) {
 		t.Errorf("too large: %v", err)
 	}
 }
+
+// A named pipe is read from the one open (a second open would wait for a
+// writer that has gone).
+func TestReadOffHeapFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fifo")
+	if err := mkfifo(path); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err == nil {
+			f.Write([]byte("node {}\n"))
+			f.Close()
+		}
+	}()
+	data, release, err := ReadOffHeap(path)
+	if err != nil || string(data) != "node {}\n" {
+		t.Fatalf("%q, %v", data, err)
+	}
+	release()
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package inputfile
+
+import "errors"
+
+func mkfifo(string) error { return errors.New("unsupported") }
