@@ -213,9 +213,6 @@ func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int)
 		case rep := <-r.done:
 			if rep.job != nil {
 				rep.job.run()
-				if gone {
-					return nil, 0, ctx.Err() // the batch has its rows
-				}
 				continue
 			}
 			if gone {
@@ -226,8 +223,10 @@ func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int)
 			if r.state.CompareAndSwap(reqWaiting, reqGone) {
 				return nil, 0, ctx.Err() // no worker reads its feeds: it drops it
 			}
-			// Claimed: its batch may still send this goroutine its part of
-			// the join, which the batch waits for.
+			// Claimed: its batch reads its feeds (the worker, the backend,
+			// or this goroutine: its part of the join, which the batch
+			// waits for) until the batch is done, and the feeds may be
+			// views of a body the caller reuses once this returns.
 			ctxDone, gone = nil, true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -39,6 +40,9 @@ type oipInput struct {
 	binSize        int64 // binary_data_size; -1: none
 }
 
+// oipInputs pools decodeInfer's scratch of inputs as read (*[]oipInput).
+var oipInputs sync.Pool
+
 // decodeInfer reads an inference request body: JSON, followed by binary
 // tensor data when jsonLen (Inference-Header-Content-Length) is given
 // (>= 0).
@@ -52,7 +56,19 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	}
 	s := &scanner{buf: body}
 	req := &inferRequest{}
-	ins := make([]oipInput, 0, len(sig.Inputs)) // most requests give every input
+	// Most requests give every input: a pooled scratch of that many.
+	insp, _ := oipInputs.Get().(*[]oipInput)
+	if insp == nil || cap(*insp) < len(sig.Inputs) {
+		insp = &[]oipInput{}
+		*insp = make([]oipInput, 0, len(sig.Inputs))
+	}
+	ins := (*insp)[:0]
+	defer func() {
+		if cap(ins) == cap(*insp) { // not grown out of it
+			clear(ins) // it keeps no views of the body
+			oipInputs.Put(insp)
+		}
+	}()
 	// The inputs' shapes share one backing array: no allocation per input.
 	shapes := make([]int64, 0, 2*len(sig.Inputs)+8)
 	var outNames []string
