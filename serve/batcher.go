@@ -136,6 +136,9 @@ type Batcher struct {
 	// layouts pools the batches' input layouts by layoutKey (a
 	// *sync.Pool of *batchLayout each).
 	layouts sync.Map
+	// feedMaps pools the backend's feed maps of requests run as they
+	// are (map[string]*interp.Tensor).
+	feedMaps sync.Pool
 	// single is set once a batch showed that an output of unknown rank
 	// has no batch dimension: from then on requests run alone.
 	single atomic.Bool
@@ -437,7 +440,10 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 		}
 		feeds = lay.byName
 	} else {
-		feeds = make(map[string]*interp.Tensor, len(b.sig.Inputs))
+		feeds, _ = b.feedMaps.Get().(map[string]*interp.Tensor)
+		if feeds == nil {
+			feeds = make(map[string]*interp.Tensor, len(b.sig.Inputs))
+		}
 		for i, in := range b.sig.Inputs {
 			feeds[in.Name] = reqs[0].feeds[i]
 		}
@@ -445,8 +451,13 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 	t0 := time.Now()
 	got, err := b.call(feeds)
 	took = max(time.Since(t0), 1) // > 0: the request ran
-	if lay != nil && err == nil {
-		b.putLayout(lay, got)
+	if err == nil {
+		if lay != nil {
+			b.putLayout(lay, got)
+		} else {
+			clear(feeds) // it keeps no request's tensors
+			b.feedMaps.Put(feeds)
+		}
 	}
 	b.met.observeBatch(rows, size, len(reqs), took, err)
 	if err != nil {

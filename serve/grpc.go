@@ -158,7 +158,7 @@ func (s *Server) grpcFeeds(r *oippb.ModelInferRequest) ([]*interp.Tensor, error)
 	}
 	feeds := make([]*interp.Tensor, len(s.sig.Inputs))
 	for i, in := range r.GetInputs() {
-		k, ok := s.sig.input(in.GetName())
+		k, ok := s.sig.inputAt(in.GetName(), i)
 		if !ok {
 			return nil, badRequest("inputs[%d]: %q is not an input of the model (%s)", i, in.GetName(), inputList(s.sig))
 		}

@@ -132,7 +132,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	}
 	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
 	for i, in := range ins {
-		k, ok := sig.input(in.name)
+		k, ok := sig.inputAt(in.name, i)
 		if !ok {
 			return nil, badRequest("inputs[%d]: %q is not an input of the model (%s)", i, in.name, inputList(sig))
 		}
