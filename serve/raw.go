@@ -42,7 +42,6 @@ func rawAs[T rawElem](raw []byte, n int) []T {
 	return v
 }
 
-
 // Request bodies are read into pooled buffers (by size class, powers of
 // two) and given back once the request is answered: nothing of a request
 // outlives it (decoded tensors are views of the body, and the batcher is
