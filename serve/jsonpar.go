@@ -108,9 +108,14 @@ func (s *scanner) instancesParallel(sig *Signature) (feeds []*interp.Tensor, ok 
 			if slices.Contains(seen, false) {
 				return
 			}
-			if r.rows++; r.rows == 1 && end < len(b) {
-				// The run's rows, estimated by its first row's bytes.
-				more := (end - rs.pos) / max(rs.pos-starts[c], 1)
+			if r.rows++; r.rows == 1 {
+				// The run's rows, estimated by its first row's bytes; run
+				// 0's buffers take every run's rows (they are joined there).
+				last := end
+				if c == 0 {
+					last = len(b)
+				}
+				more := (last - rs.pos) / max(rs.pos-starts[c], 1)
 				for k := range r.bufs {
 					r.bufs[k].grow(more * r.bufs[k].len())
 				}
