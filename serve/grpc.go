@@ -25,6 +25,8 @@ func (s *Server) GRPC(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.MaxSendMsgSize(1<<31 - 1),
 		grpc.ChainUnaryInterceptor(s.grpcInterceptor),
 		grpc.StatsHandler(overheadStats{s}),
+		// ModelInferRequest read without a message per input (grpcwire.go).
+		grpc.ForceServerCodecV2(newInferCodec()),
 	}, opts...)
 	g := grpc.NewServer(opts...)
 	oippb.RegisterGRPCInferenceServiceServer(g, &grpcService{s: s})
