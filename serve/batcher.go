@@ -420,7 +420,7 @@ func firstOrNil(o [][]*interp.Tensor) []*interp.Tensor {
 	return o[0]
 }
 
-// runBatch concatenates the requests' feeds (padded to an allowed size),
+// runBatch joins the requests' feeds (padded to an allowed size: assemble),
 // runs them, and checks the outputs' rows; took is the backend's time.
 func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, took time.Duration, err error) {
 	rows := 0
