@@ -99,3 +99,24 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkDecodeOIPBinary64 is decodeInfer alone on
+// BenchmarkServeOIPBinary64's body: the JSON header of 1001 inputs (the
+// binary data are views).
+func BenchmarkDecodeOIPBinary64(b *testing.B) {
+	p := loadE(b)
+	all := map[string]bool{}
+	for _, in := range p.sig.Inputs {
+		all[in.Key] = true
+	}
+	raw, n := inferBody(b, &p.sig, p.feeds, all)
+	buf, _ := getBody(len(raw), n) // the binary data 8-aligned, as the server reads it
+	body := append(buf, raw...)
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeInfer(body, n, &p.sig); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
