@@ -181,3 +181,38 @@ func TestInstancesParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestInstancesParallelE reads a row-format body of preset E (1001
+// inputs, 64 rows, ~1 MB) in 2 to 16 runs, as the server does, and checks
+// the tensors against the general reader's and the feeds the body was
+// made of.
+func TestInstancesParallelE(t *testing.T) {
+	p := loadE(t)
+	body := instancesBody(t, p.feeds, false)
+	gen, err := decodePredictWith(body, &p.sig, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(c int) { instancesChunks = c }(instancesChunks)
+	for _, chunks := range []int{2, 5, 16} {
+		instancesChunks = chunks
+		s := &scanner{buf: body}
+		if s.peek() != '{' {
+			t.Fatal("not an object")
+		}
+		s.pos = strings.Index(string(body), `"instances":`) + len(`"instances":`)
+		if _, ok := s.instancesParallel(&p.sig); !ok {
+			t.Fatalf("%d runs: E's body fell back to the sequential reader", chunks)
+		}
+		got, err := decodePredictWith(body, &p.sig, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, in := range p.sig.Inputs {
+			a, b, want := got.feeds[k], gen.feeds[k], p.feeds[in.Name]
+			if fmt.Sprint(a.Shape(), a.Data()) != fmt.Sprint(b.Shape(), b.Data()) || fmt.Sprint(a.Shape(), a.Data()) != fmt.Sprint(want.Shape(), want.Data()) {
+				t.Fatalf("%d runs: input %q: parallel %v, general %v, fed %v", chunks, in.Key, a, b, want)
+			}
+		}
+	}
+}
