@@ -243,14 +243,17 @@ func (lay *batchLayout) padRows() {
 	}
 }
 
-// padPart fills d past rows rows of re elements with copies of the last.
+// padPart fills d past rows rows of re elements with copies of the last:
+// one row, then the rows filled so far copied after themselves (a few
+// copies, not one per row: most of E's inputs have one element a row).
 func padPart[T interp.Elem](d []T, rows, re int64) {
-	if re == 0 {
+	at := rows * re
+	if re == 0 || at >= int64(len(d)) {
 		return
 	}
-	last := d[(rows-1)*re : rows*re]
-	for at := rows * re; at < int64(len(d)); at += re {
-		copy(d[at:at+re], last)
+	copy(d[at:at+re], d[at-re:at])
+	for done := re; at+done < int64(len(d)); done *= 2 {
+		copy(d[at+done:], d[at:at+done])
 	}
 }
 

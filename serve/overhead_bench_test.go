@@ -201,17 +201,31 @@ func BenchmarkServeGRPC64(b *testing.B) {
 	}
 }
 
-// BenchmarkServeBatch8x32 is the batcher's own work on a batch of eight
-// requests of 32 rows of E: joining their 1001 inputs (all on the
-// benchmark's goroutine: the requests have none of their own), running
+// BenchmarkServeBatch5x30 is BenchmarkServeBatch8x32 for five requests of
+// 30 rows: 150 rows padded to 256 (the last row repeated 106 times).
+func BenchmarkServeBatch5x30(b *testing.B) { benchBatch(b, 5, 30) }
+
+// BenchmarkServeBatch8x32: eight requests of 32 rows, 256 (no padding).
+func BenchmarkServeBatch8x32(b *testing.B) { benchBatch(b, 8, 32) }
+
+// benchBatch is the batcher's own work on a batch of n requests of rows
+// rows of E, padded to a power of two as on the GPU: joining their 1001
+// inputs (all on the benchmark's goroutine: the requests have none of
+// their own), running
 // the backend (no work) and splitting the output back. cpu-ns/op is the
 // process's CPU time per batch (the garbage collector's included).
-func BenchmarkServeBatch8x32(b *testing.B) {
+func benchBatch(b *testing.B, n, rows int) {
 	p := loadE(b)
-	srv := benchServer(b, p)
+	srv, err := New(Config{Name: "E", Signature: p.sig, Backend: zeros{p.sig.Inputs[0].Name},
+		Batch: BatchOptions{MaxBatch: DefaultMaxBatch, Sizes: PowersOfTwo(DefaultMaxBatch)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.SetReady(true)
+	b.Cleanup(func() { srv.Close() })
 	var reqs []*request
-	for i := range 8 {
-		arrays, err := gen.Feeds(p.spec, 32, uint64(i+1))
+	for i := range n {
+		arrays, err := gen.Feeds(p.spec, rows, uint64(i+1))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -223,7 +237,7 @@ func BenchmarkServeBatch8x32(b *testing.B) {
 		for k, in := range p.sig.Inputs {
 			feeds[k] = by[in.Name]
 		}
-		reqs = append(reqs, &request{ctx: context.Background(), feeds: feeds, rows: 32, key: shapeKey(feeds)})
+		reqs = append(reqs, &request{ctx: context.Background(), feeds: feeds, rows: rows, key: shapeKey(feeds)})
 	}
 	bt := srv.batcher
 	b.ReportAllocs()
