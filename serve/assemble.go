@@ -300,10 +300,24 @@ func (b *Batcher) putLayout(lay *batchLayout, out map[string]*interp.Tensor) {
 	lay.err = nil
 	p, ok := b.layouts.Load(lay.key)
 	if !ok {
-		p, _ = b.layouts.LoadOrStore(lay.key, &sync.Pool{})
+		// A pool per key and size: requests of inputs of unknown trailing
+		// dimensions could make keys without end, so the pools are few.
+		if b.nLayouts.Add(1) > maxLayoutPools {
+			b.nLayouts.Add(-1)
+			return
+		}
+		var loaded bool
+		if p, loaded = b.layouts.LoadOrStore(lay.key, &sync.Pool{}); loaded {
+			b.nLayouts.Add(-1)
+		}
 	}
 	p.(*sync.Pool).Put(lay)
 }
+
+// maxLayoutPools bounds the layout pools of a batcher (keys of trailing
+// shapes and sizes; a model of fixed trailing shapes has one key, so one
+// pool per batch size).
+const maxLayoutPools = 64
 
 // dataRange is the memory of a tensor's elements, [lo, hi).
 func dataRange(d any) (lo, hi uintptr) {

@@ -135,7 +135,8 @@ type Batcher struct {
 	busy atomic.Int64
 	// layouts pools the batches' input layouts by layoutKey (a
 	// *sync.Pool of *batchLayout each).
-	layouts sync.Map
+	layouts  sync.Map
+	nLayouts atomic.Int64 // the pools in layouts
 	// feedMaps pools the backend's feed maps of requests run as they
 	// are (map[string]*interp.Tensor).
 	feedMaps sync.Pool

@@ -317,6 +317,19 @@ func TestAssembleAndSlice(t *testing.T) {
 	if got := fmt.Sprint(again.feeds[0].Strings(), again.feeds[1].Float32s()); got != "[e f e f e f e f e f] [3 3 3 3 3]" {
 		t.Errorf("reused layout: %s", got)
 	}
+	// The pools are bounded: past maxLayoutPools keys, layouts of new
+	// keys are not kept.
+	for i := range maxLayoutPools + 10 {
+		odd := interp.Must(interp.New([]int64{1, int64(i + 3)}, make([]string, i+3)))
+		l, err := bt.assemble([]*request{{feeds: []*interp.Tensor{odd, y}, rows: 1}}, 2, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bt.putLayout(l, nil)
+	}
+	if n := bt.nLayouts.Load(); n != maxLayoutPools {
+		t.Errorf("%d layout pools, want at most %d", n, maxLayoutPools)
+	}
 	// An output that shares the batch's memory keeps it from reuse.
 	shared, err := sliceRows(again.feeds[1], 1, 2)
 	if err != nil {
