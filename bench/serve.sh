@@ -16,7 +16,9 @@
 #                           around it (OVERHEAD line: the median of
 #                           recom_serve_overhead_seconds against the median
 #                           end-to-end latency, bench/serve_metrics.py); SIGTERM
-#                           (graceful); recom bench --dump-inputs (the peer's
+#                           (graceful; the server's CPU profile from ready to then:
+#                           serve-cpu.pprof, read here with go tool pprof); recom
+#                           bench --dump-inputs (the peer's
 #                           inputs: the same model, tables and feeds); per peer
 #                           in PEERS bench/peer_serve.py --max-p99 with the same
 #                           settings; RATIO lines: recom's rate over the peer's
@@ -56,7 +58,7 @@ device)
   $d/recom serve $d/$MODEL.pb --ptx $d/$MODEL.tuned.ptx --backend gpu "${dense[@]}" \
     --precision "${PRECISION:-fp32}" --http-addr 127.0.0.1:$port --grpc-addr 127.0.0.1:$((port + 1)) \
     --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-500us}" --inflight "${INFLIGHT:-4}" \
-    --log-format json >"$out/server.log" 2>&1 &
+    --log-format json --cpuprofile "$out/serve-cpu.pprof" >"$out/server.log" 2>&1 &
   server=$!
   ready=0
   for _ in $(seq 1 300); do

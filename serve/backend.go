@@ -14,7 +14,10 @@ import (
 
 // Backend runs the model on one batch: feeds by program tensor name
 // (TensorSpec.Name) in, the outputs by name out. Run is called from
-// several goroutines at once (the batches in flight).
+// several goroutines at once (the batches in flight). Run must neither
+// change feeds (the map or its tensors) nor read them after it returns:
+// the batcher reuses a batch's input tensors for a later batch, unless an
+// output shares their memory (an output may be a feed).
 type Backend interface {
 	// Name says what runs the model, for logs and metadata.
 	Name() string

@@ -86,10 +86,27 @@ type request struct {
 	key   string // trailing shapes: requests of equal keys concatenate
 	enq   time.Time
 	done  chan reply // buffered: a worker never waits for the handler
+	// helper is set when the request's goroutine waits in DoTimed and
+	// takes its part of the join (a reply with a job) on done.
+	helper bool
+	// state is reqWaiting until a worker claims the request for a batch
+	// (reqClaimed: from then on its feeds are the batch's) or its client
+	// leaves first (reqGone: no worker reads its feeds).
+	state atomic.Int32
 }
+
+// The states of a request.
+const (
+	reqWaiting = iota
+	reqClaimed
+	reqGone
+)
 
 // reply is a request's outcome.
 type reply struct {
+	// job, when set, is the request's part of its batch's join (to run
+	// on the request's goroutine): no outcome yet, the reply follows.
+	job *fillJob
 	out []*interp.Tensor // in Signature.Outputs order
 	err error
 	// backend is the backend's time on the batch (or batches) the
@@ -116,6 +133,13 @@ type Batcher struct {
 	// and not yet done: collect waits Timeout for more requests only
 	// while it is > 0.
 	busy atomic.Int64
+	// layouts pools the batches' input layouts by layoutKey (a
+	// *sync.Pool of *batchLayout each).
+	layouts  sync.Map
+	nLayouts atomic.Int64 // the pools in layouts
+	// feedMaps pools the backend's feed maps of requests run as they
+	// are (map[string]*interp.Tensor).
+	feedMaps sync.Pool
 	// single is set once a batch showed that an output of unknown rank
 	// has no batch dimension: from then on requests run alone.
 	single atomic.Bool
@@ -169,7 +193,7 @@ func (b *Batcher) Do(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*
 // request ran in (0 when it did not run): the rest of a request's time in
 // the server is the server's own.
 func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, time.Duration, error) {
-	r := &request{ctx: ctx, feeds: feeds, rows: rows, enq: time.Now(), done: make(chan reply, 1)}
+	r := &request{ctx: ctx, feeds: feeds, rows: rows, enq: time.Now(), done: make(chan reply, 1), helper: true}
 	if !b.alone() {
 		r.key = shapeKey(feeds)
 	}
@@ -187,11 +211,28 @@ func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int)
 		return nil, 0, errorf(codes.Unavailable, "the batching queue is full (%d requests waiting; recom serve --max-queue)", b.opts.MaxQueue)
 	}
 	b.mu.RUnlock()
-	select {
-	case rep := <-r.done:
-		return rep.out, rep.backend, rep.err
-	case <-ctx.Done():
-		return nil, 0, ctx.Err() // the worker drops it, or its reply is not read
+	ctxDone, gone := ctx.Done(), false
+	for {
+		select {
+		case rep := <-r.done:
+			if rep.job != nil {
+				rep.job.run()
+				continue
+			}
+			if gone {
+				return nil, 0, ctx.Err()
+			}
+			return rep.out, rep.backend, rep.err
+		case <-ctxDone:
+			if r.state.CompareAndSwap(reqWaiting, reqGone) {
+				return nil, 0, ctx.Err() // no worker reads its feeds: it drops it
+			}
+			// Claimed: its batch reads its feeds (the worker, the backend,
+			// or this goroutine: its part of the join, which the batch
+			// waits for) until the batch is done, and the feeds may be
+			// views of a body the caller reuses once this returns.
+			ctxDone, gone = nil, true
+		}
 	}
 }
 
@@ -321,7 +362,10 @@ func (b *Batcher) run(batch []*request) {
 	live := batch[:0]
 	for _, r := range batch {
 		b.queued.Add(-1)
-		if err := r.ctx.Err(); err != nil {
+		if err := r.ctx.Err(); err != nil || !r.state.CompareAndSwap(reqWaiting, reqClaimed) {
+			if err == nil {
+				err = context.Canceled
+			}
 			r.done <- reply{err: err} // the client is gone
 			continue
 		}
@@ -377,7 +421,7 @@ func firstOrNil(o [][]*interp.Tensor) []*interp.Tensor {
 	return o[0]
 }
 
-// runBatch concatenates the requests' feeds (padded to an allowed size),
+// runBatch joins the requests' feeds (padded to an allowed size: assemble),
 // runs them, and checks the outputs' rows; took is the backend's time.
 func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, took time.Duration, err error) {
 	rows := 0
@@ -388,25 +432,34 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 	if !alone {
 		size = b.padTo(rows)
 	}
-	feeds := make(map[string]*interp.Tensor, len(b.sig.Inputs))
-	for i, in := range b.sig.Inputs {
-		if len(reqs) == 1 && size == rows {
-			feeds[in.Name] = reqs[0].feeds[i]
-			continue
-		}
-		parts := make([]*interp.Tensor, len(reqs))
-		for j, r := range reqs {
-			parts[j] = r.feeds[i]
-		}
-		t, err := concatRows(parts, size-rows)
+	var feeds map[string]*interp.Tensor
+	var lay *batchLayout
+	if len(reqs) > 1 || size != rows {
+		lay, err = b.assemble(reqs, int64(size), int64(rows))
 		if err != nil {
-			return nil, 0, &internalError{fmt.Errorf("batching input %q: %w", in.Key, err)}
+			return nil, 0, &internalError{fmt.Errorf("batching the inputs: %w", err)}
 		}
-		feeds[in.Name] = t
+		feeds = lay.byName
+	} else {
+		feeds, _ = b.feedMaps.Get().(map[string]*interp.Tensor)
+		if feeds == nil {
+			feeds = make(map[string]*interp.Tensor, len(b.sig.Inputs))
+		}
+		for i, in := range b.sig.Inputs {
+			feeds[in.Name] = reqs[0].feeds[i]
+		}
 	}
 	t0 := time.Now()
 	got, err := b.call(feeds)
 	took = max(time.Since(t0), 1) // > 0: the request ran
+	if err == nil {
+		if lay != nil {
+			b.putLayout(lay, got)
+		} else {
+			clear(feeds) // it keeps no request's tensors
+			b.feedMaps.Put(feeds)
+		}
+	}
 	b.met.observeBatch(rows, size, len(reqs), took, err)
 	if err != nil {
 		return nil, took, err
@@ -426,6 +479,53 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 		out[i] = t
 	}
 	return out, took, nil
+}
+
+// assemble joins the requests' inputs into the batch's (size rows, rows
+// of them the requests'): each request whose goroutine waits copies its
+// own rows (a job on its done channel), the worker the first request's
+// and those of any others; the request with the last row also writes the
+// padding. It returns once every row is in place.
+func (b *Batcher) assemble(reqs []*request, size, rows int64) (*batchLayout, error) {
+	k := reqs[0].key
+	if k == "" {
+		k = shapeKey(reqs[0].feeds)
+	}
+	key := layoutKey(k, int(size))
+	lay := b.getLayout(key)
+	if lay == nil {
+		var err error
+		if lay, err = newBatchLayout(reqs[0].feeds, size, rows); err != nil {
+			return nil, err
+		}
+		lay.key = key
+		lay.byName = make(map[string]*interp.Tensor, len(b.sig.Inputs))
+		for i, in := range b.sig.Inputs {
+			lay.byName[in.Name] = lay.feeds[i]
+		}
+	}
+	lay.rows = rows
+	if cap(lay.jobs) < len(reqs) {
+		lay.jobs = make([]fillJob, len(reqs))
+	}
+	lay.jobs = lay.jobs[:len(reqs)]
+	lay.wg.Add(len(reqs))
+	off := int64(0)
+	for i, r := range reqs {
+		lay.jobs[i] = fillJob{lay: lay, r: r, off: off, pad: i == len(reqs)-1}
+		off += int64(r.rows)
+	}
+	for i := len(reqs) - 1; i >= 1; i-- {
+		if j := &lay.jobs[i]; j.r.helper {
+			j.r.done <- reply{job: j} // buffered: its goroutine takes it
+		} else {
+			j.run()
+		}
+	}
+	lay.jobs[0].run()
+	lay.wg.Wait()
+	clear(lay.jobs) // a pooled layout keeps no requests
+	return lay, lay.err
 }
 
 // call runs the backend, turning a panic into an internal error: no

@@ -25,6 +25,8 @@ func (s *Server) GRPC(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.MaxSendMsgSize(1<<31 - 1),
 		grpc.ChainUnaryInterceptor(s.grpcInterceptor),
 		grpc.StatsHandler(overheadStats{s}),
+		// ModelInferRequest read without a message per input (grpcwire.go).
+		grpc.ForceServerCodecV2(newInferCodec()),
 	}, opts...)
 	g := grpc.NewServer(opts...)
 	oippb.RegisterGRPCInferenceServiceServer(g, &grpcService{s: s})
@@ -158,7 +160,7 @@ func (s *Server) grpcFeeds(r *oippb.ModelInferRequest) ([]*interp.Tensor, error)
 	}
 	feeds := make([]*interp.Tensor, len(s.sig.Inputs))
 	for i, in := range r.GetInputs() {
-		k, ok := s.sig.input(in.GetName())
+		k, ok := s.sig.inputAt(in.GetName(), i)
 		if !ok {
 			return nil, badRequest("inputs[%d]: %q is not an input of the model (%s)", i, in.GetName(), inputList(s.sig))
 		}

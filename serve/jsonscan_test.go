@@ -239,8 +239,20 @@ func FuzzDecodeInfer(f *testing.F) {
 	f.Add([]byte(`{"id": "1", "inputs": [{"name": "s", "shape": [1], "datatype": "BYTES", "data": ["a"]}, {"name": "ids", "shape": [1, 2], "datatype": "INT64", "data": [[1, 2]]}, {"name": "x", "shape": [1, 1], "datatype": "FP32", "data": [1]}, {"name": "b", "shape": [1], "datatype": "BOOL", "data": [true]}], "outputs": [{"name": "y"}]}`), -1)
 	f.Add([]byte(`{"inputs": [{"name": "x", "shape": [1, 1], "datatype": "FP32", "parameters": {"binary_data_size": 4}}]}`+"\x00\x00\x80\x3f"), 88)
 	f.Add([]byte(`{"inputs": [{"name": "s", "shape": [2], "datatype": "BYTES", "parameters": {"binary_data_size": 9}}]}`+"\x01\x00\x00\x00a\x00\x00\x00\x00"), 94)
+	f.Add([]byte(`{"inputs": [{"name": "x", "shape": [1, 1], "datatype": "FP32", "parameters": {"binary\u005fdata_size": 4, "p": [1, {"q": "r"}]}}, {"shape": [ 2 ], "datatype": "INT64", "name": "ids", "data": [1, 2], "x": 1}]}`+"\x00\x00\x80\x3f"), 208)
+	f.Add([]byte(`{"inputs": [{"name": "x", "shape": [01, 1], "datatype": "FP32", "data": [1]}, {"name": "x", "name": "ids", "shape": [1, 2], "shape": [2], "datatype": "INT64", "data": [1, 2]}]}`), -1)
 	f.Fuzz(func(t *testing.T, body []byte, jsonLen int) {
 		req, err := decodeInfer(body, jsonLen, &mixedSig)
+		// The plain inputs' fast reader agrees with the general one.
+		gen, gerr := decodeInferWith(body, jsonLen, &mixedSig, false)
+		switch {
+		case (err == nil) != (gerr == nil):
+			t.Fatalf("the fast reader says %v, the general %v", err, gerr)
+		case err != nil && err.Error() != gerr.Error():
+			t.Fatalf("the fast reader's error %q, the general's %q", err, gerr)
+		case err == nil && (req.id != gen.id || fmt.Sprint(req.outputs) != fmt.Sprint(gen.outputs)):
+			t.Fatalf("the fast reader's id and outputs %q %v, the general's %q %v", req.id, req.outputs, gen.id, gen.outputs)
+		}
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %v (%T) is not a request error", err, err)
@@ -251,6 +263,39 @@ func FuzzDecodeInfer(f *testing.F) {
 			if t2 == nil || t2.DType() != mixedSig.Inputs[i].DType {
 				t.Fatalf("input %d: %v", i, t2)
 			}
+			g := gen.feeds[i]
+			if fmt.Sprint(t2.Shape()) != fmt.Sprint(g.Shape()) || fmt.Sprintf("%#v", t2.Data()) != fmt.Sprintf("%#v", g.Data()) {
+				t.Fatalf("input %d: fast %v, general %v", i, t2, g)
+			}
 		}
 	})
+}
+
+// TestOIPInputFast checks that inputs as clients write them are read by
+// the fast reader (it does not fall back), with what the general reader
+// gives.
+func TestOIPInputFast(t *testing.T) {
+	for _, in := range []string{
+		`{"name":"ids","shape":[64,2],"datatype":"INT64","parameters":{"binary_data_size":1024}}`,
+		`{ "name" : "s", "datatype": "BYTES", "shape": [ 3 ], "data": ["a", "b", "c"] }`,
+		`{"name": "x", "shape": [], "datatype": "FP32", "parameters": {"other": [1, "2"], "binary_data_size": 0}}`,
+	} {
+		shapes := make([]int64, 0, 8)
+		var fast oipInput
+		fast.binSize = -1
+		s := &scanner{buf: []byte(in)}
+		if !s.oipInputFast(&fast, &shapes) || s.pos != len(in) {
+			t.Fatalf("%s: not read by the fast reader (stopped at %d)", in, s.pos)
+		}
+		var gen oipInput
+		gen.binSize = -1
+		g := &scanner{buf: []byte(in), general: true}
+		if err := g.oipInput(0, &gen, &shapes); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(fast.name, fast.datatype, fast.shape, fast.haveShape, string(fast.data), fast.dataAt, fast.binSize) !=
+			fmt.Sprint(gen.name, gen.datatype, gen.shape, gen.haveShape, string(gen.data), gen.dataAt, gen.binSize) {
+			t.Errorf("%s: fast %+v, general %+v", in, fast, gen)
+		}
+	}
 }

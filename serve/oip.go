@@ -2,8 +2,10 @@ package serve
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -39,10 +41,20 @@ type oipInput struct {
 	binSize        int64 // binary_data_size; -1: none
 }
 
+// oipInputs pools decodeInfer's scratch of inputs as read (*[]oipInput).
+var oipInputs sync.Pool
+
 // decodeInfer reads an inference request body: JSON, followed by binary
 // tensor data when jsonLen (Inference-Header-Content-Length) is given
 // (>= 0).
 func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error) {
+	return decodeInferWith(body, jsonLen, sig, true)
+}
+
+// decodeInferWith is decodeInfer with the inputs read by oipInputFast
+// where they are plain (fast), or by the general reader alone (the
+// reference its fuzz test compares it with).
+func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*inferRequest, error) {
 	var bin []byte
 	if jsonLen >= 0 {
 		if jsonLen > len(body) {
@@ -50,9 +62,21 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 		}
 		body, bin = body[:jsonLen], body[jsonLen:]
 	}
-	s := &scanner{buf: body}
+	s := &scanner{buf: body, general: !fast}
 	req := &inferRequest{}
-	ins := make([]oipInput, 0, len(sig.Inputs)) // most requests give every input
+	// Most requests give every input: a pooled scratch of that many.
+	insp, _ := oipInputs.Get().(*[]oipInput)
+	if insp == nil || cap(*insp) < len(sig.Inputs) {
+		insp = &[]oipInput{}
+		*insp = make([]oipInput, 0, len(sig.Inputs))
+	}
+	ins := (*insp)[:0]
+	defer func() {
+		if cap(ins) == cap(*insp) { // not grown out of it
+			clear(ins) // it keeps no views of the body
+			oipInputs.Put(insp)
+		}
+	}()
 	// The inputs' shapes share one backing array: no allocation per input.
 	shapes := make([]int64, 0, 2*len(sig.Inputs)+8)
 	var outNames []string
@@ -116,7 +140,7 @@ func decodeInfer(body []byte, jsonLen int, sig *Signature) (*inferRequest, error
 	}
 	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
 	for i, in := range ins {
-		k, ok := sig.input(in.name)
+		k, ok := sig.inputAt(in.name, i)
 		if !ok {
 			return nil, badRequest("inputs[%d]: %q is not an input of the model (%s)", i, in.name, inputList(sig))
 		}
@@ -189,6 +213,15 @@ func requestedOutputs(names []string, sig *Signature) ([]int, error) {
 func (s *scanner) oipInput(i int, in *oipInput, shapes *[]int64) error {
 	if s.peek() != '{' {
 		return badRequest("inputs[%d] must be an object, found %s", i, s.found())
+	}
+	if !s.general {
+		at, used := s.pos, len(*shapes)
+		if s.oipInputFast(in, shapes) {
+			return nil
+		}
+		// The general reader, from the start: its result or its error.
+		s.pos, *shapes = at, (*shapes)[:used]
+		*in = oipInput{binSize: -1}
 	}
 	err := s.object(func(key string) error {
 		var err error
@@ -274,6 +307,181 @@ func (s *scanner) oipInput(i int, in *oipInput, shapes *[]int64) error {
 		return badRequest("inputs[%d] (%q) has no \"shape\"", i, in.name)
 	}
 	return nil
+}
+
+// oipInputFast reads an input written plainly, as clients write it: keys
+// among name, datatype, shape, parameters and data, each once, without
+// escapes; name and datatype ASCII strings without escapes; shape plain
+// non-negative integers; binary_data_size a plain integer; the other
+// parameters and data as the general reader skips and spans them. It
+// reports false for anything else (an error included), and oipInput then
+// reads the input again with the general reader, whose results and
+// errors are the reference (FuzzDecodeInfer compares them).
+func (s *scanner) oipInputFast(in *oipInput, shapes *[]int64) bool {
+	b := s.buf
+	if s.depth+3 > MaxJSONDepth || s.pos >= len(b) || b[s.pos] != '{' {
+		return false
+	}
+	s.pos++
+	var seen [5]bool
+	for {
+		s.ws()
+		key, ok := s.plainString()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if s.pos >= len(b) || b[s.pos] != ':' {
+			return false
+		}
+		s.pos++
+		s.ws()
+		k := -1
+		switch string(key) {
+		case "name":
+			k = 0
+			v, ok := s.plainString()
+			if !ok || len(v) == 0 {
+				return false
+			}
+			in.name = bytesString(v)
+		case "datatype":
+			k = 1
+			v, ok := s.plainString()
+			if !ok || len(v) == 0 {
+				return false
+			}
+			in.datatype = bytesString(v)
+		case "shape":
+			k = 2
+			if s.pos >= len(b) || b[s.pos] != '[' {
+				return false
+			}
+			s.pos++
+			base := len(*shapes)
+			s.ws()
+			if s.pos < len(b) && b[s.pos] == ']' {
+				s.pos++
+			} else {
+				for {
+					d, ok := s.plainInt()
+					if !ok {
+						return false
+					}
+					*shapes = append(*shapes, d)
+					s.ws()
+					if s.pos >= len(b) {
+						return false
+					}
+					s.pos++
+					if b[s.pos-1] == ']' {
+						break
+					}
+					if b[s.pos-1] != ',' {
+						return false
+					}
+					s.ws()
+				}
+			}
+			n := len(*shapes) - base
+			in.shape = (*shapes)[base : base+n : base+n]
+			in.haveShape = true
+		case "parameters":
+			k = 3
+			if s.pos >= len(b) || b[s.pos] != '{' {
+				return false
+			}
+			err := s.objectRaw(func(p []byte, escaped bool) error {
+				if escaped {
+					return errNotPlain // it may spell binary_data_size
+				}
+				if string(p) != "binary_data_size" {
+					return s.skip()
+				}
+				s.ws()
+				d, ok := s.plainInt()
+				if !ok {
+					return errNotPlain
+				}
+				in.binSize = d
+				return nil
+			})
+			if err != nil {
+				return false
+			}
+		case "data":
+			k = 4
+			in.dataAt = s.base + s.pos
+			var err error
+			if in.data, err = s.span(); err != nil {
+				return false
+			}
+		}
+		if k < 0 || seen[k] {
+			return false
+		}
+		seen[k] = true
+		s.ws()
+		if s.pos >= len(b) {
+			return false
+		}
+		s.pos++
+		switch b[s.pos-1] {
+		case ',':
+			continue
+		case '}':
+			return seen[0] && seen[1] && seen[2]
+		}
+		return false
+	}
+}
+
+// errNotPlain stops a fast reader that found what it leaves to the
+// general one.
+var errNotPlain = errors.New("not plain")
+
+// plainString reads a string of printable ASCII without escapes (its
+// bytes between the quotes); false (nothing consumed that matters: the
+// caller falls back) for anything else.
+func (s *scanner) plainString() ([]byte, bool) {
+	b := s.buf
+	if s.pos >= len(b) || b[s.pos] != '"' {
+		return nil, false
+	}
+	start := s.pos + 1
+	for i := start; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return b[start:i], true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// plainInt reads a non-negative integer of at most 18 digits, without a
+// leading zero (but 0), followed by a delimiter.
+func (s *scanner) plainInt() (int64, bool) {
+	b := s.buf
+	i := s.pos
+	v := int64(0)
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && i-s.pos < 18 {
+		v = v*10 + int64(b[i]-'0')
+		i++
+	}
+	n := i - s.pos
+	if n == 0 || (n > 1 && b[s.pos] == '0') || i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case ',', ']', '}', ' ', '\t', '\n', '\r':
+	default:
+		return 0, false
+	}
+	s.pos = i
+	return v, true
 }
 
 // checkOIPType checks an input's datatype and shape against its spec and

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"encoding/binary"
+	"math/bits"
+	"sync"
 	"unsafe"
 )
 
@@ -40,11 +42,36 @@ func rawAs[T rawElem](raw []byte, n int) []T {
 	return v
 }
 
-// alignedBuf is an empty buffer of capacity n whose byte at index at is
-// 8-aligned: the binary tensor data after a JSON header of at bytes is
-// then aligned for every element type.
-func alignedBuf(n, at int) []byte {
-	b := make([]byte, n+8)
-	off := (8 - int((uintptr(unsafe.Pointer(&b[0]))+uintptr(at))%8)) % 8
-	return b[off : off : off+n]
+// Request bodies are read into pooled buffers (by size class, powers of
+// two) and given back once the request is answered: nothing of a request
+// outlives it (decoded tensors are views of the body, and the batcher is
+// done with a request's feeds before it replies; Batcher.DoTimed waits
+// for that even when the client is gone).
+var bodyPools [48]sync.Pool // of *[]byte, by bits.Len of the capacity - 1
+
+// getBody is a buffer for a body of n bytes whose byte at index at is
+// 8-aligned (at < 0: any), and the pooled buffer to give back to putBody.
+func getBody(n, at int) (buf []byte, pooled *[]byte) {
+	c := bits.Len(uint(n + 8 - 1))
+	if c >= len(bodyPools) {
+		return make([]byte, 0, n), nil
+	}
+	p, _ := bodyPools[c].Get().(*[]byte)
+	if p == nil {
+		b := make([]byte, 1<<c)
+		p = &b
+	}
+	b := *p
+	off := 0
+	if at >= 0 {
+		off = (8 - int((uintptr(unsafe.Pointer(&b[0]))+uintptr(at))%8)) % 8
+	}
+	return b[off : off : off+n], p
+}
+
+// putBody gives a buffer of getBody back.
+func putBody(p *[]byte) {
+	if p != nil {
+		bodyPools[bits.Len(uint(cap(*p)-1))].Put(p)
+	}
 }

@@ -22,12 +22,13 @@ func TestRawAs(t *testing.T) {
 		interp.Vector(true, false, true),
 	} {
 		raw := AppendRaw(nil, src)
-		buf := alignedBuf(len(raw)+1, 0)
+		buf, _ := getBody(len(raw)+1, 0)
 		aligned := append(buf, raw...)
-		misaligned := append(alignedBuf(len(raw)+1, 0), 0)
+		mbuf, _ := getBody(len(raw)+1, 0)
+		misaligned := append(mbuf, 0)
 		misaligned = append(misaligned, raw...)[1:]
 		if uintptr(unsafe.Pointer(&aligned[0]))%8 != 0 || uintptr(unsafe.Pointer(&misaligned[0]))%8 == 0 {
-			t.Fatal("alignedBuf is not 8-aligned")
+			t.Fatal("getBody's buffer is not 8-aligned")
 		}
 		for name, b := range map[string][]byte{"aligned": aligned, "misaligned": misaligned} {
 			got, err := decodeRaw(src.DType(), []int64{3}, b)
@@ -39,11 +40,18 @@ func TestRawAs(t *testing.T) {
 			}
 		}
 	}
-	// alignedBuf aligns the byte at the given index.
+	// getBody aligns the byte at the given index, in a new buffer and in
+	// one given back and reused (a size class: powers of two).
 	for at := range 9 {
-		b := alignedBuf(64, at)
-		if p := uintptr(unsafe.Pointer(&b[:at+1][at])); p%8 != 0 {
-			t.Errorf("alignedBuf(64, %d): byte %d at %#x", at, at, p)
+		for range 2 {
+			b, p := getBody(64, at)
+			if p := uintptr(unsafe.Pointer(&b[:at+1][at])); p%8 != 0 {
+				t.Errorf("getBody(64, %d): byte %d at %#x", at, at, p)
+			}
+			if len(b) != 0 || cap(b) != 64 || p == nil || cap(*p) != 128 {
+				t.Errorf("getBody(64, %d): len %d cap %d, pooled %v", at, len(b), cap(b), p != nil)
+			}
+			putBody(p)
 		}
 	}
 }

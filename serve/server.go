@@ -331,12 +331,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (
 	// One byte more than declared: the read that finds the end of the
 	// body finds room, rather than growing the buffer.
 	size := int(max(min(r.ContentLength, s.lim.MaxBodyBytes), 511)) + 1
-	var buf []byte
-	if alignAt >= 0 && alignAt <= size {
-		buf = alignedBuf(size, alignAt)
-	} else {
-		buf = make([]byte, 0, size)
+	if alignAt > size {
+		alignAt = -1
 	}
+	buf, pooled := getBody(size, alignAt)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -348,6 +346,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (
 		}
 		if err != nil {
 			free()
+			putBody(pooled)
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
 				return nil, nil, s.tooLarge(-1)
@@ -356,7 +355,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (
 		}
 	}
 	s.accepted.Add(1)
-	return buf, func() { s.answered.Add(1); free() }, nil
+	return buf, func() { s.answered.Add(1); free(); putBody(pooled) }, nil
 }
 
 func (s *Server) tooLarge(n int64) *Error {

@@ -124,6 +124,15 @@ func (t *TensorSpec) ShapeString() string {
 
 // input returns the input of key k.
 func (s *Signature) input(k string) (int, bool) {
+	return s.inputAt(k, -1)
+}
+
+// inputAt is input that first tries index at (clients send the inputs in
+// the signature's order, mostly: a string compare instead of a lookup).
+func (s *Signature) inputAt(k string, at int) (int, bool) {
+	if at >= 0 && at < len(s.Inputs) && s.Inputs[at].Key == k {
+		return at, true
+	}
 	if s.inIndex != nil {
 		i, ok := s.inIndex[k]
 		return i, ok

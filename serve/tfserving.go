@@ -129,6 +129,11 @@ func decodeInstances(s *scanner, sig *Signature, fast bool) ([]*interp.Tensor, e
 	if s.peek() != '[' {
 		return nil, badRequest("\"instances\" must be a list, found %s", s.found())
 	}
+	if fast {
+		if feeds, ok := s.instancesParallel(sig); ok {
+			return feeds, nil
+		}
+	}
 	bufs := make([]tbuf, len(sig.Inputs))
 	for i, in := range sig.Inputs {
 		bufs[i].dt = in.DType

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,7 @@ type serveFlags struct {
 	maxBody, maxInFlightBytes                  int64
 	logLevel, logFormat                        string
 	warmup                                     string
+	cpuProfile                                 string
 	// started, when set, gets the server's listeners' addresses once it
 	// is ready (tests).
 	started func(httpAddr, grpcAddr string)
@@ -113,6 +115,7 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long a shutdown waits for the requests in progress")
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug (a line per request), info, warn or error")
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the server, from ready to shut down, to `FILE` (Go's pprof format)")
 	fl.StringVar(&f.warmup, "warmup", "auto", "run one batch of random inputs per allowed batch size before taking requests: true, false, or auto (on the GPU)")
 	return cmd
 }
@@ -191,6 +194,14 @@ func runServe(ctx context.Context, path string, f *serveFlags, stderr io.Writer)
 			srv.Close()
 			return err
 		}
+	}
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			srv.Close()
+			return fmt.Errorf("serve --cpuprofile: %w", err)
+		}
+		defer stop()
 	}
 	srv.SetReady(true)
 	log.Info("model ready", "model", f.name, "version", f.version, "backend", ld.backend.Name(), "inputs", len(ld.sig.Inputs), "outputs", outputKeys(ld.sig), "batch_sizes", fmt.Sprint(ld.sizes), "load", time.Since(t0).Round(time.Millisecond))
@@ -465,4 +476,20 @@ func sliceFirst(t *interp.Tensor, n int) (*interp.Tensor, error) {
 		return interp.New(shape, append([]string{}, d[:n*row]...))
 	}
 	return nil, fmt.Errorf("cannot slice a %v tensor", t.DType())
+}
+
+// startCPUProfile profiles the process into path until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		pf.Close()
+	}, nil
 }

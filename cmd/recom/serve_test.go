@@ -93,7 +93,7 @@ func TestServeMatchesInterp(t *testing.T) {
 	status := make(chan int, 1)
 	go func() {
 		status <- runContext(ctx, []string{"serve", exampleModel, "--tables", exampleTables, "--backend", "cpu",
-			"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--log-format", "text"}, strings.NewReader(""), io.Discard, lw)
+			"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--log-format", "text", "--cpuprofile", filepath.Join(dir, "cpu.pprof")}, strings.NewReader(""), io.Discard, lw)
 		lw.Close()
 	}()
 	httpAddr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
@@ -158,6 +158,9 @@ func TestServeMatchesInterp(t *testing.T) {
 	}
 	if !strings.Contains(logs.text(), "accepted=2 answered=2") {
 		t.Errorf("the log does not say both requests were answered:\n%s", logs.text())
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "cpu.pprof")); err != nil || fi.Size() == 0 {
+		t.Errorf("--cpuprofile wrote no profile: %v", err)
 	}
 }
 
