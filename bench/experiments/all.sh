@@ -6,7 +6,7 @@
 #
 #   REALMODELS=/work/realmodels bench/experiments/all.sh build   here: the three builds,
 #        then their binaries replaced by one in build/bin (about 40 MiB in all)
-#   STEPS="real serve launch" bench/experiments/all.sh device    GPU machine, carry
+#   ALL_STEPS="real serve launch" bench/experiments/all.sh device    GPU machine, carry
 #        ["build/bin", "build/real", "build/serve", "build/prof"]; logs into $OUT
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,7 +27,7 @@ device)
   out=${OUT:-/tmp}
   for dir in build/real build/serve build/prof; do cp build/bin/recom $dir/recom; done
   rc=0
-  for s in ${STEPS:-real serve launch}; do
+  for s in ${ALL_STEPS:-real serve launch}; do
     echo "=== $s"; date -u
     case $s in
     real) bench/real-models.sh check 2>&1 | tee "$out/real-check.log" | tail -12 || rc=1
