@@ -3,14 +3,12 @@ package importer
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/frontend/graphdef"
 	"github.com/recom-compiler/recom/frontend/graphdef/tfpb"
 	"github.com/recom-compiler/recom/textir"
@@ -73,47 +71,16 @@ func sequentialImport(ctx *textir.Context, g *tfpb.GraphDef) (*textir.Operation,
 	graph.Region(0).AppendBlock(body)
 
 	created := make([]*textir.Operation, len(g.Node))
-	// One budget for the elements all the graph's tensors expand to.
+	// One budget for the elements all the graph's tensors expand to; each
+	// node converted as the importer converts one (nodeImporter.convert),
+	// in node order, its outputs known.
 	conv := new(converter)
-	for i, n := range g.Node {
-		types, err := outputTypes(ops, n, maxUse[i])
-		if err != nil {
+	im := &nodeImporter{ops: ops, ctx: ctx, nodes: g.Node, created: created}
+	for i := range g.Node {
+		if err := im.convert(i, conv, maxUse[i]); err != nil {
 			return nil, err
 		}
-		st := &textir.OperationState{Name: "tfg." + n.Op, Loc: textir.NameLoc{Name: n.Name}, ResultTypes: append(types, tfg.Control())}
-		st.AddAttr(AttrName, textir.Str(n.Name))
-		if n.Device != "" {
-			st.AddAttr(AttrDevice, textir.Str(n.Device))
-		}
-		if n.ExperimentalType != nil {
-			st.AddAttr(AttrFullType, FullType(n.ExperimentalType))
-		}
-		if d := n.ExperimentalDebugInfo; d != nil {
-			st.AddAttr(AttrDebugInfo, textir.NewDictAttr([]textir.NamedAttribute{
-				{Name: "original_func_names", Value: strArray(d.OriginalFuncNames)},
-				{Name: "original_node_names", Value: strArray(d.OriginalNodeNames)},
-			}))
-		}
-		for _, k := range slices.Sorted(maps.Keys(n.Attr)) {
-			if k == "" {
-				return nil, nodeErr(n.Name, "attribute with an empty name")
-			}
-			if isReserved(k) {
-				return nil, nodeErr(n.Name, "attribute name %q is reserved by the importer", k)
-			}
-			if d := attrDepth(n.Attr[k]); d > textir.MaxNesting-attrNestingMargin {
-				return nil, nodeErr(n.Name, "attribute %q: %v", k, &textir.LimitError{What: "functions and lists nested too deeply",
-					Limit: textir.MaxNesting - attrNestingMargin, Unit: "levels of textual IR", Env: textir.EnvMaxNesting})
-			}
-			a, err := conv.attr(n.Attr[k])
-			if err != nil {
-				return nil, nodeErr(n.Name, "attribute %q: %v", k, err)
-			}
-			st.AddAttr(k, a)
-		}
-		op := ctx.Create(st)
-		body.Append(op)
-		created[i] = op
+		body.Append(created[i])
 	}
 	for i, n := range g.Node {
 		vals := make([]*textir.Value, len(inputs[i]))
