@@ -238,11 +238,7 @@ func simSession(t *testing.T, path, tables string, outputs []string) (*session.S
 	if err := simgpu.Register(sim, densekern.Module(all.NewContext())); err != nil {
 		t.Fatal(err)
 	}
-	drv, err := sim.Driver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := drv.NewContext(0)
+	c, err := sim.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}

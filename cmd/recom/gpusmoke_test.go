@@ -172,11 +172,7 @@ func TestGPUSmokeNoDriver(t *testing.T) {
 func TestQueuedMedian(t *testing.T) {
 	sim := cuda.NewSim()
 	sim.Deferred = true
-	drv, err := sim.Driver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := drv.NewContext(0)
+	c, err := sim.NewContext()
 	if err != nil {
 		t.Fatal(err)
 	}

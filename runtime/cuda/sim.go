@@ -115,6 +115,16 @@ func NewSim() *Sim {
 // Driver opens a Driver on the simulated device.
 func (s *Sim) Driver() (*Driver, error) { return newDriver(s.api()) }
 
+// NewContext opens a Driver on the simulated device and a context on it
+// (device 0), what most tests need.
+func (s *Sim) NewContext() (*Context, error) {
+	drv, err := s.Driver()
+	if err != nil {
+		return nil, err
+	}
+	return drv.NewContext(0)
+}
+
 // AddKernel registers the kernel name, whose parameters have the given
 // sizes in bytes.
 func (s *Sim) AddKernel(name string, paramSizes []uint64, run SimKernel) {
