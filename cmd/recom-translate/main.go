@@ -329,12 +329,13 @@ func (o *options) importGraph(ctx *textir.Context, input string, data []byte, st
 		g = x
 	}
 	o.warnTraining(input, g, file.Graph)
-	if err := graphdef.Validate(g); err != nil {
-		return fmt.Errorf("%s: error: %s", input, indentErr(err))
-	}
-	module, err := importer.Import(ctx, g)
+	// The structural checks with the import, on one index of the graph
+	// (as recom compile imports); their errors win when both fail. The
+	// graph is not read after it, so each node's attributes may go once
+	// converted.
+	module, err := importer.ImportWith(ctx, g, importer.Options{Check: true, Consume: true})
 	if err != nil {
-		return fmt.Errorf("%s: error: %v", input, err)
+		return fmt.Errorf("%s: error: %s", input, indentErr(err))
 	}
 	if err := textir.Verify(ctx, module); err != nil {
 		return err
