@@ -308,7 +308,7 @@ func (f *loadtestFlags) makeTargets(ctx context.Context, model, base string) ([]
 	default:
 		return nil, fmt.Errorf("--protocol must be tfserving, oip or oip-binary, got %q", f.protocol)
 	}
-	res, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs})
+	res, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, Outputs: graphCut(model, f.outputs)})
 	if err != nil {
 		return nil, err
 	}

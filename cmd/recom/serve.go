@@ -63,7 +63,9 @@ where llc-19 is and pass it with --ptx.
 MODEL is a SavedModel directory (served with its trained weights and
 assets; --tags and --signature choose its MetaGraph and SignatureDef), a
 GraphDef (--checkpoint PREFIX gives its weights; without, --tables or
-random ones from --seed), or IR. Inputs are the model's placeholders (a
+random ones from --seed), or IR (a .mlir file of the import stage, as
+recom compile --stop-after=import writes a cut graph: --outputs then name
+what to fetch, as in recom run). Inputs are the model's placeholders (a
 SavedModel's: its signature's keys), outputs the --outputs (default: a
 SavedModel's signature outputs, else the model's predictions). Limits on
 request size (--max-body-bytes, --max-request-rows, --max-queue,
@@ -329,7 +331,7 @@ func gpuPresent() bool {
 
 // loadCPU imports the model for the interpreter, as recom interp does.
 func (f *serveFlags) loadCPU(ctx context.Context, path string, ld *loaded) error {
-	iopts := compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs, ReadWeights: true}
+	iopts := compiler.Options{StopAfter: compiler.StageImport, Outputs: graphCut(path, f.outputs), ReadWeights: true}
 	f.model.apply(&iopts)
 	res, err := compiler.Compile(ctx, path, iopts)
 	if err != nil {
@@ -401,12 +403,23 @@ func (f *serveFlags) loadGPU(ctx context.Context, path string, ld *loaded, log *
 	log.Info("compiled and planned on the GPU", "compile", m.compileT.Round(time.Millisecond), "plan", time.Since(t0).Round(time.Millisecond))
 	ld.backend = serve.NewSessionBackend(s, fmt.Sprintf("device %d", f.device))
 	// The warm-up's feeds are drawn for the imported program.
-	wo := compiler.Options{StopAfter: compiler.StageImport, Outputs: f.outputs, NoWeights: true}
+	wo := compiler.Options{StopAfter: compiler.StageImport, Outputs: graphCut(path, f.outputs), NoWeights: true}
 	wo.Tags, wo.Signature = f.model.tags, f.model.signature
 	if imp, err := compiler.Compile(ctx, path, wo); err == nil {
 		ld.module = imp.Module
 	}
 	return nil
+}
+
+// graphCut is the cut at outputs for importing path: none for IR, which
+// is past any cut (a 0-tfg.mlir of a graph cut at its inputs, as
+// bench/real-models.sh writes): there --outputs only name what to fetch,
+// as in recom run.
+func graphCut(path string, outputs []string) []string {
+	if strings.HasSuffix(path, ".mlir") {
+		return nil
+	}
+	return outputs
 }
 
 // warmup runs one batch of random inputs per allowed batch size (the GPU
