@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
 """recom serve's load against a peer served in process (issue #20).
 
-    python3 bench/peer_serve.py --dump DIR --spec E.spec.json [--model E]
+    python3 bench/peer_serve.py --dump DIR [--spec E.spec.json] [--model E]
             [--backend torch|jax|numpy] [--precision fp32|tf32|bf16]
             [--max-p99 10ms] [--rates 200] [--duration 8s] [--search-steps 4]
             [--bodies 128] [--min-rows 1] [--max-rows 64] [--seed 1]
             [--max-batch 256] [--batch-timeout 500us] [--inflight 4]
             [--max-queue 4096] [--json OUT.jsonl]
     python3 bench/peer_serve.py --dry-run      # numpy, a tiny synthetic model
+    python3 bench/peer_serve.py --dry-run --dry-chain  # the same with a dumped dense part
     python3 bench/peer_serve.py --self-test    # no numpy needed
 
 The peer is bench/peers.py's whole model from host memory (the TBE-like
 embedding layer, one embedding_bag per table width over the tables arena,
 then the MLP: cuBLAS in PyTorch; or one jit in JAX), on the inputs of a
 `recom bench --dump-inputs DIR` dump (its tables, and per row the columns'
-ids and weights) with the MLP of --spec (peers.py's weights). It is put
-behind the same load as `recom loadtest` puts on `recom serve`:
+ids and weights) with the MLP of --spec (peers.py's weights); or, without
+--spec, any model's dense part as the dump has it (dense.json, written by
+`recom bench --e2e --dump-inputs`, as for a real model such as the taxi
+export: the session's dense layers and host steps after the graph, computed
+by peers.py's chain_fn, fp32, TF32 with --precision tf32 on PyTorch; its
+dense inputs the dump's), checked against a float64 forward of the same
+chain which is itself checked against recom's outputs of those rows (rtol
+1e-4). It is put behind the same load as `recom loadtest` puts on `recom
+serve`:
 
   * requests: --bodies bodies cycled in order, body i of rows drawn exactly
     as recom loadtest draws them (Go's math/rand/v2 PCG seeded (--seed,
@@ -57,7 +65,9 @@ and with --json one JSON object per line of either kind ("kind": "serve" or
 
 --dry-run builds peers.py's tiny synthetic dump and runs the numpy backend
 (the model computed on the host, checked against peers.py's float64
-reference) through a short search. --self-test checks the parts that need
+reference) through a short search; with --dry-chain the dump also gets
+peers.py's dumped dense part (a wide & deep chain with the taxi Estimator's
+classifier head, its outputs computed by hand) and the peer serves that. --self-test checks the parts that need
 no numpy: the row draws against Go's, the batcher's rules and the search on
 a simulated backend and clock.
 """
@@ -251,7 +261,11 @@ class Model:
     batch's are their concatenation."""
 
     def __init__(self, np, peers, dump, spec, weights_file=None, tables=None):
-        self.np = np
+        """spec: a recom gen spec with a dense part (its MLP, peers.py's
+        weights), or None for the dump's own dense part (dense.json, written
+        by recom bench --e2e --dump-inputs: any model's dense layers and
+        host steps, computed by peers.py's chain_fn)."""
+        self.np, self.peers = np, peers
         meta = peers.load_meta(dump)
         sets = peers.load_sets(dump, meta)
         self.meta, self.B, self.W = meta, meta["batch"], meta["width"]
@@ -265,8 +279,26 @@ class Model:
                 if cols[c]["table_offset"] % D:
                     raise ValueError(f"column {c}: table offset {cols[c]['table_offset']} is not a multiple of its width {D}")
         self.tables = tables if tables is not None else np.load(os.path.join(dump, "tables.npy"))
-        self.bottom, self.top, self.ws = peers.mlp_weights(spec, self.W, weights_file)
-        nf = spec["dense"]["features"]
+        self.chain, xs = None, None
+        if spec is None:
+            self.chain = peers.load_chain(dump)
+            if self.chain is None:
+                raise ValueError(f"{dump} has no dense.json (dump it with recom bench --e2e --dump-inputs), and no --spec was given")
+            why = peers.chain_unsupported(self.chain) or ("" if self.chain["sets_data"] else "dense.json has no sets")
+            if why:
+                raise ValueError(f"{dump}: the peer cannot compute the dumped dense part: {why}")
+            # Per set the dense inputs (feeds, or values the session computes
+            # on the host before the graph), concatenated in plan order, as
+            # peers.py's model peers take them.
+            xs = [np.concatenate([sd[0][i["name"]].reshape(self.B, -1).astype(np.float32) for i in self.chain["inputs"]], 1)
+                  if self.chain["inputs"] else np.zeros((self.B, 0), np.float32) for sd in self.chain["sets_data"]]
+            sets = sets[:len(xs)]
+            self.ref_fn, self.ref_consts = peers.chain_fn(self.chain, peers.ChainOps("numpy"))
+            self.bottom = self.top = self.ws = None
+            nf = xs[0].shape[1]
+        else:
+            self.bottom, self.top, self.ws = peers.mlp_weights(spec, self.W, weights_file)
+            nf = spec["dense"]["features"]
         rng = np.random.default_rng(1000 + self.B)
         self.modes, self.idx = {}, {}
         for D, cs in self.groups.items():
@@ -288,10 +320,14 @@ class Model:
                 base = np.repeat(np.tile(np.array([cols[c]["table_offset"] // D for c in cs]), self.B), flat_l)
                 row_end = np.concatenate([[0], np.cumsum(lens.sum(1))])
                 per[D] = (st["ids"][src] + base, lens.astype(np.int64), sw[src].astype(np.float32), row_end)
-            dense = st.get("dense_features")
+            dense = st.get("dense_features") if xs is None else xs[len(self.sets)]
             if dense is None:
                 dense = rng.standard_normal((self.B, nf)).astype(np.float32)
-            self.sets.append({"per": per, "dense": dense, "out": st["out"]})
+            theirs = None
+            if self.chain is not None:  # recom's own outputs of the set, [B, out_cols]
+                theirs = peers.flat_outputs(self.chain["sets_data"][len(self.sets)][1], self.B, np).astype(np.float64)
+            self.sets.append({"per": per, "dense": dense, "out": st["out"], "theirs": theirs})
+        self.out_cols = 1 if self.chain is None else self.sets[0]["theirs"].shape[1]
 
     def request(self, i, rows):
         """Body i's inputs (rows rows of set i mod sets): per group (ids,
@@ -311,7 +347,17 @@ class Model:
         np = self.np
         emb = np.concatenate([self.sets[r["set"]]["out"][:r["rows"]] for r in reqs])
         x = np.concatenate([r["dense"] for r in reqs])
+        if self.chain is not None:
+            outs = self.ref_fn(self.ref_consts, emb.astype(np.float64), x.astype(np.float64))
+            return peers.flat_outputs(outs, len(emb), np)
         return peers.reference_mlp(self.bottom, self.top, self.ws, emb, x)
+
+    def recom_outputs(self, reqs):
+        """recom's own outputs of a batch's rows (the dump's dense part's
+        outputs), or None for a spec's model (whose dump has none)."""
+        if self.chain is None:
+            return None
+        return self.np.concatenate([self.sets[r["set"]]["theirs"][:r["rows"]] for r in reqs])
 
 
 def pack(np, model, reqs, out=None):
@@ -371,6 +417,8 @@ class NumpyBackend:
                 cnt = np.maximum(np.diff(off), 1)[:, None]
                 acc /= cnt
             emb[:, m.idx[D]] = acc.reshape(R, len(cs) * D)
+        if m.chain is not None:
+            return m.peers.flat_outputs(m.ref_fn(m.ref_consts, emb, x), R, np).astype(np.float32)
         h = x
         for sc, _, _, relu in m.bottom:
             k, b = m.ws[sc]
@@ -405,7 +453,14 @@ class TorchBackend:
         tables = torch.from_numpy(model.tables).to(dev)
         self.arena = {D: tables.view(-1, D) for D in model.groups}
         self.identity = len(model.groups) == 1 and bool((next(iter(model.idx.values())) == np.arange(model.W)).all())
-        self.w = {k: (torch.from_numpy(a).to(dev, self.dt), torch.from_numpy(b).to(dev, self.dt)) for k, (a, b) in model.ws.items()}
+        if model.chain is not None:
+            # The dumped dense part (peers.py's chain_fn): fp32, TF32 as --precision says.
+            if precision == "bf16":
+                raise ValueError("a dump's dense part runs in fp32 or tf32, not bf16")
+            model.peers.import_torch()
+            self.cfn, self.cc = model.peers.chain_fn(model.chain, model.peers.ChainOps("torch", dev))
+        else:
+            self.w = {k: (torch.from_numpy(a).to(dev, self.dt), torch.from_numpy(b).to(dev, self.dt)) for k, (a, b) in model.ws.items()}
         self.idx = {D: torch.from_numpy(i).to(dev) for D, i in model.idx.items()}
         maxb = opts.max_batch
         # The most ids a batch of maxb rows can hold: the dump's densest rows.
@@ -425,7 +480,7 @@ class TorchBackend:
             sl["np"]["dense"] = sl["xpin"].numpy()
             sl["dev"] = {D: tuple(torch.empty(t.shape, dtype=t.dtype, device=dev) for t in p) for D, p in pin.items()}
             sl["xdev"] = torch.empty((maxb, nf), dtype=torch.float32, device=dev)
-            sl["ypin"] = torch.empty((maxb, 1), dtype=torch.float32).pin_memory()
+            sl["ypin"] = torch.empty((maxb, model.out_cols), dtype=torch.float32).pin_memory()
             sl["busy"] = False
             self.slots.append(sl)
         self.last = None
@@ -447,6 +502,8 @@ class TorchBackend:
             emb = torch.empty(R, m.W, device="cuda")
             for D, o in outs:
                 emb.index_copy_(1, self.idx[D], o)
+        if m.chain is not None:
+            return m.peers.flat_outputs(self.cfn(self.cc, emb, sl["xdev"][:R]), R, m.peers.torch)
         h = sl["xdev"][:R].to(self.dt)
         for sc, _, _, relu in m.bottom:
             k, b = self.w[sc]
@@ -510,7 +567,14 @@ class JaxBackend:
         self.dt = jnp.bfloat16 if precision == "bf16" else jnp.float32
         tables = jax.device_put(model.tables)
         self.arena = {D: tables.reshape(-1, D) for D in model.groups}
-        self.w = {k: (jnp.asarray(a, self.dt), jnp.asarray(b, self.dt)) for k, (a, b) in model.ws.items()}
+        chain = None
+        if model.chain is not None:
+            if precision != "fp32":
+                raise ValueError("a dump's dense part runs in fp32 on JAX")
+            chain, self.w = model.peers.chain_fn(model.chain, model.peers.ChainOps("jax"))
+            flat = model.peers.flat_outputs
+        else:
+            self.w = {k: (jnp.asarray(a, self.dt), jnp.asarray(b, self.dt)) for k, (a, b) in model.ws.items()}
         self.per_row = {D: max(int(np.diff(s["per"][D][3]).max()) for s in model.sets) for D in model.groups}
         groups = [(D, len(cs), model.modes[D], model.idx[D]) for D, cs in model.groups.items()]
         bottom, top, W = model.bottom, model.top, model.W
@@ -530,6 +594,8 @@ class JaxBackend:
             emb = jnp.zeros((R, W), jnp.float32)
             for idx, o in outs:
                 emb = emb.at[:, idx].set(o)
+            if chain is not None:
+                return flat(chain(w, emb, x), R, jnp)
             h = x.astype(dt)
             for sc, _, _, relu in bottom:
                 k, b = w[sc]
@@ -706,7 +772,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dump", help="a recom bench --dump-inputs directory")
     ap.add_argument("--tables", help="the tables arena (.npy); default: DUMP/tables.npy")
-    ap.add_argument("--spec", help="recom gen spec (JSON) with a dense part: the MLP")
+    ap.add_argument("--spec", help="recom gen spec (JSON) with a dense part: the MLP (default: the dump's dense.json, any model's)")
     ap.add_argument("--weights", help="MLP weights (.npz by variable; default: drawn as peers.py draws them)")
     ap.add_argument("--model", default="", help="model name for the records")
     ap.add_argument("--backend", default="torch", choices=["torch", "jax", "numpy"])
@@ -725,6 +791,7 @@ def main(argv=None):
     ap.add_argument("--max-queue", type=int, default=4096)
     ap.add_argument("--json", help="append one JSON object per rate run to this file")
     ap.add_argument("--dry-run", action="store_true", help="numpy backend on peers.py's tiny synthetic dump")
+    ap.add_argument("--dry-chain", action="store_true", help="with --dry-run: the dump's dense part (dense.json, peers.py's taxi-like wide & deep chain) instead of a spec's MLP")
     ap.add_argument("--self-test", action="store_true", help="check the draws, the batcher and the search (no numpy)")
     args = ap.parse_args(argv)
     if args.self_test:
@@ -737,19 +804,27 @@ def main(argv=None):
     if args.dry_run:
         import tempfile
         d = tempfile.mkdtemp(prefix="peer-serve-dry-")
-        peers.make_dry_dump(d, batch=16, sets=2)
-        args.dump, spec, args.backend = d, peers.DRY_SPEC, "numpy"
-        args.model = args.model or "dry"
+        meta = peers.make_dry_dump(d, batch=16, sets=2)
+        spec = peers.DRY_SPEC
+        if args.dry_chain:
+            peers.make_dry_chain(d, meta)
+            spec = None
+        args.dump, args.backend = d, "numpy"
+        args.model = args.model or ("dry-chain" if args.dry_chain else "dry")
         args.max_rows = min(args.max_rows, 16)
         args.min_rows = min(args.min_rows, args.max_rows)
         args.duration = min(args.duration, 0.3)
     else:
-        if not args.dump or not args.spec:
-            ap.error("give --dump and --spec, or --dry-run / --self-test")
-        with open(args.spec) as f:
-            spec = json.load(f)
-        if not spec.get("dense"):
-            ap.error(f"{args.spec} has no dense part")
+        if not args.dump:
+            ap.error("give --dump (and --spec, or a dump with dense.json), or --dry-run / --self-test")
+        spec = None
+        if args.spec:
+            with open(args.spec) as f:
+                spec = json.load(f)
+            if not spec.get("dense"):
+                ap.error(f"{args.spec} has no dense part")
+        elif not os.path.exists(os.path.join(args.dump, "dense.json")):
+            ap.error(f"no --spec and {args.dump} has no dense.json (recom bench --e2e --dump-inputs writes it)")
     t0 = time.time()
     tables = np.load(args.tables) if args.tables else None
     model = Model(np, peers, args.dump, spec, args.weights, tables)
@@ -762,12 +837,14 @@ def main(argv=None):
     else:
         be = JaxBackend(np, model, bodies, opts, args.precision)
     system = f"serve_{be.name}"
-    print(f"peer_serve: {system} on {args.model or args.dump}: {len(model.meta['columns'])} columns, width {model.W}, "
+    what = "the MLP of " + args.spec if spec is not None and not args.dry_run else ("the spec's MLP" if spec is not None else
+            f"the dump's dense part ({len(model.chain['dense'])} dense layers, {len(model.chain.get('host') or [])} host steps, {model.out_cols} output columns)")
+    print(f"peer_serve: {system} on {args.model or args.dump} ({what}): {len(model.meta['columns'])} columns, width {model.W}, "
           f"{model.tables.nbytes / 1e9:.2f} GB of tables, {len(bodies)} bodies of {args.min_rows}-{args.max_rows} rows "
           f"(mean {sum(rows) / len(rows):.1f}); ready in {time.time() - t0:.1f} s", flush=True)
     # Check the peer's predictions on a few batches against the float64 reference.
     tol = dict(rtol=1e-3, atol=1e-5) if args.precision == "fp32" else dict(rtol=3e-2, atol=3e-3)
-    worst = 0.0
+    worst, worst_recom = 0.0, 0.0
     for k in range(3):
         ids, total = [], 0
         for i in range(k, len(bodies), 7):  # a few requests, within one batch
@@ -778,10 +855,19 @@ def main(argv=None):
         h = be.submit(ids)
         got = be.last if args.backend == "numpy" else h.result()
         ref = model.reference(peers, [bodies[i] for i in ids])
+        if got.shape != ref.shape:
+            raise SystemExit(f"peer_serve: {system}: predictions of shape {got.shape}, the reference's are {ref.shape}")
         err = np.abs(got - ref) / (tol["atol"] + tol["rtol"] * np.abs(ref))
         worst = max(worst, float(err.max()))
-    ok = worst <= 1
-    print(f"peer_serve: {system}: {'matches' if ok else 'DIFFERS FROM'} the reference (worst |d|/(atol+rtol|ref|) = {worst:.3g})", flush=True)
+        theirs = model.recom_outputs([bodies[i] for i in ids])
+        if theirs is not None:
+            # The reference is itself recom's outputs of the same rows (a dump's dense part).
+            worst_recom = max(worst_recom, float((np.abs(ref - theirs) / (1e-5 + 1e-4 * np.abs(theirs))).max()))
+    if model.chain is not None:
+        print(f"peer_serve: the reference {'matches' if worst_recom <= 1 else 'DIFFERS FROM'} recom's outputs "
+              f"(worst |d|/(1e-5+1e-4|recom|) = {worst_recom:.3g})", flush=True)
+    ok = worst <= 1 and worst_recom <= 1
+    print(f"peer_serve: {system}: {'matches' if worst <= 1 else 'DIFFERS FROM'} the reference (worst |d|/(atol+rtol|ref|) = {worst:.3g})", flush=True)
     out = open(args.json, "a") if args.json else None
 
     def emit(tag, kind, rec):
