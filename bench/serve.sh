@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# recom serve under load on the GPU machine (issue #20): model E served by
-# the native runtime with dynamic batching, driven by recom loadtest
-# (vegeta, open loop) with requests of 1-64 rows, searching for the
+# recom serve under load on the GPU machine (issue #20): model E (or a real
+# model, MODEL=taxi: see below) served by the native runtime with dynamic
+# batching, driven by recom loadtest (vegeta, open loop) with requests of
+# 1-64 rows, searching for the
 # highest request rate whose p99 latency is at most 10 ms, per protocol;
 # the server's own overhead at the median; then the same load against the
 # peer served in process (bench/peer_serve.py), and the ratio.
@@ -23,11 +24,35 @@
 #                           in PEERS bench/peer_serve.py --max-p99 with the same
 #                           settings; RATIO lines: recom's rate over the peer's
 #
-# Settings (environment): MODEL (E), PROTOCOLS (tfserving oip-binary), MAX_P99
-# (10ms), START_RATE (200), DURATION (8s per rate), STEPS (4 bisections),
-# BODIES (128), MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (500us),
-# INFLIGHT (4), DENSE (generated | cublaslt), PRECISION (fp32), PEERS (torch;
-# also jax), OVERHEAD_DURATION (5s), OUT (/tmp/serve-out). The load generator
+# A real model: MODEL=taxi, the Chicago taxi wide & deep Estimator export
+# (tensorflow/tfx@58435d68, its trained weights), as bench/real-models.sh
+# builds it: the graph cut at the tf.Transform outputs (model.mlir: 12
+# int64/float32 vector inputs, output head/predictions/probabilities
+# [rows, 2]), weights.npz (--tables), outputs (--outputs). The build copies
+# them from REAL_DIR (build/real/taxi; made first with REALMODELS set when
+# missing) into build/serve/taxi/ and emits the PTX with this build's recom;
+# the device step serves model.mlir with --tables and --outputs (recom
+# loadtest draws its bodies for the same inputs, gen --feeds' draws), dumps
+# with recom bench --e2e --dump-inputs (the whole model's dense part,
+# dense.json) and runs the peer on that dump without --spec: the session's
+# dense layers and host steps rebuilt by peers.py's chain_fn, checked
+# against recom's outputs. E's files stay beside it: one build/serve holds
+# both.
+#
+#   REALMODELS=/work/realmodels MODEL=taxi bench/serve.sh build
+#   device (carry ["build/serve"], timeout_s 600; about 3 minutes):
+#   MODEL=taxi DURATION=3s STEPS=3 START_RATE=1000 OVERHEAD_DURATION=3s \
+#     bench/serve.sh device 2>&1 | tee $OUT/serve-taxi.log
+#
+# Here (no GPU): MODEL=taxi BACKEND=cpu PEERS= bench/serve.sh device serves
+# it on the interpreter (no peers: recom bench needs the GPU).
+#
+# Settings (environment): MODEL (E; or taxi), BACKEND (gpu; cpu: the
+# interpreter), PROTOCOLS (tfserving oip-binary), MAX_P99 (10ms), START_RATE
+# (200), DURATION (8s per rate), STEPS (4 bisections), BODIES (128),
+# MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (500us), INFLIGHT (4), DENSE
+# (generated | cublaslt), PRECISION (fp32), PEERS (torch; also jax; empty:
+# none), OVERHEAD_DURATION (5s), OUT (/tmp/serve-out). The load generator
 # runs on the same host as the server (16 cores): it takes CPU from the
 # server's packing, so the rates found are a lower bound of what the server
 # sustains with clients elsewhere (the peer has no such client).
@@ -35,10 +60,29 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 d=${SERVE_DIR:-build/serve}
 MODEL=${MODEL:-E}
+# A real model's files (bench/real-models.sh's) under $d/$MODEL/.
+real=""
+case $MODEL in taxi) real=1;; esac
 case ${1:-build} in
 build)
   set -e
   . bench/lib.sh
+  if [ -n "$real" ]; then
+    src=${REAL_DIR:-build/real}/$MODEL
+    if [ ! -f "$src/model.mlir" ]; then
+      : "${REALMODELS:?no $src/model.mlir: REALMODELS=/path/to/realmodels to build it (bench/real-models.sh build)}"
+      bench/real-models.sh build
+    fi
+    build_recom $d
+    mkdir -p $d/$MODEL
+    cp "$src/model.mlir" "$src/weights.npz" "$src/outputs" $d/$MODEL/
+    # The PTX of this build's recom (serve checks the LLVM IR's hash).
+    $d/recom-here run $d/$MODEL/model.mlir --tables $d/$MODEL/weights.npz --outputs "$(cat $d/$MODEL/outputs)" \
+      --emit-ptx $d/$MODEL/model.ptx
+    rm -f $d/recom-here
+    du -sh $d
+    exit 0
+  fi
   build_recom $d
   $d/recom-here gen --preset $MODEL --no-tables -o $d/$MODEL.pb
   $d/recom-here run $d/$MODEL.pb --schedule tuned --emit-ptx $d/$MODEL.tuned.ptx
@@ -50,12 +94,25 @@ build)
 device)
   out=${OUT:-/tmp/serve-out}
   mkdir -p "$out"
-  for f in $d/*.pb.gz; do gunzip -kf "$f"; done
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+  for f in $d/*.pb.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tee "$out/gpu.txt" || echo "no nvidia-smi"
   port=${PORT:-18501}
   dense=()
   [ -n "${DENSE:-}" ] && dense=(--dense-backend "$DENSE")
-  $d/recom serve $d/$MODEL.pb --ptx $d/$MODEL.tuned.ptx --backend gpu "${dense[@]}" \
+  # The model's files and flags: E (recom gen's GraphDef, random tables from
+  # the seed, its spec's MLP for the peer) or a real model's cut graph.
+  if [ -n "$real" ]; then
+    mpath=$d/$MODEL/model.mlir ptx=$d/$MODEL/model.ptx
+    outs=$(cat $d/$MODEL/outputs)
+    margs=(--tables $d/$MODEL/weights.npz --outputs "$outs")
+    largs=(--name "$MODEL" --outputs "$outs")
+    dumpargs=(--e2e) # the whole model's dense part (dense.json): the peer's model
+    peerargs=()
+  else
+    mpath=$d/$MODEL.pb ptx=$d/$MODEL.tuned.ptx
+    margs=() largs=(--name "$MODEL") dumpargs=() peerargs=(--spec $d/$MODEL.spec.json)
+  fi
+  $d/recom serve $mpath --name "$MODEL" "${margs[@]}" --ptx $ptx --backend "${BACKEND:-gpu}" "${dense[@]}" \
     --precision "${PRECISION:-fp32}" --http-addr 127.0.0.1:$port --grpc-addr 127.0.0.1:$((port + 1)) \
     --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-500us}" --inflight "${INFLIGHT:-4}" \
     --log-format json --cpuprofile "$out/serve-cpu.pprof" >"$out/server.log" 2>&1 &
@@ -77,7 +134,7 @@ device)
   declare -A best
   for p in ${PROTOCOLS:-tfserving oip-binary}; do
     echo "== loadtest $MODEL $p"
-    $d/recom loadtest $d/$MODEL.pb --url "http://127.0.0.1:$port" --protocol "$p" \
+    $d/recom loadtest $mpath "${largs[@]}" --url "http://127.0.0.1:$port" --protocol "$p" \
       --max-p99 "${MAX_P99:-10ms}" --rates "${START_RATE:-200}" --duration "${DURATION:-8s}" \
       --search-steps "${STEPS:-4}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
       --json "$out/loadtest-$MODEL-$p.jsonl" 2>&1 | tee "$out/loadtest-$MODEL-$p.log" || rc=1
@@ -88,7 +145,7 @@ device)
     [ "$half" -ge 1 ] || half=${START_RATE:-200}
     case $p in tfserving) proto=tfserving;; *) proto=oip-http;; esac
     curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics-before-$p.txt"
-    $d/recom loadtest $d/$MODEL.pb --url "http://127.0.0.1:$port" --protocol "$p" --rates "$half" \
+    $d/recom loadtest $mpath "${largs[@]}" --url "http://127.0.0.1:$port" --protocol "$p" --rates "$half" \
       --duration "${OVERHEAD_DURATION:-5s}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
       --json "$out/overhead-$MODEL-$p.jsonl" >"$out/overhead-$MODEL-$p.log" 2>&1 || rc=1
     curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics-after-$p.txt"
@@ -100,15 +157,18 @@ device)
   wait $server || rc=1
   tail -3 "$out/server.log"
   # The peers: the same model (its tables, feeds and our layer's output, dumped
-  # by recom bench), the same load and batching settings, served in process.
+  # by recom bench; a real model's whole dense part with --e2e), the same load
+  # and batching settings, served in process.
+  peers=${PEERS-torch}
+  [ -n "$peers" ] || exit $rc
   dump=/tmp/serve-dump-$MODEL
   rm -rf "$dump"
-  echo "== recom bench $MODEL --dump-inputs (the peers' inputs)"
-  $d/recom bench $d/$MODEL.pb --ptx $d/$MODEL.tuned.ptx --batch "${MAX_BATCH:-256}" --iters 20 \
+  echo "== recom bench $MODEL ${dumpargs[*]} --dump-inputs (the peers' inputs)"
+  $d/recom bench $mpath "${margs[@]}" --ptx $ptx --batch "${MAX_BATCH:-256}" --iters 20 "${dumpargs[@]}" \
     --dump-inputs "$dump" >"$out/dump-$MODEL.log" 2>&1 || { rc=1; tail -5 "$out/dump-$MODEL.log"; }
-  for peer in ${PEERS:-torch}; do
+  for peer in $peers; do
     echo "== peer_serve $MODEL $peer"
-    $PY -u bench/peer_serve.py --dump "$dump" --spec $d/$MODEL.spec.json --model "$MODEL" --backend "$peer" \
+    $PY -u bench/peer_serve.py --dump "$dump" "${peerargs[@]}" --model "$MODEL" --backend "$peer" \
       --precision "${PRECISION:-fp32}" --max-p99 "${MAX_P99:-10ms}" --rates "${START_RATE:-200}" \
       --duration "${DURATION:-8s}" --search-steps "${STEPS:-4}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
       --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-500us}" --inflight "${INFLIGHT:-4}" \
