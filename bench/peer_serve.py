@@ -73,6 +73,7 @@ a simulated backend and clock.
 """
 import argparse
 import collections
+import contextlib
 import json
 import math
 import os
@@ -440,14 +441,17 @@ class TorchBackend:
     """PyTorch on the GPU: per slot a stream, pinned staging and device
     buffers sized for --max-batch rows; the TBE-like layer (one
     embedding_bag per width group over the arena) and the MLP (cuBLAS),
-    the predictions back into pinned memory, a CUDA event polled."""
+    the predictions back into pinned memory, a CUDA event polled. With dev
+    "cpu" (the dry run's check of this code where torch has no GPU): the
+    same ops on the CPU, synchronously, with no streams or pinned memory."""
 
-    def __init__(self, np, model, bodies, opts, precision):
+    def __init__(self, np, model, bodies, opts, precision, dev="cuda"):
         import torch
         import torch.nn.functional as F
         self.np, self.torch, self.F, self.m, self.bodies = np, torch, F, model, bodies
         self.name = f"torch_{precision}"
-        dev = "cuda"
+        self.dev, cuda = dev, dev == "cuda"
+        pinned = (lambda t: t.pin_memory()) if cuda else (lambda t: t)  # noqa: E731
         torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
         self.dt = torch.bfloat16 if precision == "bf16" else torch.float32
         tables = torch.from_numpy(model.tables).to(dev)
@@ -471,20 +475,21 @@ class TorchBackend:
         nf = model.sets[0]["dense"].shape[1]
         self.slots = []
         for _ in range(opts.inflight):
-            sl = {"stream": torch.cuda.Stream(), "event": torch.cuda.Event()}
-            pin = {D: (torch.empty(cap[D], dtype=torch.int64).pin_memory(), torch.empty(maxb * len(cs) + 1, dtype=torch.int64).pin_memory(),
-                       torch.empty(cap[D], dtype=torch.float32).pin_memory()) for D, cs in model.groups.items()}
+            sl = {"stream": torch.cuda.Stream(), "event": torch.cuda.Event()} if cuda else {"stream": None, "event": CPUEvent()}
+            pin = {D: (pinned(torch.empty(cap[D], dtype=torch.int64)), pinned(torch.empty(maxb * len(cs) + 1, dtype=torch.int64)),
+                       pinned(torch.empty(cap[D], dtype=torch.float32))) for D, cs in model.groups.items()}
             sl["pin"] = pin
             sl["np"] = {"per": {D: tuple(t.numpy() for t in p) for D, p in pin.items()}}
-            sl["xpin"] = torch.empty((maxb, nf), dtype=torch.float32).pin_memory()
+            sl["xpin"] = pinned(torch.empty((maxb, nf), dtype=torch.float32))
             sl["np"]["dense"] = sl["xpin"].numpy()
             sl["dev"] = {D: tuple(torch.empty(t.shape, dtype=t.dtype, device=dev) for t in p) for D, p in pin.items()}
             sl["xdev"] = torch.empty((maxb, nf), dtype=torch.float32, device=dev)
-            sl["ypin"] = torch.empty((maxb, model.out_cols), dtype=torch.float32).pin_memory()
+            sl["ypin"] = pinned(torch.empty((maxb, model.out_cols), dtype=torch.float32))
             sl["busy"] = False
             self.slots.append(sl)
         self.last = None
-        torch.cuda.synchronize()  # the tables and weights are on the device before any slot's stream reads them
+        if cuda:
+            torch.cuda.synchronize()  # the tables and weights are on the device before any slot's stream reads them
 
     def forward(self, sl, R, per):
         torch, F, m = self.torch, self.F, self.m
@@ -499,7 +504,7 @@ class TorchBackend:
         if self.identity:
             emb = outs[0][1]
         else:
-            emb = torch.empty(R, m.W, device="cuda")
+            emb = torch.empty(R, m.W, device=self.dev)
             for D, o in outs:
                 emb.index_copy_(1, self.idx[D], o)
         if m.chain is not None:
@@ -522,7 +527,7 @@ class TorchBackend:
         R, per, _ = pack(self.np, self.m, reqs, sl["np"])
         sizes = {D: (len(p[0]), len(p[1]) - 1) for D, p in per.items()}
         torch = self.torch
-        with torch.cuda.stream(sl["stream"]):
+        with torch.cuda.stream(sl["stream"]) if sl["stream"] is not None else contextlib.nullcontext():
             for D, (L, nb) in sizes.items():
                 (pi, po, pw), (di, do, dw) = sl["pin"][D], sl["dev"][D]
                 di[:L].copy_(pi[:L], non_blocking=True)
@@ -536,6 +541,20 @@ class TorchBackend:
         h = Handle(sl, R)
         self.last = h
         return h
+
+
+class CPUEvent:
+    """A CUDA event's part that TorchBackend uses, for dev "cpu" (the work
+    is done when submit returns)."""
+
+    def record(self, stream):
+        pass
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
 
 
 class Handle:
@@ -775,7 +794,7 @@ def main(argv=None):
     ap.add_argument("--spec", help="recom gen spec (JSON) with a dense part: the MLP (default: the dump's dense.json, any model's)")
     ap.add_argument("--weights", help="MLP weights (.npz by variable; default: drawn as peers.py draws them)")
     ap.add_argument("--model", default="", help="model name for the records")
-    ap.add_argument("--backend", default="torch", choices=["torch", "jax", "numpy"])
+    ap.add_argument("--backend", choices=["torch", "jax", "numpy"], help="default: torch (numpy with --dry-run, where torch runs on the CPU)")
     ap.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"])
     ap.add_argument("--max-p99", default="10ms", type=duration)
     ap.add_argument("--rates", default="200", help="the first rate (the search's start), or with --max-p99 0 the rates to run")
@@ -809,12 +828,13 @@ def main(argv=None):
         if args.dry_chain:
             peers.make_dry_chain(d, meta)
             spec = None
-        args.dump, args.backend = d, "numpy"
+        args.dump, args.backend = d, args.backend or "numpy"
         args.model = args.model or ("dry-chain" if args.dry_chain else "dry")
         args.max_rows = min(args.max_rows, 16)
         args.min_rows = min(args.min_rows, args.max_rows)
         args.duration = min(args.duration, 0.3)
     else:
+        args.backend = args.backend or "torch"
         if not args.dump:
             ap.error("give --dump (and --spec, or a dump with dense.json), or --dry-run / --self-test")
         spec = None
@@ -833,7 +853,7 @@ def main(argv=None):
     if args.backend == "numpy":
         be = NumpyBackend(np, model, bodies)
     elif args.backend == "torch":
-        be = TorchBackend(np, model, bodies, opts, args.precision)
+        be = TorchBackend(np, model, bodies, opts, args.precision, dev="cpu" if args.dry_run else "cuda")
     else:
         be = JaxBackend(np, model, bodies, opts, args.precision)
     system = f"serve_{be.name}"

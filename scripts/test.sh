@@ -133,14 +133,27 @@ if python3 -m py_compile bench/*.py && python3 bench/peer_serve.py --self-test &
     done
   fi
   # peers.py's dry run (every peer, layer, whole model and a dumped dense
-  # part with a classifier head, on the CPU) where that python3 has torch.
+  # part with a classifier head, on the CPU) where that python3 has torch;
+  # and peer_serve.py's PyTorch backend on the CPU, with either model, at
+  # one rate (its predictions checked).
   if [ -z "$npy" ] || ! "$npy" -c 'import torch' >/dev/null 2>&1; then
     say "no python3 with numpy and torch: bench/peers.py --dry-run skipped"
-  elif ! "$npy" bench/peers.py --dry-run >/tmp/recom-peers-dry.log 2>&1; then
-    tail -20 /tmp/recom-peers-dry.log
-    failed+=("peers --dry-run")
   else
-    tail -1 /tmp/recom-peers-dry.log
+    if ! "$npy" bench/peers.py --dry-run >/tmp/recom-peers-dry.log 2>&1; then
+      tail -20 /tmp/recom-peers-dry.log
+      failed+=("peers --dry-run")
+    else
+      tail -1 /tmp/recom-peers-dry.log
+    fi
+    for dry in "" --dry-chain; do
+      if ! "$npy" bench/peer_serve.py --dry-run $dry --backend torch --max-p99 0 --rates 500 >/tmp/recom-peer-serve.log 2>&1 ||
+        ! grep -q '^SERVE .*success=1.0 ' /tmp/recom-peer-serve.log; then
+        tail -20 /tmp/recom-peer-serve.log
+        failed+=("peer_serve --dry-run $dry --backend torch")
+      else
+        grep '^SERVE ' /tmp/recom-peer-serve.log
+      fi
+    done
   fi
 else
   failed+=("bench python")
