@@ -24,11 +24,13 @@ type batchLayout struct {
 	size  int64            // the batch's rows, padding included
 	rows  int64            // the requests' rows
 	feeds []*interp.Tensor // the batch's tensors, in signature order
+	// parts are where feeds' elements are: an arena and the range in it.
+	parts []partRange
 	// byName is feeds by program tensor name, for the backend (made once
 	// per layout: a reused layout reuses it).
 	byName map[string]*interp.Tensor
-	// arenas hold the tensors' elements, one slice per dtype present.
-	arenas []any
+	// arenas hold the tensors' elements, one per dtype present.
+	arenas []arena
 	// key is the layout's pool (layoutKey).
 	key string
 	// row is each input's elements per row.
@@ -52,7 +54,7 @@ type fillJob struct {
 // first (their trailing shapes and dtypes, equal across the batch: the
 // requests' keys): one arena per dtype, and the tensors as views of it.
 func newBatchLayout(first []*interp.Tensor, size, rows int64) (*batchLayout, error) {
-	lay := &batchLayout{size: size, rows: rows, feeds: make([]*interp.Tensor, len(first)), row: make([]int64, len(first))}
+	lay := &batchLayout{size: size, rows: rows, feeds: make([]*interp.Tensor, len(first)), parts: make([]partRange, len(first)), row: make([]int64, len(first))}
 	var n [interp.String + 1]int64 // elements per dtype
 	ranks := 0
 	for i, t := range first {
@@ -71,11 +73,15 @@ func newBatchLayout(first []*interp.Tensor, size, rows int64) (*batchLayout, err
 		n[dt] += re * size
 		ranks += t.Rank()
 	}
-	arenas := [len(n)]any{}
+	arenas := [len(n)]arena{}
 	for dt, c := range n {
 		if c > 0 {
-			arenas[dt] = makeArena(interp.DType(dt), c)
-			lay.arenas = append(lay.arenas, arenas[dt])
+			a, err := newArena(interp.DType(dt), c)
+			if err != nil {
+				return nil, fmt.Errorf("a batch of %d rows: %w", size, err)
+			}
+			arenas[dt] = a
+			lay.arenas = append(lay.arenas, a)
 		}
 	}
 	shapes := make([]int64, 0, ranks) // every tensor's shape, one array
@@ -88,29 +94,9 @@ func newBatchLayout(first []*interp.Tensor, size, rows int64) (*batchLayout, err
 		shape := shapes[base:len(shapes):len(shapes)]
 		lo, hi := at[dt], at[dt]+lay.row[i]*size
 		at[dt] = hi
+		lay.parts[i] = partRange{a: arenas[dt], lo: lo, hi: hi}
 		var err error
-		switch a := arenas[dt].(type) {
-		case []float32:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []float64:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []int8:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []int16:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []int32:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []int64:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []uint8:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []bool:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		case []string:
-			lay.feeds[i], err = interp.NewShared(shape, a[lo:hi:hi])
-		default:
-			err = fmt.Errorf("cannot batch %v tensors", dt)
-		}
+		lay.feeds[i], err = arenas[dt].view(shape, lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("input #%d: %w", i, err)
 		}
@@ -118,30 +104,64 @@ func newBatchLayout(first []*interp.Tensor, size, rows int64) (*batchLayout, err
 	return lay, nil
 }
 
-// makeArena is a slice of n elements of dt.
-func makeArena(dt interp.DType, n int64) any {
-	switch dt {
-	case interp.Float32:
-		return make([]float32, n)
-	case interp.Float64:
-		return make([]float64, n)
-	case interp.Int8:
-		return make([]int8, n)
-	case interp.Int16:
-		return make([]int16, n)
-	case interp.Int32:
-		return make([]int32, n)
-	case interp.Int64:
-		return make([]int64, n)
-	case interp.Uint8:
-		return make([]uint8, n)
-	case interp.Bool:
-		return make([]bool, n)
-	case interp.String:
-		return make([]string, n)
-	}
-	return nil
+// arena is one dtype's elements of a batch, typed: the one place the
+// layout's code depends on the dtype.
+type arena interface {
+	// view is the tensor of shape over elements [lo, hi) (shared).
+	view(shape []int64, lo, hi int64) (*interp.Tensor, error)
+	// fill copies t's n elements in at lo, below hi; false if t is not
+	// of the arena's type and length.
+	fill(t *interp.Tensor, lo, n, hi int64) bool
+	// pad fills [lo, hi) past rows rows of re elements with copies of
+	// the last.
+	pad(lo, hi, rows, re int64)
+	// data is the arena's slice.
+	data() any
 }
+
+// partRange is an input's elements: [lo, hi) of arena a.
+type partRange struct {
+	a      arena
+	lo, hi int64
+}
+
+// typedArena is an arena of Go type T.
+type typedArena[T interp.Elem] []T
+
+// newArena is an arena of n elements of dt (interp.MakeSlice's limits).
+func newArena(dt interp.DType, n int64) (arena, error) {
+	d, err := interp.MakeSlice(dt, int(n))
+	if err != nil {
+		return nil, err
+	}
+	switch d := d.(type) {
+	case []float32:
+		return typedArena[float32](d), nil
+	case []float64:
+		return typedArena[float64](d), nil
+	case []int8:
+		return typedArena[int8](d), nil
+	case []int16:
+		return typedArena[int16](d), nil
+	case []int32:
+		return typedArena[int32](d), nil
+	case []int64:
+		return typedArena[int64](d), nil
+	case []uint8:
+		return typedArena[uint8](d), nil
+	case []bool:
+		return typedArena[bool](d), nil
+	case []string:
+		return typedArena[string](d), nil
+	}
+	return nil, fmt.Errorf("cannot batch %v tensors", dt)
+}
+
+func (a typedArena[T]) view(shape []int64, lo, hi int64) (*interp.Tensor, error) {
+	return interp.NewShared(shape, []T(a[lo:hi:hi]))
+}
+
+func (a typedArena[T]) data() any { return []T(a) }
 
 // run copies the job's request's rows (and the padding) into the batch,
 // and says it is done.
@@ -172,27 +192,8 @@ func (lay *batchLayout) fill(feeds []*interp.Tensor, off, rows int64) error {
 	for i, t := range feeds {
 		re := lay.row[i]
 		lo, n := off*re, rows*re
-		ok := false
-		switch d := lay.feeds[i].Data().(type) {
-		case []float32:
-			ok = fillPart(d, t, lo, n)
-		case []float64:
-			ok = fillPart(d, t, lo, n)
-		case []int8:
-			ok = fillPart(d, t, lo, n)
-		case []int16:
-			ok = fillPart(d, t, lo, n)
-		case []int32:
-			ok = fillPart(d, t, lo, n)
-		case []int64:
-			ok = fillPart(d, t, lo, n)
-		case []uint8:
-			ok = fillPart(d, t, lo, n)
-		case []bool:
-			ok = fillPart(d, t, lo, n)
-		case []string:
-			ok = fillPart(d, t, lo, n)
-		}
+		p := lay.parts[i]
+		ok := p.a.fill(t, p.lo+lo, n, p.hi)
 		if !ok || !sameTrailing(t, lay.feeds[i]) {
 			return fmt.Errorf("input #%d: a %v tensor of shape %s does not fit rows [%d, %d) of the batch's %v tensor of shape %s",
 				i, t.DType(), interp.ShapeString(t.ShapeView()), off, off+rows, lay.feeds[i].DType(), interp.ShapeString(lay.feeds[i].ShapeView()))
@@ -201,11 +202,9 @@ func (lay *batchLayout) fill(feeds []*interp.Tensor, off, rows int64) error {
 	return nil
 }
 
-// fillPart copies t's n elements into dst at lo; false if t is not of
-// dst's type and length.
-func fillPart[T interp.Elem](dst []T, t *interp.Tensor, lo, n int64) bool {
+func (dst typedArena[T]) fill(t *interp.Tensor, lo, n, hi int64) bool {
 	src, ok := t.Data().([]T)
-	if !ok || int64(len(src)) != n || lo+n > int64(len(dst)) {
+	if !ok || int64(len(src)) != n || lo+n > hi {
 		return false
 	}
 	copy(dst[lo:lo+n], src)
@@ -218,35 +217,16 @@ func (lay *batchLayout) padRows() {
 	if lay.size == lay.rows || lay.rows == 0 {
 		return
 	}
-	for i, t := range lay.feeds {
-		re := lay.row[i]
-		switch d := t.Data().(type) {
-		case []float32:
-			padPart(d, lay.rows, re)
-		case []float64:
-			padPart(d, lay.rows, re)
-		case []int8:
-			padPart(d, lay.rows, re)
-		case []int16:
-			padPart(d, lay.rows, re)
-		case []int32:
-			padPart(d, lay.rows, re)
-		case []int64:
-			padPart(d, lay.rows, re)
-		case []uint8:
-			padPart(d, lay.rows, re)
-		case []bool:
-			padPart(d, lay.rows, re)
-		case []string:
-			padPart(d, lay.rows, re)
-		}
+	for i, p := range lay.parts {
+		p.a.pad(p.lo, p.hi, lay.rows, lay.row[i])
 	}
 }
 
-// padPart fills d past rows rows of re elements with copies of the last:
-// one row, then the rows filled so far copied after themselves (a few
-// copies, not one per row: most of E's inputs have one element a row).
-func padPart[T interp.Elem](d []T, rows, re int64) {
+// pad copies the last row once, then the rows filled so far after
+// themselves (a few copies, not one per row: most of E's inputs have one
+// element a row).
+func (a typedArena[T]) pad(lo, hi, rows, re int64) {
+	d := a[lo:hi]
 	at := rows * re
 	if re == 0 || at >= int64(len(d)) {
 		return
@@ -292,7 +272,7 @@ func (b *Batcher) putLayout(lay *batchLayout, out map[string]*interp.Tensor) {
 			continue
 		}
 		for _, a := range lay.arenas {
-			if alo, ahi := dataRange(a); lo < ahi && alo < hi {
+			if alo, ahi := dataRange(a.data()); lo < ahi && alo < hi {
 				return // an output shares it
 			}
 		}
