@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/recom-compiler/recom/runtime/internal/dlbind"
 )
 
 // api is the table of cuBLASLt entry points. Open fills it from the
@@ -46,57 +47,33 @@ type api struct {
 }
 
 // symbols lists the entry points of a, by the names libcublasLt exports.
-func (a *api) symbols() []struct {
-	name string
-	fptr any
-} {
-	return []struct {
-		name string
-		fptr any
-	}{
-		{"cublasLtGetStatusName", &a.cublasLtGetStatusName},
-		{"cublasLtGetStatusString", &a.cublasLtGetStatusString},
-		{"cublasLtGetVersion", &a.cublasLtGetVersion},
-		{"cublasLtCreate", &a.cublasLtCreate},
-		{"cublasLtDestroy", &a.cublasLtDestroy},
-		{"cublasLtMatmulDescCreate", &a.cublasLtMatmulDescCreate},
-		{"cublasLtMatmulDescDestroy", &a.cublasLtMatmulDescDestroy},
-		{"cublasLtMatmulDescSetAttribute", &a.cublasLtMatmulDescSetAttribute},
-		{"cublasLtMatrixLayoutCreate", &a.cublasLtMatrixLayoutCreate},
-		{"cublasLtMatrixLayoutDestroy", &a.cublasLtMatrixLayoutDestroy},
-		{"cublasLtMatmulPreferenceCreate", &a.cublasLtMatmulPreferenceCreate},
-		{"cublasLtMatmulPreferenceDestroy", &a.cublasLtMatmulPreferenceDestroy},
-		{"cublasLtMatmulPreferenceSetAttribute", &a.cublasLtMatmulPreferenceSetAttribute},
-		{"cublasLtMatmulAlgoGetHeuristic", &a.cublasLtMatmulAlgoGetHeuristic},
-		{"cublasLtMatmul", &a.cublasLtMatmul},
+func (a *api) symbols() []dlbind.Symbol {
+	s := func(name string, fptr any) dlbind.Symbol { return dlbind.Symbol{Names: []string{name}, Fptr: fptr} }
+	return []dlbind.Symbol{
+		s("cublasLtGetStatusName", &a.cublasLtGetStatusName),
+		s("cublasLtGetStatusString", &a.cublasLtGetStatusString),
+		s("cublasLtGetVersion", &a.cublasLtGetVersion),
+		s("cublasLtCreate", &a.cublasLtCreate),
+		s("cublasLtDestroy", &a.cublasLtDestroy),
+		s("cublasLtMatmulDescCreate", &a.cublasLtMatmulDescCreate),
+		s("cublasLtMatmulDescDestroy", &a.cublasLtMatmulDescDestroy),
+		s("cublasLtMatmulDescSetAttribute", &a.cublasLtMatmulDescSetAttribute),
+		s("cublasLtMatrixLayoutCreate", &a.cublasLtMatrixLayoutCreate),
+		s("cublasLtMatrixLayoutDestroy", &a.cublasLtMatrixLayoutDestroy),
+		s("cublasLtMatmulPreferenceCreate", &a.cublasLtMatmulPreferenceCreate),
+		s("cublasLtMatmulPreferenceDestroy", &a.cublasLtMatmulPreferenceDestroy),
+		s("cublasLtMatmulPreferenceSetAttribute", &a.cublasLtMatmulPreferenceSetAttribute),
+		s("cublasLtMatmulAlgoGetHeuristic", &a.cublasLtMatmulAlgoGetHeuristic),
+		s("cublasLtMatmul", &a.cublasLtMatmul),
 	}
 }
 
 // bind fills a's fields with the addresses lookup finds; a missing entry
 // point is an error naming it.
 func (a *api) bind(lookup func(name string) (uintptr, error)) error {
-	for _, s := range a.symbols() {
-		addr, err := lookup(s.name)
-		if err != nil || addr == 0 {
-			return fmt.Errorf("the library has no %s (%v): it is older than this runtime needs", s.name, err)
-		}
-		if err := registerFunc(s.fptr, addr, s.name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// registerFunc is purego.RegisterFunc with its panics (a Go signature it
-// cannot call) turned into errors.
-func registerFunc(fptr any, addr uintptr, name string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("binding %s: %v", name, r)
-		}
-	}()
-	purego.RegisterFunc(fptr, addr)
-	return nil
+	return dlbind.Bind(lookup, a.symbols(), func(name string, err error) error {
+		return fmt.Errorf("the library has no %s (%v): it is older than this runtime needs", name, err)
+	})
 }
 
 // Names are the library file names Open tries, the newest major version

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recom-compiler/recom/runtime/internal/dlbind"
 )
 
 func TestErrorMapping(t *testing.T) {
@@ -108,7 +110,7 @@ func TestBind(t *testing.T) {
 		t.Errorf("missing symbol: %v", err)
 	}
 	var bad func(chan int)
-	if err := registerFunc(&bad, 0x1000, "bad"); err == nil || !strings.HasPrefix(err.Error(), "binding bad: purego: ") {
+	if err := dlbind.Bind(func(string) (uintptr, error) { return 0x1000, nil }, []dlbind.Symbol{{Names: []string{"bad"}, Fptr: &bad}}, nil); err == nil || !strings.HasPrefix(err.Error(), "binding bad: purego: ") {
 		t.Errorf("bad signature: %v", err)
 	}
 	// Every field of the table is bound.

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/recom-compiler/recom/runtime/internal/dlbind"
 )
 
 // api is the table of driver entry points. Open fills it from libcuda.so.1
@@ -67,19 +68,13 @@ type api struct {
 	cuGraphDestroy       func(g uintptr) Result
 }
 
-// symbol binds one entry point: the names tried in order (the newest
-// version first) and the field.
-type symbol struct {
-	names    []string
-	fptr     any
-	optional bool
-}
-
 // symbols lists the entry points of a, by the names libcuda exports.
-func (a *api) symbols() []symbol {
-	s := func(fptr any, names ...string) symbol { return symbol{names: names, fptr: fptr} }
-	opt := func(fptr any, names ...string) symbol { return symbol{names: names, fptr: fptr, optional: true} }
-	return []symbol{
+func (a *api) symbols() []dlbind.Symbol {
+	s := func(fptr any, names ...string) dlbind.Symbol { return dlbind.Symbol{Names: names, Fptr: fptr} }
+	opt := func(fptr any, names ...string) dlbind.Symbol {
+		return dlbind.Symbol{Names: names, Fptr: fptr, Optional: true}
+	}
+	return []dlbind.Symbol{
 		s(&a.cuGetErrorName, "cuGetErrorName"),
 		s(&a.cuGetErrorString, "cuGetErrorString"),
 		s(&a.cuInit, "cuInit"),
@@ -155,40 +150,9 @@ func loadAPI(path string) (*api, error) {
 // bind fills a's fields with the addresses lookup finds; a missing
 // required entry point is an error naming it.
 func (a *api) bind(lookup func(name string) (uintptr, error)) error {
-	for _, s := range a.symbols() {
-		var addr uintptr
-		var lastErr error
-		for _, n := range s.names {
-			p, err := lookup(n)
-			if err == nil && p != 0 {
-				addr = p
-				break
-			}
-			lastErr = err
-		}
-		if addr == 0 {
-			if s.optional {
-				continue
-			}
-			return fmt.Errorf("the driver has no %s (%v): it is older than this runtime needs", s.names[0], lastErr)
-		}
-		if err := registerFunc(s.fptr, addr, s.names[0]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// registerFunc is purego.RegisterFunc with its panics (a Go signature it
-// cannot call) turned into errors.
-func registerFunc(fptr any, addr uintptr, name string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("binding %s: %v", name, r)
-		}
-	}()
-	purego.RegisterFunc(fptr, addr)
-	return nil
+	return dlbind.Bind(lookup, a.symbols(), func(name string, err error) error {
+		return fmt.Errorf("the driver has no %s (%v): it is older than this runtime needs", name, err)
+	})
 }
 
 // goString copies the NUL-terminated C string at p (at most 64 KiB).

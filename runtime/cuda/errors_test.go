@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/recom-compiler/recom/runtime/internal/dlbind"
 )
 
 func TestErrorMapping(t *testing.T) {
@@ -69,8 +71,8 @@ func TestBindSignatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range a.symbols() {
-		if s.fptr == nil {
-			t.Errorf("%s: no field", s.names[0])
+		if s.Fptr == nil {
+			t.Errorf("%s: no field", s.Names[0])
 		}
 	}
 	if a.cuLaunchKernel == nil || a.cuFuncGetParamInfo == nil || a.cuEventElapsedTime == nil {
@@ -104,8 +106,8 @@ func TestBindMissing(t *testing.T) {
 	}
 	// A signature purego cannot call is an error, not a panic.
 	var bad func(s struct{ a, b, c, d, e [8]uint64 }) Result
-	if err := registerFunc(&bad, 0x1000, "bad"); err == nil {
-		t.Error("registerFunc accepted an unsupported signature")
+	if err := dlbind.Bind(func(string) (uintptr, error) { return 0x1000, nil }, []dlbind.Symbol{{Names: []string{"bad"}, Fptr: &bad}}, nil); err == nil {
+		t.Error("Bind accepted an unsupported signature")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/ebitengine/purego"
+	"github.com/recom-compiler/recom/runtime/internal/dlbind"
 
 	"github.com/recom-compiler/recom/runtime/cuda"
 )
@@ -117,18 +118,12 @@ type api struct {
 	ncclGroupEnd       func() Result
 }
 
-type symbol struct {
-	name     string
-	fptr     any
-	optional bool
-}
-
-func (a *api) symbols() []symbol {
-	s := func(name string, fptr any) symbol { return symbol{name: name, fptr: fptr} }
-	return []symbol{
+func (a *api) symbols() []dlbind.Symbol {
+	s := func(name string, fptr any) dlbind.Symbol { return dlbind.Symbol{Names: []string{name}, Fptr: fptr} }
+	return []dlbind.Symbol{
 		s("ncclGetVersion", &a.ncclGetVersion),
 		s("ncclGetErrorString", &a.ncclGetErrorString),
-		{name: "ncclGetLastError", fptr: &a.ncclGetLastError, optional: true},
+		{Names: []string{"ncclGetLastError"}, Fptr: &a.ncclGetLastError, Optional: true},
 		s("ncclCommInitAll", &a.ncclCommInitAll),
 		s("ncclCommDestroy", &a.ncclCommDestroy),
 		s("ncclCommCount", &a.ncclCommCount),
@@ -145,29 +140,9 @@ func (a *api) symbols() []symbol {
 }
 
 func (a *api) bind(lookup func(name string) (uintptr, error)) error {
-	for _, s := range a.symbols() {
-		addr, err := lookup(s.name)
-		if err != nil || addr == 0 {
-			if s.optional {
-				continue
-			}
-			return fmt.Errorf("the library has no %s (%v): it is older than this runtime needs (NCCL 2.7 or later)", s.name, err)
-		}
-		if err := registerFunc(s.fptr, addr, s.name); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func registerFunc(fptr any, addr uintptr, name string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("binding %s: %v", name, r)
-		}
-	}()
-	purego.RegisterFunc(fptr, addr)
-	return nil
+	return dlbind.Bind(lookup, a.symbols(), func(name string, err error) error {
+		return fmt.Errorf("the library has no %s (%v): it is older than this runtime needs (NCCL 2.7 or later)", name, err)
+	})
 }
 
 // Names are the library file names Open tries.
