@@ -337,20 +337,11 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 			}
 		}
 		c.Pooling, c.Cost = getFloat(d, "pooling"), getFloat(d, "cost")
-		c.Source, c.ParamsOffset = SourceIDs, -1
-		if src, ok := d.Get("source").(textir.StringAttr); ok {
-			c.Source = src.Value
-			ts, ok := d.Get("transforms").(textir.ArrayAttr)
-			if !ok {
-				return nil, wrap(fmt.Errorf("a column with source %q requires array attribute 'transforms'", c.Source))
-			}
-			for k, ta := range ts.Elems {
-				t, err := transformOf(ta)
-				if err != nil {
-					return nil, wrap(fmt.Errorf("transform #%d: %v", k, err))
-				}
-				c.Transforms = append(c.Transforms, t)
-			}
+		hasSource, err := c.readSource(d)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		if hasSource {
 			if c.ParamsOffset, err = getInt(d, "params_offset"); err != nil {
 				return nil, wrap(err)
 			}
@@ -372,6 +363,30 @@ func LayerOf(op *textir.Operation) (*Layer, error) {
 		l.Columns = append(l.Columns, c)
 	}
 	return l, nil
+}
+
+// readSource reads a column's id source and its transforms (a layer's and
+// a route's): the source SourceIDs and no transforms when the dictionary
+// has no 'source' (then false).
+func (c *Column) readSource(d textir.DictAttr) (bool, error) {
+	c.Source, c.ParamsOffset = SourceIDs, -1
+	src, ok := d.Get("source").(textir.StringAttr)
+	if !ok {
+		return false, nil
+	}
+	c.Source = src.Value
+	ts, ok := d.Get("transforms").(textir.ArrayAttr)
+	if !ok {
+		return true, fmt.Errorf("a column with source %q requires array attribute 'transforms'", c.Source)
+	}
+	for k, ta := range ts.Elems {
+		t, err := transformOf(ta)
+		if err != nil {
+			return true, fmt.Errorf("transform #%d: %v", k, err)
+		}
+		c.Transforms = append(c.Transforms, t)
+	}
+	return true, nil
 }
 
 // readNaming reads the attributes every column dictionary starts with (a

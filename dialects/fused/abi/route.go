@@ -154,20 +154,11 @@ func RouteOf(op *textir.Operation) (*Route, error) {
 	if c.Width, err = getInt(d, "width"); err != nil {
 		return nil, wrap(err)
 	}
-	c.Source, c.ParamsOffset = SourceIDs, -1
-	if src, ok := d.Get("source").(textir.StringAttr); ok {
-		c.Source = src.Value
-		ts, ok := d.Get("transforms").(textir.ArrayAttr)
-		if !ok {
-			return nil, wrap(fmt.Errorf("a column with source %q requires array attribute 'transforms'", c.Source))
-		}
-		for k, ta := range ts.Elems {
-			t, err := transformOf(ta)
-			if err != nil {
-				return nil, wrap(fmt.Errorf("transform #%d: %v", k, err))
-			}
-			c.Transforms = append(c.Transforms, t)
-		}
+	hasSource, err := c.readSource(d)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if hasSource {
 		if c.Source == SourceSplit {
 			if c.Sep, err = getStr(d, "sep"); err != nil {
 				return nil, wrap(err)
