@@ -63,6 +63,16 @@ func ControlResult(op *textir.Operation) *textir.Value {
 	return nil
 }
 
+// NoControlEdges reports whether op has no control operands and no used
+// control result, so that a rewrite can replace it without losing an edge.
+func NoControlEdges(op *textir.Operation) bool {
+	if len(DataOperands(op)) != op.NumOperands() {
+		return false
+	}
+	c := ControlResult(op)
+	return c == nil || !c.HasUses()
+}
+
 // NodeName returns the TensorFlow node name of op.
 func NodeName(op *textir.Operation) string {
 	if s, ok := op.Attr("_mlir_name").(textir.StringAttr); ok {

@@ -207,16 +207,6 @@ func soleDataUser(op *textir.Operation) *textir.Operation {
 	return nil
 }
 
-// noControl reports whether op has no control operands and no used
-// control result (so that it can be replaced without losing an edge).
-func noControl(op *textir.Operation) bool {
-	if len(tfg.DataOperands(op)) != op.NumOperands() {
-		return false
-	}
-	c := tfg.ControlResult(op)
-	return c == nil || !c.HasUses()
-}
-
 func isF32(op *textir.Operation) bool {
 	t, ok := op.Attr("T").(textir.TypeAttr)
 	return !ok || t.Type == textir.F32()
@@ -235,7 +225,7 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 	if x == nil || w == nil || len(tfg.DataOperands(mm)) != 2 {
 		return nil, &notFused{msg: "it does not have two inputs"}
 	}
-	if !noControl(mm) {
+	if !tfg.NoControlEdges(mm) {
 		return nil, &notFused{msg: "it has control edges"}
 	}
 	if !isF32(mm) {
@@ -257,7 +247,7 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 	c.d.Ks = []int64{K}
 	// The ConcatV2 that joins the inputs.
 	if cc := x.DefiningOp(); cc != nil && cc.Name() == "tfg.ConcatV2" && !c.d.TransposeA && !o.NoConcat &&
-		soleDataUser(cc) == mm && noControl(cc) && isF32(cc) {
+		soleDataUser(cc) == mm && tfg.NoControlEdges(cc) && isF32(cc) {
 		if parts, axis := optab.Operands(cc, "values"), optab.Operand(cc, "axis"); axis != nil && len(parts) >= 2 && alongAxis1(axis) {
 			var ks []int64
 			sum := int64(0)
@@ -281,7 +271,7 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 	// The bias.
 	y := optab.Result(mm, "product")
 	next := soleDataUser(mm)
-	if next != nil && noControl(next) && isF32(next) && len(tfg.DataOperands(next)) == 2 {
+	if next != nil && tfg.NoControlEdges(next) && isF32(next) && len(tfg.DataOperands(next)) == 2 {
 		switch next.Name() {
 		case "tfg.BiasAdd":
 			if optab.Operand(next, "value") == y && nhwc(next) {
@@ -307,7 +297,7 @@ func match(mm *textir.Operation, o Options) (*chain, *notFused) {
 	}
 	// The activation.
 	c.d.Activation = abi.ActNone
-	if next != nil && noControl(next) && isF32(next) {
+	if next != nil && tfg.NoControlEdges(next) && isF32(next) {
 		if optab.SoleOperand(next) != nil && len(tfg.DataOperands(next)) == 1 {
 			switch next.Name() {
 			case "tfg.Relu":

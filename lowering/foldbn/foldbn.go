@@ -109,14 +109,14 @@ type fold struct {
 // match recognises the batch normalization whose last op is add, or
 // returns nil.
 func match(add *textir.Operation) *fold {
-	if !plain(add) || !isF32(add) {
+	if !tfg.NoControlEdges(add) || !isF32(add) {
 		return nil
 	}
 	f := &fold{add: add}
 	l, r := optab.Operand(add, "x"), optab.Operand(add, "y")
 	for _, c := range [][2]*textir.Value{{l, r}, {r, l}} {
 		mul := defOf(c[0], "tfg.Mul")
-		if mul == nil || !soleUse(c[0]) || !plain(mul) || !isF32(mul) || !param(c[1], 0) {
+		if mul == nil || !soleUse(c[0]) || !tfg.NoControlEdges(mul) || !isF32(mul) || !param(c[1], 0) {
 			continue
 		}
 		a, b := optab.Operand(mul, "x"), optab.Operand(mul, "y")
@@ -144,12 +144,12 @@ func match(add *textir.Operation) *fold {
 		for o := range y.Users() {
 			u = o
 		}
-		if u.Name() == "tfg.Identity" && plain(u) {
+		if u.Name() == "tfg.Identity" && tfg.NoControlEdges(u) {
 			f.ids = append(f.ids, u)
 			y = optab.SoleResult(u)
 			continue
 		}
-		if u.Name() != "tfg.MatMul" || !plain(u) || !isF32(u) || optab.Operand(u, "a") != y ||
+		if u.Name() != "tfg.MatMul" || !tfg.NoControlEdges(u) || !isF32(u) || optab.Operand(u, "a") != y ||
 			boolAttr(u, "transpose_a") || boolAttr(u, "transpose_b") {
 			return nil
 		}
@@ -173,7 +173,7 @@ func match(add *textir.Operation) *fold {
 	for u := range p.Users() {
 		f.bias = u
 	}
-	if f.bias.Name() != "tfg.BiasAdd" || !plain(f.bias) || optab.Operand(f.bias, "value") != p {
+	if f.bias.Name() != "tfg.BiasAdd" || !tfg.NoControlEdges(f.bias) || optab.Operand(f.bias, "value") != p {
 		return nil
 	}
 	if df, ok := f.bias.Attr("data_format").(textir.StringAttr); ok && df.Value != "" && df.Value != "NHWC" {
@@ -264,16 +264,6 @@ func setOperand(op *textir.Operation, old, v *textir.Value) {
 			return
 		}
 	}
-}
-
-// plain reports whether op has only data operands and an unused control
-// result (so it can be rewritten without losing an edge).
-func plain(op *textir.Operation) bool {
-	if len(tfg.DataOperands(op)) != op.NumOperands() {
-		return false
-	}
-	c := tfg.ControlResult(op)
-	return c == nil || !c.HasUses()
 }
 
 func isF32(op *textir.Operation) bool {
