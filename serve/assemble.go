@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -53,25 +54,26 @@ type fillJob struct {
 // newBatchLayout lays out a batch of size rows for requests shaped like
 // first (their trailing shapes and dtypes, equal across the batch: the
 // requests' keys): one arena per dtype, and the tensors as views of it.
-func newBatchLayout(first []*interp.Tensor, size, rows int64) (*batchLayout, error) {
-	lay := &batchLayout{size: size, rows: rows, feeds: make([]*interp.Tensor, len(first)), parts: make([]partRange, len(first)), row: make([]int64, len(first))}
+func newBatchLayout(first *request, sig *Signature, size, rows int64) (*batchLayout, error) {
+	nin := first.inputs()
+	lay := &batchLayout{size: size, rows: rows, feeds: make([]*interp.Tensor, nin), parts: make([]partRange, nin), row: make([]int64, nin)}
 	var n [interp.String + 1]int64 // elements per dtype
 	ranks := 0
-	for i, t := range first {
-		if t.Rank() == 0 {
+	for i := range nin {
+		dt, shape := first.input(i, sig)
+		if len(shape) == 0 {
 			return nil, fmt.Errorf("input #%d: cannot batch a scalar along its first dimension", i)
 		}
-		dt := t.DType()
 		if int(dt) >= len(n) {
 			return nil, fmt.Errorf("input #%d: cannot batch %v tensors", i, dt)
 		}
 		re := int64(1)
-		for _, d := range t.ShapeView()[1:] {
+		for _, d := range shape[1:] {
 			re *= d
 		}
 		lay.row[i] = re
 		n[dt] += re * size
-		ranks += t.Rank()
+		ranks += len(shape)
 	}
 	arenas := [len(n)]arena{}
 	for dt, c := range n {
@@ -86,11 +88,11 @@ func newBatchLayout(first []*interp.Tensor, size, rows int64) (*batchLayout, err
 	}
 	shapes := make([]int64, 0, ranks) // every tensor's shape, one array
 	var at [len(n)]int64
-	for i, t := range first {
-		dt := t.DType()
+	for i := range nin {
+		dt, in := first.input(i, sig)
 		base := len(shapes)
 		shapes = append(shapes, size)
-		shapes = append(shapes, t.ShapeView()[1:]...)
+		shapes = append(shapes, in[1:]...)
 		shape := shapes[base:len(shapes):len(shapes)]
 		lo, hi := at[dt], at[dt]+lay.row[i]*size
 		at[dt] = hi
@@ -112,6 +114,9 @@ type arena interface {
 	// fill copies t's n elements in at lo, below hi; false if t is not
 	// of the arena's type and length.
 	fill(t *interp.Tensor, lo, n, hi int64) bool
+	// fillRaw is fill from n elements' raw bytes (rawFeeds'), checked
+	// by decodeInferRaw: false if they are not.
+	fillRaw(raw []byte, lo, n, hi int64) bool
 	// pad fills [lo, hi) past rows rows of re elements with copies of
 	// the last.
 	pad(lo, hi, rows, re int64)
@@ -167,7 +172,7 @@ func (a typedArena[T]) data() any { return []T(a) }
 // and says it is done.
 func (j *fillJob) run() {
 	defer j.lay.wg.Done()
-	if err := j.lay.fill(j.r.feeds, j.off, int64(j.r.rows)); err != nil {
+	if err := j.lay.fill(j.r, j.off, int64(j.r.rows)); err != nil {
 		j.lay.fail(err)
 		return
 	}
@@ -184,19 +189,32 @@ func (lay *batchLayout) fail(err error) {
 	lay.mu.Unlock()
 }
 
-// fill copies feeds (rows rows each) into the batch at row off.
-func (lay *batchLayout) fill(feeds []*interp.Tensor, off, rows int64) error {
-	if len(feeds) != len(lay.feeds) {
-		return fmt.Errorf("a request has %d inputs, the batch %d", len(feeds), len(lay.feeds))
+// fill copies r's inputs (rows rows each) into the batch at row off.
+func (lay *batchLayout) fill(r *request, off, rows int64) error {
+	if nin := r.inputs(); nin != len(lay.feeds) {
+		return fmt.Errorf("a request has %d inputs, the batch %d", nin, len(lay.feeds))
 	}
-	for i, t := range feeds {
+	for i, want := range lay.feeds {
 		re := lay.row[i]
 		lo, n := off*re, rows*re
 		p := lay.parts[i]
-		ok := p.a.fill(t, p.lo+lo, n, p.hi)
-		if !ok || !sameTrailing(t, lay.feeds[i]) {
+		var ok bool
+		var shape []int64
+		if r.raw != nil {
+			shape = r.raw.shapes[i]
+			ok = p.a.fillRaw(r.raw.data[i], p.lo+lo, n, p.hi)
+		} else {
+			t := r.feeds[i]
+			shape = t.ShapeView()
+			ok = p.a.fill(t, p.lo+lo, n, p.hi)
+		}
+		if !ok || !sameTrailingShape(shape, want.ShapeView()) {
+			dt := want.DType() // a raw input's is its spec's
+			if r.raw == nil {
+				dt = r.feeds[i].DType()
+			}
 			return fmt.Errorf("input #%d: a %v tensor of shape %s does not fit rows [%d, %d) of the batch's %v tensor of shape %s",
-				i, t.DType(), interp.ShapeString(t.ShapeView()), off, off+rows, lay.feeds[i].DType(), interp.ShapeString(lay.feeds[i].ShapeView()))
+				i, dt, interp.ShapeString(shape), off, off+rows, want.DType(), interp.ShapeString(want.ShapeView()))
 		}
 	}
 	return nil
@@ -208,6 +226,46 @@ func (dst typedArena[T]) fill(t *interp.Tensor, lo, n, hi int64) bool {
 		return false
 	}
 	copy(dst[lo:lo+n], src)
+	return true
+}
+
+func (dst typedArena[T]) fillRaw(raw []byte, lo, n, hi int64) bool {
+	if lo+n > hi || !littleEndian {
+		return false
+	}
+	d := dst[lo : lo+n]
+	switch d := any(d).(type) {
+	case typedArena[bool]:
+		if int64(len(raw)) != n {
+			return false
+		}
+		for i, c := range raw {
+			d[i] = c != 0
+		}
+		return true
+	case typedArena[string]:
+		for i := range d {
+			if len(raw) < 4 {
+				return false
+			}
+			l := binary.LittleEndian.Uint32(raw)
+			raw = raw[4:]
+			if uint64(l) > uint64(len(raw)) {
+				return false
+			}
+			d[i] = bytesString(raw[:l]) // a view: the body outlives the batch's run
+			raw = raw[l:]
+		}
+		return len(raw) == 0
+	}
+	var zero T
+	size := int64(unsafe.Sizeof(zero))
+	if int64(len(raw)) != n*size {
+		return false
+	}
+	if n > 0 {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&d[0])), n*size), raw)
+	}
 	return true
 }
 

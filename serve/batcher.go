@@ -82,10 +82,14 @@ func PowersOfTwo(max int) []int {
 type request struct {
 	ctx   context.Context
 	feeds []*interp.Tensor // in Signature.Inputs order
-	rows  int
-	key   string // trailing shapes: requests of equal keys concatenate
-	enq   time.Time
-	done  chan reply // buffered: a worker never waits for the handler
+	// raw, when set instead of feeds, are the inputs as a binary
+	// request's body holds them (decodeInferRaw): the batch copies their
+	// bytes.
+	raw  *rawFeeds
+	rows int
+	key  string // trailing shapes: requests of equal keys concatenate
+	enq  time.Time
+	done chan reply // buffered: a worker never waits for the handler
 	// helper is set when the request's goroutine waits in DoTimed and
 	// takes its part of the join (a reply with a job) on done.
 	helper bool
@@ -93,6 +97,32 @@ type request struct {
 	// (reqClaimed: from then on its feeds are the batch's) or its client
 	// leaves first (reqGone: no worker reads its feeds).
 	state atomic.Int32
+}
+
+// inputs is the number of r's inputs.
+func (r *request) inputs() int {
+	if r.raw != nil {
+		return len(r.raw.shapes)
+	}
+	return len(r.feeds)
+}
+
+// input is r's input i: its dtype (a raw input's is its spec's in sig)
+// and its shape (not to be written).
+func (r *request) input(i int, sig *Signature) (interp.DType, []int64) {
+	if r.raw != nil {
+		return sig.Inputs[i].DType, r.raw.shapes[i]
+	}
+	t := r.feeds[i]
+	return t.DType(), t.ShapeView()
+}
+
+// shapeKey is r's key, computed.
+func (r *request) shapeKey() string {
+	if r.raw != nil {
+		return rawShapeKey(r.raw)
+	}
+	return shapeKey(r.feeds)
 }
 
 // The states of a request.
@@ -143,6 +173,10 @@ type Batcher struct {
 	// single is set once a batch showed that an output of unknown rank
 	// has no batch dimension: from then on requests run alone.
 	single atomic.Bool
+	// static is the key of every request that fits the signature, when
+	// each input's dimensions past the first are fixed by it (staticKey);
+	// "" otherwise.
+	static string
 }
 
 // alone reports whether requests run one at a time.
@@ -163,7 +197,7 @@ func NewBatcher(sig *Signature, backend Backend, opts BatchOptions, met *metrics
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Batcher{opts: o, sig: sig, backend: backend, met: met, log: log,
-		reqs: make(chan *request, o.MaxQueue), work: make(chan []*request)}
+		reqs: make(chan *request, o.MaxQueue), work: make(chan []*request), static: staticKey(sig)}
 	b.wg.Add(1 + o.InFlight)
 	go func() {
 		defer b.wg.Done()
@@ -197,6 +231,26 @@ func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int)
 	if !b.alone() {
 		r.key = shapeKey(feeds)
 	}
+	return b.wait(r)
+}
+
+// doRaw is DoTimed for a binary request's inputs as its body holds them,
+// checked against the signature (decodeInferRaw): every input of the
+// signature, of f.rows rows.
+func (b *Batcher) doRaw(ctx context.Context, f *rawFeeds) ([]*interp.Tensor, time.Duration, error) {
+	r := &request{ctx: ctx, raw: f, rows: int(f.rows), enq: time.Now(), done: make(chan reply, 1), helper: true}
+	if !b.alone() {
+		r.key = b.static
+		if r.key == "" {
+			r.key = rawShapeKey(f)
+		}
+	}
+	return b.wait(r)
+}
+
+// wait queues r and waits for its outputs.
+func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
+	ctx := r.ctx
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
@@ -434,7 +488,7 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 	}
 	var feeds map[string]*interp.Tensor
 	var lay *batchLayout
-	if len(reqs) > 1 || size != rows {
+	if len(reqs) > 1 || size != rows || reqs[0].raw != nil {
 		lay, err = b.assemble(reqs, int64(size), int64(rows))
 		if err != nil {
 			return nil, 0, &internalError{fmt.Errorf("batching the inputs: %w", err)}
@@ -489,13 +543,13 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 func (b *Batcher) assemble(reqs []*request, size, rows int64) (*batchLayout, error) {
 	k := reqs[0].key
 	if k == "" {
-		k = shapeKey(reqs[0].feeds)
+		k = reqs[0].shapeKey()
 	}
 	key := layoutKey(k, int(size))
 	lay := b.getLayout(key)
 	if lay == nil {
 		var err error
-		if lay, err = newBatchLayout(reqs[0].feeds, size, rows); err != nil {
+		if lay, err = newBatchLayout(reqs[0], b.sig, size, rows); err != nil {
 			return nil, err
 		}
 		lay.key = key

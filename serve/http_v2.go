@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
+
+	"github.com/recom-compiler/recom/interp"
 )
 
 // The Open Inference Protocol (KServe V2) over HTTP:
@@ -121,12 +124,19 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	req, err := decodeInfer(body, jsonLen, s.sig)
-	if err != nil {
-		writeError(w, err)
-		return
+	var outs []*interp.Tensor
+	var took time.Duration
+	req, raw, ok := s.decodeRaw(body, jsonLen)
+	if ok {
+		defer putRawFeeds(raw)
+		outs, took, err = s.runRaw(r.Context(), "oip-http", raw)
+	} else {
+		if req, err = decodeInfer(body, jsonLen, s.sig); err != nil {
+			writeError(w, err)
+			return
+		}
+		outs, took, err = s.run(r.Context(), "oip-http", req.feeds)
 	}
-	outs, took, err := s.run(r.Context(), "oip-http", req.feeds)
 	if err != nil {
 		writeError(w, err)
 		return

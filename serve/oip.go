@@ -80,59 +80,13 @@ func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*infe
 	// The inputs' shapes share one backing array: no allocation per input.
 	shapes := make([]int64, 0, 2*len(sig.Inputs)+8)
 	var outNames []string
-	if s.peek() != '{' {
-		return nil, badRequest("the request body must be a JSON object, found %s", s.found())
-	}
-	err := s.object(func(key string) error {
-		switch key {
-		case "id":
-			if s.peek() != '"' {
-				return badRequest("\"id\" must be a string, found %s", s.found())
-			}
-			var err error
-			req.id, err = s.str()
-			return err
-		case "inputs":
-			if s.peek() != '[' {
-				return badRequest("\"inputs\" must be a list, found %s", s.found())
-			}
-			return s.array(func(i int) error {
-				ins = append(ins, oipInput{binSize: -1})
-				return s.oipInput(i, &ins[len(ins)-1], &shapes)
-			})
-		case "outputs":
-			if s.peek() != '[' {
-				return badRequest("\"outputs\" must be a list, found %s", s.found())
-			}
-			return s.array(func(i int) error {
-				if s.peek() != '{' {
-					return badRequest("outputs[%d] must be an object, found %s", i, s.found())
-				}
-				name := ""
-				err := s.object(func(key string) error {
-					if key != "name" {
-						return s.skip()
-					}
-					if s.peek() != '"' {
-						return badRequest("outputs[%d].name must be a string, found %s", i, s.found())
-					}
-					var err error
-					name, err = s.str()
-					return err
-				})
-				if err == nil && name == "" {
-					err = badRequest("outputs[%d] has no \"name\"", i)
-				}
-				outNames = append(outNames, name)
-				return err
-			})
-		}
-		return s.skip()
+	err := s.inferHeader(req, &outNames, func() error {
+		return s.array(func(i int) error {
+			ins = append(ins, oipInput{binSize: -1})
+			return s.oipInput(i, &ins[len(ins)-1], &shapes)
+		})
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := s.end(); err != nil {
 		return nil, err
 	}
 	if len(ins) == 0 {
@@ -204,6 +158,62 @@ func requestedOutputs(names []string, sig *Signature) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// inferHeader reads the request's JSON object (the whole of it): its id
+// into req, the names of the outputs asked for into outNames, and its
+// "inputs" list by readInputs (called at the list's '[').
+func (s *scanner) inferHeader(req *inferRequest, outNames *[]string, readInputs func() error) error {
+	if s.peek() != '{' {
+		return badRequest("the request body must be a JSON object, found %s", s.found())
+	}
+	err := s.object(func(key string) error {
+		switch key {
+		case "id":
+			if s.peek() != '"' {
+				return badRequest("\"id\" must be a string, found %s", s.found())
+			}
+			var err error
+			req.id, err = s.str()
+			return err
+		case "inputs":
+			if s.peek() != '[' {
+				return badRequest("\"inputs\" must be a list, found %s", s.found())
+			}
+			return readInputs()
+		case "outputs":
+			if s.peek() != '[' {
+				return badRequest("\"outputs\" must be a list, found %s", s.found())
+			}
+			return s.array(func(i int) error {
+				if s.peek() != '{' {
+					return badRequest("outputs[%d] must be an object, found %s", i, s.found())
+				}
+				name := ""
+				err := s.object(func(key string) error {
+					if key != "name" {
+						return s.skip()
+					}
+					if s.peek() != '"' {
+						return badRequest("outputs[%d].name must be a string, found %s", i, s.found())
+					}
+					var err error
+					name, err = s.str()
+					return err
+				})
+				if err == nil && name == "" {
+					err = badRequest("outputs[%d] has no \"name\"", i)
+				}
+				*outNames = append(*outNames, name)
+				return err
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return err
+	}
+	return s.end()
 }
 
 // oipInput reads inputs[i] into in.

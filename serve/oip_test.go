@@ -122,7 +122,7 @@ func TestOIPHTTP(t *testing.T) {
 	for i, rows := range []int{1, 5, 33} {
 		feeds := f.prog.feeds(t, rows, uint64(20+i))
 		want := f.prog.want(t, feeds)
-		for _, bin := range []map[string]bool{nil, {"str_0000": true, "dense_features": true, "int_0004": true, "wstr_0020_weight": true}} {
+		for _, bin := range []map[string]bool{nil, {"str_0000": true, "dense_features": true, "int_0004": true, "wstr_0020_weight": true}, allBinary(sig)} {
 			req, jsonLen := inferBody(t, sig, feeds, bin)
 			var hdr []string
 			if jsonLen >= 0 {

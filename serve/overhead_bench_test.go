@@ -165,6 +165,17 @@ func BenchmarkServeOIPBinary64(b *testing.B) {
 	benchHTTP(b, srv, "/v2/models/E/infer", body, map[string]string{binaryHeader: strconv.Itoa(n)})
 }
 
+// BenchmarkServeOIPBinary64Tensors is BenchmarkServeOIPBinary64 with the
+// inputs decoded into tensors (decodeInfer) instead of kept as the body
+// holds them (decodeInferRaw): what the raw path saves.
+func BenchmarkServeOIPBinary64Tensors(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	srv.noRaw = true
+	body, n := inferBody(b, &p.sig, p.feeds, allBinary(&p.sig))
+	benchHTTP(b, srv, "/v2/models/E/infer", body, map[string]string{binaryHeader: strconv.Itoa(n)})
+}
+
 // BenchmarkServeGRPC64 is ModelInfer from the request message's bytes
 // (read by the server's codec) to the response's (gRPC's framing and
 // HTTP/2 left out).

@@ -120,3 +120,29 @@ func BenchmarkDecodeOIPBinary64(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeOIPRaw64 is BenchmarkDecodeOIPBinary64's body read by
+// decodeInferRaw (the inputs kept as the body holds them).
+func BenchmarkDecodeOIPRaw64(b *testing.B) {
+	p := loadE(b)
+	all := map[string]bool{}
+	for _, in := range p.sig.Inputs {
+		all[in.Key] = true
+	}
+	raw, n := inferBody(b, &p.sig, p.feeds, all)
+	buf, _ := getBody(len(raw), n)
+	body := append(buf, raw...)
+	sig := p.sig // indexed, as the server's is
+	if err := sig.check(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, f, ok := decodeInferRaw(body, n, &sig, 1<<20)
+		if !ok {
+			b.Fatal("not read by decodeInferRaw")
+		}
+		putRawFeeds(f)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -184,8 +185,18 @@ func TestConcurrent(t *testing.T) {
 				}
 				checkPrediction(t, fmt.Sprint("client ", i), r.Predictions, want)
 			case 1:
-				req, _ := inferBody(t, sig, feeds, nil)
-				code, body := f.post(t, "/v2/models/small/infer", req)
+				// Binary (read by decodeInferRaw) and JSON requests, in
+				// one batch.
+				var bin map[string]bool
+				if i%2 == 1 {
+					bin = allBinary(sig)
+				}
+				req, n := inferBody(t, sig, feeds, bin)
+				var hdr []string
+				if n >= 0 {
+					hdr = []string{binaryHeader, strconv.Itoa(n)}
+				}
+				code, body := f.post(t, "/v2/models/small/infer", req, hdr...)
 				var r inferResponse
 				if code != 200 || json.Unmarshal(body, &r) != nil {
 					errs <- fmt.Errorf("client %d: %d %s", i, code, body)

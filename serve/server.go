@@ -89,6 +89,9 @@ type Server struct {
 	// keep equal.
 	accepted, answered atomic.Int64
 	closeOnce          sync.Once
+	// noRaw reads every binary request with decodeInfer, into tensors
+	// (the benchmarks' reference for decodeRaw).
+	noRaw bool
 }
 
 // New makes a server (not yet ready: SetReady once warmed up).
@@ -207,6 +210,26 @@ func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tenso
 	}
 	s.met.rows(protocol, rows)
 	return s.batcher.DoTimed(ctx, feeds, rows)
+}
+
+// decodeRaw is decodeInferRaw for this server's model and limits: a
+// binary request's inputs kept as the body holds them (false: decodeInfer
+// reads it).
+func (s *Server) decodeRaw(body []byte, jsonLen int) (*inferRequest, *rawFeeds, bool) {
+	if s.batcher.alone() || s.noRaw {
+		return nil, nil, false
+	}
+	return decodeInferRaw(body, jsonLen, s.sig, s.lim.MaxRequestRows)
+}
+
+// runRaw is run for a binary request's inputs read by decodeRaw (checked
+// there as checkFeeds checks tensors).
+func (s *Server) runRaw(ctx context.Context, protocol string, f *rawFeeds) (outs []*interp.Tensor, took time.Duration, err error) {
+	if !s.started.Load() {
+		return nil, 0, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
+	}
+	s.met.rows(protocol, int(f.rows))
+	return s.batcher.doRaw(ctx, f)
 }
 
 // checkFeeds checks dtypes and shapes and returns the request's rows.

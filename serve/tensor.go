@@ -8,18 +8,10 @@ import (
 	"github.com/recom-compiler/recom/interp"
 )
 
-// sameTrailing reports whether a and b have equal shapes but for the
-// first dimension (without copying their shapes).
-func sameTrailing(a, b *interp.Tensor) bool {
-	if a.Rank() != b.Rank() {
-		return false
-	}
-	for i := 1; i < a.Rank(); i++ {
-		if a.Dim(i) != b.Dim(i) {
-			return false
-		}
-	}
-	return true
+// sameTrailingShape reports whether shapes a and b are equal but for the
+// first dimension.
+func sameTrailingShape(a, b []int64) bool {
+	return len(a) == len(b) && len(a) > 0 && slices.Equal(a[1:], b[1:])
 }
 
 // sliceRows returns rows [lo, hi) of t, sharing its memory (tensors are
@@ -63,11 +55,42 @@ func sliceRows(t *interp.Tensor, lo, hi int64) (*interp.Tensor, error) {
 func shapeKey(feeds []*interp.Tensor) string {
 	b := make([]byte, 0, 8*len(feeds))
 	for _, t := range feeds {
-		for i := 1; i < t.Rank(); i++ {
-			b = strconv.AppendInt(b, t.Dim(i), 10)
-			b = append(b, ',')
+		b = appendShapeKey(b, t.ShapeView())
+	}
+	return string(b)
+}
+
+// appendShapeKey appends one input's part of a key: its dimensions past
+// the first.
+func appendShapeKey(b []byte, shape []int64) []byte {
+	for i := 1; i < len(shape); i++ {
+		b = strconv.AppendInt(b, shape[i], 10)
+		b = append(b, ',')
+	}
+	return append(b, ';')
+}
+
+// rawShapeKey is shapeKey of a binary request's inputs.
+func rawShapeKey(f *rawFeeds) string {
+	b := make([]byte, 0, 8*len(f.shapes))
+	for _, s := range f.shapes {
+		b = appendShapeKey(b, s)
+	}
+	return string(b)
+}
+
+// staticKey is the key of every request that fits sig when each input's
+// dimensions past the first are fixed by it, or "".
+func staticKey(sig *Signature) string {
+	if sig == nil {
+		return ""
+	}
+	var b []byte
+	for _, in := range sig.Inputs {
+		if in.UnknownRank || len(in.Shape) == 0 || slices.ContainsFunc(in.Shape[1:], func(d int64) bool { return d < 0 }) {
+			return ""
 		}
-		b = append(b, ';')
+		b = appendShapeKey(b, in.Shape)
 	}
 	return string(b)
 }

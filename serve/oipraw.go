@@ -1,0 +1,424 @@
+package serve
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/recom-compiler/recom/interp"
+)
+
+// A binary inference request (the binary tensor data extension) written
+// plainly, as clients write it, is read without making a tensor of any
+// input: decodeInferRaw checks the JSON header against the signature and
+// keeps, per input, its shape and a view of its bytes in the body
+// (rawFeeds); the batch copies those bytes straight into its arenas
+// (typedArena.fillRaw). A request of model E (1001 inputs) is then one
+// pass over the header and no allocation per input, where decodeInfer
+// makes 1001 tensors that the batch copies again.
+//
+// decodeInferRaw takes a request only when it is valid as a whole (what
+// decodeInfer reads and Server.run accepts); for anything else (JSON
+// "data", escapes, a repeated or unknown key, a bad value, a wrong size)
+// it says no and decodeInfer reads the request: its result, or its error,
+// is the reference (FuzzDecodeInferRaw compares them).
+
+// rawFeeds are a binary request's inputs, by Signature.Inputs: each one's
+// shape and its bytes in the body (row-major, little-endian; BYTES
+// elements a 4-byte little-endian length and the bytes), checked.
+type rawFeeds struct {
+	shapes [][]int64
+	data   [][]byte
+	dims   []int64 // the shapes' backing array
+	rows   int64
+}
+
+// rawPool pools rawFeeds (*rawFeeds), each sized for its signature.
+var rawPool sync.Pool
+
+func getRawFeeds(n int) *rawFeeds {
+	f, _ := rawPool.Get().(*rawFeeds)
+	if f == nil || cap(f.shapes) < n {
+		f = &rawFeeds{shapes: make([][]int64, n), data: make([][]byte, n), dims: make([]int64, 0, 2*n+8)}
+	}
+	f.shapes, f.data, f.dims, f.rows = f.shapes[:n], f.data[:n], f.dims[:0], 0
+	return f
+}
+
+// putRawFeeds gives f back once no batch reads it (it keeps no views).
+func putRawFeeds(f *rawFeeds) {
+	if f == nil {
+		return
+	}
+	clear(f.shapes)
+	clear(f.data)
+	rawPool.Put(f)
+}
+
+// oipTypeNames is oipTypeName by dtype, for a compare per input without
+// a map lookup.
+var oipTypeNames = func() (a [interp.String + 1]string) {
+	for dt, n := range oipTypeName {
+		a[dt] = n
+	}
+	return a
+}()
+
+// decodeInferRaw reads a binary request (jsonLen >= 0) whose every input
+// is binary and written plainly, of at most maxRows rows (the batch
+// dimension: a model whose requests run alone is read by decodeInfer);
+// false for anything else.
+func decodeInferRaw(body []byte, jsonLen int, sig *Signature, maxRows int) (*inferRequest, *rawFeeds, bool) {
+	if !littleEndian || jsonLen < 0 || jsonLen > len(body) || len(sig.Inputs) == 0 {
+		return nil, nil, false
+	}
+	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1}
+	req := &inferRequest{}
+	var outNames []string
+	err := d.s.inferHeader(req, &outNames, d.inputs)
+	ok := err == nil && d.n == len(sig.Inputs) && len(d.bin) == 0 && d.rows > 0 && d.rows <= int64(maxRows)
+	if ok {
+		req.outputs, err = requestedOutputs(outNames, sig)
+		ok = err == nil
+	}
+	if !ok {
+		putRawFeeds(d.f)
+		return nil, nil, false
+	}
+	d.f.rows = d.rows
+	return req, d.f, true
+}
+
+// rawReader reads the "inputs" list of a binary request into f.
+type rawReader struct {
+	s    scanner
+	sig  *Signature
+	bin  []byte // the binary data not yet taken by an input
+	f    *rawFeeds
+	n    int   // inputs read
+	rows int64 // their first dimension; -1 before the first
+	read bool  // the list was read (a second "inputs" is not plain)
+}
+
+// inputs reads the list, from its '['.
+func (d *rawReader) inputs() error {
+	s := &d.s
+	if d.read {
+		return errNotPlain
+	}
+	d.read = true
+	s.pos++ // '['
+	s.depth++
+	for i := 0; ; i++ {
+		s.ws()
+		if !d.input(i) {
+			return errNotPlain
+		}
+		s.ws()
+		if s.pos >= len(s.buf) {
+			return errNotPlain
+		}
+		s.pos++
+		switch s.buf[s.pos-1] {
+		case ',':
+			continue
+		case ']':
+			s.depth--
+			return nil
+		}
+		return errNotPlain
+	}
+}
+
+// Keys of an input, as bits.
+const (
+	rawName = 1 << iota
+	rawDatatype
+	rawShape
+	rawParameters
+	rawAll = rawName | rawDatatype | rawShape | rawParameters
+)
+
+// The input reader keeps the body and its position in locals (b, p),
+// stepped by small functions the compiler inlines: a request of E is
+// 90 KB of header, 1001 inputs.
+
+// space skips JSON white space from p.
+func space(b []byte, p int) int {
+	for p < len(b) && b[p] <= ' ' && (b[p] == ' ' || b[p] == '\n' || b[p] == '\t' || b[p] == '\r') {
+		p++
+	}
+	return p
+}
+
+// plainAt is the string at p, printable ASCII without escapes (its bytes
+// between the quotes), and the position after it; ok false for anything
+// else.
+func plainAt(b []byte, p int) (v []byte, next int, ok bool) {
+	if p >= len(b) || b[p] != '"' {
+		return nil, p, false
+	}
+	for i := p + 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return b[p+1 : i], i + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, p, false
+		}
+	}
+	return nil, p, false
+}
+
+// intAt is scanner.plainInt at p.
+func intAt(b []byte, p int) (v int64, next int, ok bool) {
+	i := p
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && i-p < 18 {
+		v = v*10 + int64(b[i]-'0')
+		i++
+	}
+	n := i - p
+	if n == 0 || (n > 1 && b[p] == '0') || i >= len(b) {
+		return 0, p, false
+	}
+	switch b[i] {
+	case ',', ']', '}', ' ', '\t', '\n', '\r':
+		return v, i, true
+	}
+	return 0, p, false
+}
+
+// keyAt is the key at p ("name" and so on, with its quotes and the colon
+// after it, space around) as a bit, and the position of its value.
+func keyAt(b []byte, p int) (bit, next int) {
+	if p+2 >= len(b) || b[p] != '"' {
+		return 0, p
+	}
+	// Compares with constants: the compiler makes them a few word loads.
+	r := b[p:]
+	switch {
+	case len(r) > 6 && string(r[:6]) == `"name"`:
+		bit, p = rawName, p+6
+	case len(r) > 10 && string(r[:10]) == `"datatype"`:
+		bit, p = rawDatatype, p+10
+	case len(r) > 7 && string(r[:7]) == `"shape"`:
+		bit, p = rawShape, p+7
+	case len(r) > 12 && string(r[:12]) == `"parameters"`:
+		bit, p = rawParameters, p+12
+	default:
+		return 0, p
+	}
+	p = space(b, p)
+	if p >= len(b) || b[p] != ':' {
+		return 0, p
+	}
+	return bit, space(b, p+1)
+}
+
+// input reads inputs[i]: keys name, datatype, shape and parameters, each
+// once, in any order, plain (oipInputFast's rules), binary_data_size
+// given; then checks it against its spec and takes its bytes.
+func (d *rawReader) input(i int) bool {
+	sig := d.sig
+	b, p := d.s.buf, d.s.pos
+	if p >= len(b) || b[p] != '{' {
+		return false
+	}
+	p++
+	k, at, rank, size := -1, len(d.f.dims), 0, int64(-1)
+	var dt []byte
+	seen := 0
+	for {
+		bit, q := keyAt(b, space(b, p))
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		ok := false
+		switch bit {
+		case rawName:
+			if k, p = d.expected(i, q); k < 0 {
+				var v []byte
+				if v, p, ok = plainAt(b, q); !ok {
+					return false
+				}
+				if k, ok = sig.inputAt(bytesString(v), -1); !ok {
+					return false
+				}
+			}
+		case rawDatatype:
+			if dt, p, ok = plainAt(b, q); !ok {
+				return false
+			}
+		case rawShape:
+			if rank, p, ok = d.shape(q); !ok {
+				return false
+			}
+		case rawParameters:
+			d.s.pos = q
+			if size, ok = d.parameters(); !ok {
+				return false
+			}
+			p = d.s.pos
+		}
+		p = space(b, p)
+		if p >= len(b) {
+			return false
+		}
+		p++
+		if b[p-1] == '}' {
+			break
+		}
+		if b[p-1] != ',' {
+			return false
+		}
+	}
+	d.s.pos = p
+	if seen != rawAll || size < 0 || d.f.shapes[k] != nil {
+		return false
+	}
+	spec := &sig.Inputs[k]
+	shape := d.f.dims[at : at+rank : at+rank]
+	if string(dt) != oipTypeNames[spec.DType] || rank == 0 || spec.checkShape(shape) != nil {
+		return false
+	}
+	n, err := interp.NumElements(shape)
+	if err != nil || (d.rows >= 0 && shape[0] != d.rows) || size > int64(len(d.bin)) {
+		return false
+	}
+	raw := d.bin[:size:size]
+	if spec.DType == interp.String {
+		if !rawStrings(raw, n) {
+			return false
+		}
+	} else if it := rawItemSize(spec.DType); it == 0 || size != n*it {
+		return false
+	}
+	d.bin = d.bin[size:]
+	d.rows = shape[0]
+	d.f.shapes[k], d.f.data[k] = shape, raw
+	d.n++
+	return true
+}
+
+// expected is input i of the signature when the name at p is its key
+// (clients send the inputs in the signature's order, mostly: a compare
+// of the key's bytes), and the position after the name; -1 and p else.
+func (d *rawReader) expected(i, p int) (int, int) {
+	sig := d.sig
+	if i >= len(sig.Inputs) || i >= len(sig.plainKey) || !sig.plainKey[i] {
+		return -1, p
+	}
+	key := sig.Inputs[i].Key
+	b := d.s.buf
+	if len(b)-p < len(key)+2 || b[p] != '"' || b[p+len(key)+1] != '"' || string(b[p+1:p+len(key)+1]) != key {
+		return -1, p
+	}
+	return i, p + len(key) + 2
+}
+
+// shape reads a list of plain non-negative integers at p into the
+// shapes' array: its length, and the position after it.
+func (d *rawReader) shape(p int) (int, int, bool) {
+	b := d.s.buf
+	if p >= len(b) || b[p] != '[' {
+		return 0, p, false
+	}
+	p = space(b, p+1)
+	if p < len(b) && b[p] == ']' {
+		return 0, p + 1, true
+	}
+	for n := 1; n <= interp.MaxRank; n++ {
+		v, q, ok := intAt(b, p)
+		if !ok {
+			return 0, p, false
+		}
+		d.f.dims = append(d.f.dims, v)
+		p = space(b, q)
+		if p >= len(b) {
+			return 0, p, false
+		}
+		p++
+		switch b[p-1] {
+		case ']':
+			return n, p, true
+		case ',':
+			p = space(b, p)
+			continue
+		}
+		return 0, p, false
+	}
+	return 0, p, false
+}
+
+// binarySize is how a client writes the parameters of a binary input.
+const binarySize = `{"binary_data_size":`
+
+// parameters reads an input's parameters: its binary_data_size (the
+// last one given, as the general reader takes it), -1 for none.
+func (d *rawReader) parameters() (int64, bool) {
+	s := &d.s
+	b, p := s.buf, s.pos
+	if len(b)-p > len(binarySize) && string(b[p:p+len(binarySize)]) == binarySize {
+		if v, q, ok := intAt(b, space(b, p+len(binarySize))); ok {
+			if q = space(b, q); q < len(b) && b[q] == '}' {
+				s.pos = q + 1
+				return v, true
+			}
+		}
+	}
+	if s.pos >= len(b) || b[s.pos] != '{' {
+		return 0, false
+	}
+	size := int64(-1)
+	s.depth++ // the input's object (objectRaw enters the parameters')
+	err := s.objectRaw(func(p []byte, escaped bool) error {
+		if escaped {
+			return errNotPlain // it may spell binary_data_size
+		}
+		if string(p) != "binary_data_size" {
+			return s.skip()
+		}
+		s.ws()
+		v, ok := s.plainInt()
+		if !ok {
+			return errNotPlain
+		}
+		size = v
+		return nil
+	})
+	s.depth--
+	return size, err == nil
+}
+
+// rawItemSize is the bytes of one raw element of dt (0: not sent raw as
+// fixed-size elements).
+func rawItemSize(dt interp.DType) int64 {
+	switch dt {
+	case interp.Bool:
+		return 1
+	case interp.String:
+		return 0
+	}
+	return dt.ItemSize()
+}
+
+// rawStrings reports whether raw is exactly n BYTES elements.
+func rawStrings(raw []byte, n int64) bool {
+	for ; n > 0; n-- {
+		if len(raw) < 4 {
+			return false
+		}
+		l := binary.LittleEndian.Uint32(raw)
+		raw = raw[4:]
+		if uint64(l) > uint64(len(raw)) {
+			return false
+		}
+		raw = raw[l:]
+	}
+	return len(raw) == 0
+}
+
+// tensor is input k as a tensor sharing the body's bytes where it can
+// (decodeRaw's), for a request run as it is and for tests.
+func (f *rawFeeds) tensor(sig *Signature, k int) (*interp.Tensor, error) {
+	return decodeRaw(sig.Inputs[k].DType, f.shapes[k], f.data[k])
+}

@@ -1,0 +1,220 @@
+package serve
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// allBinary names every input of sig: inferBody then sends them all as
+// binary data (a request decodeInferRaw reads).
+func allBinary(sig *Signature) map[string]bool {
+	m := map[string]bool{}
+	for _, in := range sig.Inputs {
+		m[in.Key] = true
+	}
+	return m
+}
+
+// sameAsDecodeInfer fails unless decodeInfer reads body into what
+// decodeInferRaw read (req, f): the same id, outputs and inputs.
+func sameAsDecodeInfer(t testing.TB, body []byte, jsonLen int, sig *Signature, req *inferRequest, f *rawFeeds) {
+	t.Helper()
+	gen, err := decodeInfer(body, jsonLen, sig)
+	if err != nil {
+		t.Fatalf("decodeInferRaw read a body decodeInfer refuses: %v", err)
+	}
+	if req.id != gen.id || fmt.Sprint(req.outputs) != fmt.Sprint(gen.outputs) {
+		t.Fatalf("id and outputs %q %v, decodeInfer's %q %v", req.id, req.outputs, gen.id, gen.outputs)
+	}
+	for k, g := range gen.feeds {
+		got, err := f.tensor(sig, k)
+		if err != nil {
+			t.Fatalf("input %d: %v", k, err)
+		}
+		if got.DType() != g.DType() || fmt.Sprint(got.Shape()) != fmt.Sprint(g.Shape()) || fmt.Sprintf("%#v", got.Data()) != fmt.Sprintf("%#v", g.Data()) {
+			t.Fatalf("input %d: %v, decodeInfer's %v", k, got, g)
+		}
+		if f.rows != g.Dim(0) {
+			t.Fatalf("rows %d, input %d has %d", f.rows, k, g.Dim(0))
+		}
+	}
+}
+
+// TestDecodeInferRawForms: the forms clients write binary requests in are
+// read by decodeInferRaw (it does not fall back), into what decodeInfer
+// reads; requests it leaves to decodeInfer are those it must.
+func TestDecodeInferRawForms(t *testing.T) {
+	sig := mixedSig
+	if err := sig.check(); err != nil {
+		t.Fatal(err)
+	}
+	// s: BYTES [-1]; ids: INT64 [-1,2]; x: FP32 [-1,-1]; b: BOOL [-1].
+	bin := "\x01\x00\x00\x00a\x02\x00\x00\x00bc" + // s: "a", "bc"
+		"\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00" + // ids
+		"\x00\x00\x80\x3f\x00\x00\x00\x40" + // x: 1, 2
+		"\x01\x00" // b: true, false
+	inputs := []string{
+		`{"name":"s","datatype":"BYTES","shape":[2],"parameters":{"binary_data_size":11}}`,
+		`{"name":"ids","datatype":"INT64","shape":[2,2],"parameters":{"binary_data_size":32}}`,
+		`{"name":"x","datatype":"FP32","shape":[2,1],"parameters":{"binary_data_size":8}}`,
+		`{"name":"b","datatype":"BOOL","shape":[2],"parameters":{"binary_data_size":2}}`,
+	}
+	join := func(in []string) string { return strings.Join(in, ",") }
+	takes := map[string]string{
+		"compact, in order": `{"inputs":[` + join(inputs) + `]}`,
+		"id, outputs, spaces, keys in another order": `{ "id" : "r-1", "inputs" : [ ` +
+			strings.ReplaceAll(strings.ReplaceAll(join(inputs), `":`, `": `), `,"`, `, "`) + ` ], "outputs": [{"name": "y", "parameters": {"binary_data": false}}] }`,
+		"sorted keys (Go's encoding/json)": `{"id":"1","inputs":[` + strings.Join([]string{
+			`{"datatype":"BYTES","name":"s","parameters":{"binary_data_size":11},"shape":[2]}`,
+			`{"datatype":"INT64","name":"ids","parameters":{"binary_data_size":32},"shape":[2,2]}`,
+			`{"datatype":"FP32","name":"x","parameters":{"binary_data_size":8},"shape":[2,1]}`,
+			`{"datatype":"BOOL","name":"b","parameters":{"binary_data_size":2},"shape":[2]}`}, ",") + `]}`,
+		"other parameters": `{"inputs":[` + strings.Replace(join(inputs), `{"binary_data_size":11}`, `{"x": [1, {"y": null}], "binary_data_size":11, "z": "w"}`, 1) + `],"parameters":{"p":1}}`,
+	}
+	for what, hdr := range takes {
+		body := []byte(hdr + bin)
+		req, f, ok := decodeInferRaw(body, len(hdr), &sig, 64)
+		if !ok {
+			t.Errorf("%s: not read by decodeInferRaw: %s", what, hdr)
+			continue
+		}
+		sameAsDecodeInfer(t, body, len(hdr), &sig, req, f)
+		putRawFeeds(f)
+	}
+	// Out of the signature's order: the binary data follows the list's.
+	rev := `{"inputs":[` + join([]string{inputs[3], inputs[2], inputs[1], inputs[0]}) + `]}`
+	revBin := bin[len(bin)-2:] + bin[len(bin)-10:len(bin)-2] + bin[11:43] + bin[:11]
+	body := []byte(rev + revBin)
+	req, f, ok := decodeInferRaw(body, len(rev), &sig, 64)
+	if !ok {
+		t.Fatalf("inputs out of order: not read")
+	}
+	sameAsDecodeInfer(t, body, len(rev), &sig, req, f)
+
+	leaves := map[string]string{
+		"JSON data":         strings.Replace(join(inputs), `"parameters":{"binary_data_size":2}`, `"data":[true,false]`, 1),
+		"an escape":         strings.Replace(join(inputs), `"name":"x"`, `"name":"\u0078"`, 1),
+		"a missing input":   join(inputs[:3]),
+		"an input twice":    join(append(inputs[:4:4], inputs[3])),
+		"a key twice":       strings.Replace(join(inputs), `"shape":[2,1]`, `"shape":[2,1],"shape":[2,1]`, 1),
+		"an unknown key":    strings.Replace(join(inputs), `"shape":[2,1]`, `"shape":[2,1],"q":1`, 1),
+		"a wrong datatype":  strings.Replace(join(inputs), `"FP32"`, `"FP64"`, 1),
+		"a wrong size":      strings.Replace(join(inputs), `"binary_data_size":8`, `"binary_data_size":7`, 1),
+		"rows that differ":  strings.Replace(join(inputs), `"shape":[2,1]`, `"shape":[1,2]`, 1),
+		"a fixed dimension": strings.Replace(join(inputs), `"shape":[2,2]`, `"shape":[1,4]`, 1),
+		"a leading zero":    strings.Replace(join(inputs), `"shape":[2]`, `"shape":[02]`, 1),
+		"a negative size":   strings.Replace(join(inputs), `"binary_data_size":2`, `"binary_data_size":-2`, 1),
+		"an unknown input":  strings.Replace(join(inputs), `"name":"b"`, `"name":"c"`, 1),
+	}
+	for what, in := range leaves {
+		hdr := `{"inputs":[` + in + `]}`
+		if _, _, ok := decodeInferRaw([]byte(hdr+bin), len(hdr), &sig, 64); ok {
+			t.Errorf("%s: read by decodeInferRaw: %s", what, hdr)
+		}
+	}
+	// Too many rows for the server, bytes left over, a body cut short.
+	hdr := takes["compact, in order"]
+	for what, c := range map[string]struct {
+		body    string
+		maxRows int
+	}{"rows": {hdr + bin, 1}, "left over": {hdr + bin + "x", 64}, "cut": {hdr + bin[:len(bin)-1], 64}} {
+		if _, _, ok := decodeInferRaw([]byte(c.body), len(hdr), &sig, c.maxRows); ok {
+			t.Errorf("%s: read by decodeInferRaw", what)
+		}
+	}
+}
+
+// FuzzDecodeInferRaw: whatever decodeInferRaw reads, decodeInfer reads
+// the same, and Server.run would take (rows within the limit, one row
+// count).
+func FuzzDecodeInferRaw(f *testing.F) {
+	hdr := `{"id":"1","inputs":[{"name":"s","datatype":"BYTES","shape":[1],"parameters":{"binary_data_size":5}},` +
+		`{"name":"ids","datatype":"INT64","shape":[1,2],"parameters":{"binary_data_size":16}},` +
+		`{"name":"x","datatype":"FP32","shape":[1,1],"parameters":{"binary_data_size":4}},` +
+		`{"name":"b","datatype":"BOOL","shape":[1],"parameters":{"binary_data_size":1}}],"outputs":[{"name":"y"}]}`
+	bin := "\x01\x00\x00\x00a" + "\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00" + "\x00\x00\x80\x3f" + "\x01"
+	f.Add([]byte(hdr+bin), len(hdr))
+	f.Add([]byte(strings.ReplaceAll(hdr, `":`, `" : `)+bin), len(strings.ReplaceAll(hdr, `":`, `" : `)))
+	f.Add([]byte(`{"inputs": [{"shape": [1], "name": "b", "parameters": {"binary_data_size": 1, "q": [2]}, "datatype": "BOOL"}]}`+"\x01"), 101)
+	sig := mixedSig
+	if err := sig.check(); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, jsonLen int) {
+		const maxRows = 4
+		req, raw, ok := decodeInferRaw(body, jsonLen, &sig, maxRows)
+		if !ok {
+			return
+		}
+		defer putRawFeeds(raw)
+		if raw.rows <= 0 || raw.rows > maxRows {
+			t.Fatalf("%d rows", raw.rows)
+		}
+		sameAsDecodeInfer(t, body, jsonLen, &sig, req, raw)
+	})
+}
+
+// TestFillRaw: a batch filled from raw inputs holds what one filled from
+// their tensors holds, padding included.
+func TestFillRaw(t *testing.T) {
+	sig := mixedSig
+	if err := sig.check(); err != nil {
+		t.Fatal(err)
+	}
+	hdr := `{"inputs":[{"name":"s","datatype":"BYTES","shape":[2],"parameters":{"binary_data_size":11}},` +
+		`{"name":"ids","datatype":"INT64","shape":[2,2],"parameters":{"binary_data_size":32}},` +
+		`{"name":"x","datatype":"FP32","shape":[2,1],"parameters":{"binary_data_size":8}},` +
+		`{"name":"b","datatype":"BOOL","shape":[2],"parameters":{"binary_data_size":2}}]}`
+	bin := "\x01\x00\x00\x00a\x02\x00\x00\x00bc" +
+		"\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00" +
+		"\x00\x00\x80\x3f\x00\x00\x00\x40" + "\x01\x00"
+	body := []byte(hdr + bin)
+	_, raw, ok := decodeInferRaw(body, len(hdr), &sig, 64)
+	if !ok {
+		t.Fatal("not read by decodeInferRaw")
+	}
+	gen, err := decodeInfer(body, len(hdr), &sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawReq := &request{raw: raw, rows: 2}
+	tenReq := &request{feeds: gen.feeds, rows: 2}
+	if a, b := rawReq.shapeKey(), tenReq.shapeKey(); a != b || a != ";2,;1,;;" {
+		t.Fatalf("keys %q (raw) and %q (tensors), want both %q", a, b, ";2,;1,;;")
+	}
+	var got [2]string
+	for i, r := range []*request{rawReq, tenReq} {
+		lay, err := newBatchLayout(r, &sig, 8, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lay.fill(r, 0, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := lay.fill([]*request{tenReq, rawReq}[i], 2, 2); err != nil {
+			t.Fatal(err)
+		}
+		lay.padRows()
+		for _, f := range lay.feeds {
+			got[i] += fmt.Sprint(f.Shape(), f.Data()) + ";"
+		}
+	}
+	if got[0] != got[1] {
+		t.Fatalf("raw first: %s\ntensors first: %s", got[0], got[1])
+	}
+	want := `[8] [a bc a bc bc bc bc bc];[8 2] [1 2 3 4 1 2 3 4 3 4 3 4 3 4 3 4];[8 1] [1 2 1 2 2 2 2 2];[8] [true false true false false false false false];`
+	if got[0] != want {
+		t.Fatalf("batch %s, want %s", got[0], want)
+	}
+	// A raw input that does not fit its part of the batch is refused.
+	short := &rawFeeds{shapes: raw.shapes, data: append([][]byte{}, raw.data...), rows: 2}
+	short.data[2] = short.data[2][:4]
+	lay, err := newBatchLayout(rawReq, &sig, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lay.fill(&request{raw: short, rows: 2}, 0, 2); err == nil || !strings.Contains(err.Error(), "input #2") {
+		t.Fatalf("a short raw input: %v", err)
+	}
+}
