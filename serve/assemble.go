@@ -97,6 +97,7 @@ func newBatchLayout(first *request, sig *Signature, size, rows int64) (*batchLay
 		lo, hi := at[dt], at[dt]+lay.row[i]*size
 		at[dt] = hi
 		lay.parts[i] = partRange{a: arenas[dt], lo: lo, hi: hi}
+		lay.parts[i].bytes, lay.parts[i].size = arenas[dt].bytes(lo, hi)
 		var err error
 		lay.feeds[i], err = arenas[dt].view(shape, lo, hi)
 		if err != nil {
@@ -122,12 +123,19 @@ type arena interface {
 	pad(lo, hi, rows, re int64)
 	// data is the arena's slice.
 	data() any
+	// bytes is elements [lo, hi) as bytes, and the bytes of one element,
+	// for an arena of fixed-size numbers (nil, 0 for bools and strings):
+	// the fills and the padding of those are byte copies.
+	bytes(lo, hi int64) ([]byte, int64)
 }
 
-// partRange is an input's elements: [lo, hi) of arena a.
+// partRange is an input's elements: [lo, hi) of arena a; bytes, for
+// fixed-size numbers, the same elements as bytes, size bytes each.
 type partRange struct {
 	a      arena
 	lo, hi int64
+	bytes  []byte
+	size   int64
 }
 
 // typedArena is an arena of Go type T.
@@ -168,6 +176,19 @@ func (a typedArena[T]) view(shape []int64, lo, hi int64) (*interp.Tensor, error)
 
 func (a typedArena[T]) data() any { return []T(a) }
 
+func (a typedArena[T]) bytes(lo, hi int64) ([]byte, int64) {
+	switch any(a).(type) {
+	case typedArena[bool], typedArena[string]:
+		return nil, 0
+	}
+	var zero T
+	size := int64(unsafe.Sizeof(zero))
+	if hi <= lo {
+		return []byte{}, size
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&a[lo])), (hi-lo)*size), size
+}
+
 // run copies the job's request's rows (and the padding) into the batch,
 // and says it is done.
 func (j *fillJob) run() {
@@ -202,7 +223,15 @@ func (lay *batchLayout) fill(r *request, off, rows int64) error {
 		var shape []int64
 		if r.raw != nil {
 			shape = r.raw.shapes[i]
-			ok = p.a.fillRaw(r.raw.data[i], p.lo+lo, n, p.hi)
+			if raw := r.raw.data[i]; p.bytes != nil && littleEndian {
+				// Numbers: their bytes as they are.
+				at, l := lo*p.size, n*p.size
+				if ok = int64(len(raw)) == l && at+l <= int64(len(p.bytes)); ok {
+					copy(p.bytes[at:at+l], raw)
+				}
+			} else {
+				ok = p.a.fillRaw(raw, p.lo+lo, n, p.hi)
+			}
 		} else {
 			t := r.feeds[i]
 			shape = t.ShapeView()
@@ -276,7 +305,23 @@ func (lay *batchLayout) padRows() {
 		return
 	}
 	for i, p := range lay.parts {
-		p.a.pad(p.lo, p.hi, lay.rows, lay.row[i])
+		if p.bytes != nil {
+			padBytes(p.bytes, lay.rows*lay.row[i]*p.size, lay.row[i]*p.size)
+		} else {
+			p.a.pad(p.lo, p.hi, lay.rows, lay.row[i])
+		}
+	}
+}
+
+// padBytes is pad on bytes: d's first at bytes are the rows, re bytes
+// each; the last is copied on to the end.
+func padBytes(d []byte, at, re int64) {
+	if re == 0 || at >= int64(len(d)) || at < re {
+		return
+	}
+	copy(d[at:at+re], d[at-re:at])
+	for done := re; at+done < int64(len(d)); done *= 2 {
+		copy(d[at+done:], d[at:at+done])
 	}
 }
 

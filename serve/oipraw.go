@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 
 	"github.com/recom-compiler/recom/interp"
 )
@@ -66,12 +67,14 @@ var oipTypeNames = func() (a [interp.String + 1]string) {
 // decodeInferRaw reads a binary request (jsonLen >= 0) whose every input
 // is binary and written plainly, of at most maxRows rows (the batch
 // dimension: a model whose requests run alone is read by decodeInfer);
-// false for anything else.
-func decodeInferRaw(body []byte, jsonLen int, sig *Signature, maxRows int) (*inferRequest, *rawFeeds, bool) {
+// false for anything else. With cache, its inputs list is first matched
+// against the template of an earlier request (rawTemplate), and a request
+// read without one may leave its own there.
+func decodeInferRaw(body []byte, jsonLen int, sig *Signature, maxRows int, cache *rawCache) (*inferRequest, *rawFeeds, bool) {
 	if !littleEndian || jsonLen < 0 || jsonLen > len(body) || len(sig.Inputs) == 0 {
 		return nil, nil, false
 	}
-	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1}
+	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], bin0: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1, cache: cache}
 	req := &inferRequest{}
 	var outNames []string
 	err := d.s.inferHeader(req, &outNames, d.inputs)
@@ -84,6 +87,9 @@ func decodeInferRaw(body []byte, jsonLen int, sig *Signature, maxRows int) (*inf
 		putRawFeeds(d.f)
 		return nil, nil, false
 	}
+	if d.learn != nil {
+		cache.store(d.learn.template(d.s.buf))
+	}
 	d.f.rows = d.rows
 	return req, d.f, true
 }
@@ -93,10 +99,15 @@ type rawReader struct {
 	s    scanner
 	sig  *Signature
 	bin  []byte // the binary data not yet taken by an input
+	bin0 []byte // all of it
 	f    *rawFeeds
 	n    int   // inputs read
 	rows int64 // their first dimension; -1 before the first
 	read bool  // the list was read (a second "inputs" is not plain)
+	// cache holds the template tried first; learn, when set, records
+	// the list being read for a new one.
+	cache *rawCache
+	learn *rawLearner
 }
 
 // inputs reads the list, from its '['.
@@ -106,6 +117,18 @@ func (d *rawReader) inputs() error {
 		return errNotPlain
 	}
 	d.read = true
+	if t := d.cache.load(); t != nil {
+		if d.matchTemplate(t) {
+			d.cache.hit()
+			return nil
+		}
+		d.restart()
+		if d.cache.miss() {
+			d.learn = newRawLearner(s.pos, len(d.sig.Inputs))
+		}
+	} else if d.cache != nil {
+		d.learn = newRawLearner(s.pos, len(d.sig.Inputs))
+	}
 	s.pos++ // '['
 	s.depth++
 	for i := 0; ; i++ {
@@ -123,6 +146,9 @@ func (d *rawReader) inputs() error {
 			continue
 		case ']':
 			s.depth--
+			if d.learn != nil {
+				d.learn.end = s.pos
+			}
 			return nil
 		}
 		return errNotPlain
@@ -258,6 +284,9 @@ func (d *rawReader) input(i int) bool {
 				return false
 			}
 			p = d.s.pos
+			if d.learn != nil {
+				d.learn.sizeFirst = seen&rawShape == 0
+			}
 		}
 		p = space(b, p)
 		if p >= len(b) {
@@ -272,12 +301,26 @@ func (d *rawReader) input(i int) bool {
 		}
 	}
 	d.s.pos = p
-	if seen != rawAll || size < 0 || d.f.shapes[k] != nil {
+	if seen != rawAll || size < 0 {
 		return false
 	}
-	spec := &sig.Inputs[k]
-	shape := d.f.dims[at : at+rank : at+rank]
-	if string(dt) != oipTypeNames[spec.DType] || rank == 0 || spec.checkShape(shape) != nil {
+	if k < 0 || string(dt) != oipTypeNames[sig.Inputs[k].DType] {
+		return false
+	}
+	if d.learn != nil {
+		d.learn.input(k, rank)
+	}
+	return d.take(k, d.f.dims[at:at+rank:at+rank], size)
+}
+
+// take checks input k, of shape and size bytes of binary data, against
+// its spec and the inputs taken before, and takes its bytes.
+func (d *rawReader) take(k int, shape []int64, size int64) bool {
+	if k < 0 || d.f.shapes[k] != nil || len(shape) == 0 {
+		return false
+	}
+	spec := &d.sig.Inputs[k]
+	if spec.checkShape(shape) != nil {
 		return false
 	}
 	n, err := interp.NumElements(shape)
@@ -332,6 +375,9 @@ func (d *rawReader) shape(p int) (int, int, bool) {
 			return 0, p, false
 		}
 		d.f.dims = append(d.f.dims, v)
+		if d.learn != nil {
+			d.learn.ints = append(d.learn.ints, p, q)
+		}
 		p = space(b, q)
 		if p >= len(b) {
 			return 0, p, false
@@ -358,12 +404,19 @@ func (d *rawReader) parameters() (int64, bool) {
 	s := &d.s
 	b, p := s.buf, s.pos
 	if len(b)-p > len(binarySize) && string(b[p:p+len(binarySize)]) == binarySize {
-		if v, q, ok := intAt(b, space(b, p+len(binarySize))); ok {
-			if q = space(b, q); q < len(b) && b[q] == '}' {
-				s.pos = q + 1
+		at := space(b, p+len(binarySize))
+		if v, q, ok := intAt(b, at); ok {
+			if e := space(b, q); e < len(b) && b[e] == '}' {
+				s.pos = e + 1
+				if d.learn != nil {
+					d.learn.ints = append(d.learn.ints, at, q)
+				}
 				return v, true
 			}
 		}
+	}
+	if d.learn != nil {
+		d.learn.bad = true // the general form: no template of it
 	}
 	if s.pos >= len(b) || b[s.pos] != '{' {
 		return 0, false
@@ -421,4 +474,151 @@ func rawStrings(raw []byte, n int64) bool {
 // (decodeRaw's), for a request run as it is and for tests.
 func (f *rawFeeds) tensor(sig *Signature, k int) (*interp.Tensor, error) {
 	return decodeRaw(sig.Inputs[k].DType, f.shapes[k], f.data[k])
+}
+
+// A client writes its requests' inputs lists alike, but for the numbers
+// (the rows in each shape, and so each binary_data_size): E's list is
+// 1001 objects such as
+//
+//	{"name":"C17","datatype":"INT64","shape":[31,1],"parameters":{"binary_data_size":248}}
+//
+// A rawTemplate is such a list read once (rawLearner), as its text
+// between the integers. A later list that matches it (each piece of text
+// byte for byte, each integer plain: scanner.plainInt's rules) has the
+// same inputs, names, datatypes and keys, so it is read by comparing the
+// pieces and taking the integers, and only what depends on the integers
+// (the shapes against the specs, the sizes against the shapes, the
+// binary data) is checked again (rawReader.take). Anything else falls back
+// to the input reader.
+
+// rawTemplate is an inputs list as its text between the integers.
+type rawTemplate struct {
+	// lits are the text from the list's '[' to its first integer, between
+	// each two, and from the last to the list's ']' included.
+	lits []string
+	ins  []tmplInput // the inputs, in the list's order
+}
+
+// tmplInput is one input of a template: its signature index, rank, and
+// whether its binary_data_size comes before its shape's dimensions.
+type tmplInput struct {
+	k, rank   int
+	sizeFirst bool
+}
+
+// rawRelearn is how many requests in a row may miss the template before
+// one that misses it leaves its own (a client that changed its form).
+const rawRelearn = 8
+
+// rawCache is a server's template.
+type rawCache struct {
+	t      atomic.Pointer[rawTemplate]
+	misses atomic.Int32
+}
+
+func (c *rawCache) load() *rawTemplate {
+	if c == nil {
+		return nil
+	}
+	return c.t.Load()
+}
+
+func (c *rawCache) hit() {
+	if c.misses.Load() != 0 {
+		c.misses.Store(0)
+	}
+}
+
+// miss counts a request that missed the template, and says whether it is
+// to leave its own.
+func (c *rawCache) miss() bool { return c.misses.Add(1) >= rawRelearn }
+
+func (c *rawCache) store(t *rawTemplate) {
+	if c != nil && t != nil {
+		c.t.Store(t)
+		c.misses.Store(0)
+	}
+}
+
+// rawLearner records an inputs list as the input reader reads it.
+type rawLearner struct {
+	start, end int   // the list's '[' and the position after its ']'
+	ints       []int // each integer's start and end, in the text's order
+	ins        []tmplInput
+	sizeFirst  bool // of the input being read
+	bad        bool // read in a form a template does not keep
+}
+
+func newRawLearner(start, n int) *rawLearner {
+	return &rawLearner{start: start, ints: make([]int, 0, 6*n), ins: make([]tmplInput, 0, n)}
+}
+
+func (l *rawLearner) input(k, rank int) {
+	l.ins = append(l.ins, tmplInput{k: k, rank: rank, sizeFirst: l.sizeFirst})
+}
+
+// template is the list recorded, in hdr, as a template (nil when it
+// cannot be one).
+func (l *rawLearner) template(hdr []byte) *rawTemplate {
+	if l.bad || l.end <= l.start || len(l.ints) == 0 {
+		return nil
+	}
+	text := string(hdr[l.start:l.end]) // one copy: the lits are its pieces
+	t := &rawTemplate{lits: make([]string, 0, len(l.ints)/2+1), ins: l.ins}
+	at := 0
+	for j := 0; j < len(l.ints); j += 2 {
+		t.lits = append(t.lits, text[at:l.ints[j]-l.start])
+		at = l.ints[j+1] - l.start
+	}
+	t.lits = append(t.lits, text[at:])
+	return t
+}
+
+// matchTemplate reads the inputs list at the scanner (its '[') by
+// template t; false when it does not match or an input does not check
+// (restart then undoes what was taken).
+func (d *rawReader) matchTemplate(t *rawTemplate) bool {
+	b, p := d.s.buf, d.s.pos
+	last := len(t.lits) - 1
+	for j, lit := range t.lits {
+		if len(b)-p < len(lit) || string(b[p:p+len(lit)]) != lit {
+			return false
+		}
+		p += len(lit)
+		if j == last {
+			break
+		}
+		v, q, ok := intAt(b, p)
+		if !ok {
+			return false
+		}
+		d.f.dims = append(d.f.dims, v)
+		p = q
+	}
+	dims := d.f.dims
+	at := 0
+	for _, in := range t.ins {
+		var shape []int64
+		var size int64
+		if in.sizeFirst {
+			size, shape = dims[at], dims[at+1:at+1+in.rank:at+1+in.rank]
+		} else {
+			shape, size = dims[at:at+in.rank:at+in.rank], dims[at+in.rank]
+		}
+		at += in.rank + 1
+		if !d.take(in.k, shape, size) {
+			return false
+		}
+	}
+	d.s.pos = p
+	return true
+}
+
+// restart undoes a template's partial read: nothing taken, the scanner at
+// the list's '[' again.
+func (d *rawReader) restart() {
+	clear(d.f.shapes)
+	clear(d.f.data)
+	d.f.dims = d.f.dims[:0]
+	d.bin, d.n, d.rows = d.bin0, 0, -1
 }

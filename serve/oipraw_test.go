@@ -74,7 +74,7 @@ func TestDecodeInferRawForms(t *testing.T) {
 	}
 	for what, hdr := range takes {
 		body := []byte(hdr + bin)
-		req, f, ok := decodeInferRaw(body, len(hdr), &sig, 64)
+		req, f, ok := decodeInferRaw(body, len(hdr), &sig, 64, nil)
 		if !ok {
 			t.Errorf("%s: not read by decodeInferRaw: %s", what, hdr)
 			continue
@@ -86,7 +86,7 @@ func TestDecodeInferRawForms(t *testing.T) {
 	rev := `{"inputs":[` + join([]string{inputs[3], inputs[2], inputs[1], inputs[0]}) + `]}`
 	revBin := bin[len(bin)-2:] + bin[len(bin)-10:len(bin)-2] + bin[11:43] + bin[:11]
 	body := []byte(rev + revBin)
-	req, f, ok := decodeInferRaw(body, len(rev), &sig, 64)
+	req, f, ok := decodeInferRaw(body, len(rev), &sig, 64, nil)
 	if !ok {
 		t.Fatalf("inputs out of order: not read")
 	}
@@ -109,7 +109,7 @@ func TestDecodeInferRawForms(t *testing.T) {
 	}
 	for what, in := range leaves {
 		hdr := `{"inputs":[` + in + `]}`
-		if _, _, ok := decodeInferRaw([]byte(hdr+bin), len(hdr), &sig, 64); ok {
+		if _, _, ok := decodeInferRaw([]byte(hdr+bin), len(hdr), &sig, 64, nil); ok {
 			t.Errorf("%s: read by decodeInferRaw: %s", what, hdr)
 		}
 	}
@@ -119,7 +119,7 @@ func TestDecodeInferRawForms(t *testing.T) {
 		body    string
 		maxRows int
 	}{"rows": {hdr + bin, 1}, "left over": {hdr + bin + "x", 64}, "cut": {hdr + bin[:len(bin)-1], 64}} {
-		if _, _, ok := decodeInferRaw([]byte(c.body), len(hdr), &sig, c.maxRows); ok {
+		if _, _, ok := decodeInferRaw([]byte(c.body), len(hdr), &sig, c.maxRows, nil); ok {
 			t.Errorf("%s: read by decodeInferRaw", what)
 		}
 	}
@@ -141,17 +141,30 @@ func FuzzDecodeInferRaw(f *testing.F) {
 	if err := sig.check(); err != nil {
 		f.Fatal(err)
 	}
+	// A template learned from the first seed: the fuzzed bodies are read
+	// by it first (and by the input reader when they miss it).
+	var tmpl rawCache
+	if _, raw, ok := decodeInferRaw([]byte(hdr+bin), len(hdr), &sig, 4, &tmpl); !ok || tmpl.load() == nil {
+		f.Fatal("the seed left no template")
+	} else {
+		putRawFeeds(raw)
+	}
 	f.Fuzz(func(t *testing.T, body []byte, jsonLen int) {
 		const maxRows = 4
-		req, raw, ok := decodeInferRaw(body, jsonLen, &sig, maxRows)
-		if !ok {
-			return
+		for _, c := range []*rawCache{nil, {}} {
+			if c != nil {
+				c.t.Store(tmpl.load())
+			}
+			req, raw, ok := decodeInferRaw(body, jsonLen, &sig, maxRows, c)
+			if !ok {
+				continue
+			}
+			if raw.rows <= 0 || raw.rows > maxRows {
+				t.Fatalf("%d rows", raw.rows)
+			}
+			sameAsDecodeInfer(t, body, jsonLen, &sig, req, raw)
+			putRawFeeds(raw)
 		}
-		defer putRawFeeds(raw)
-		if raw.rows <= 0 || raw.rows > maxRows {
-			t.Fatalf("%d rows", raw.rows)
-		}
-		sameAsDecodeInfer(t, body, jsonLen, &sig, req, raw)
 	})
 }
 
@@ -170,7 +183,7 @@ func TestFillRaw(t *testing.T) {
 		"\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00" +
 		"\x00\x00\x80\x3f\x00\x00\x00\x40" + "\x01\x00"
 	body := []byte(hdr + bin)
-	_, raw, ok := decodeInferRaw(body, len(hdr), &sig, 64)
+	_, raw, ok := decodeInferRaw(body, len(hdr), &sig, 64, nil)
 	if !ok {
 		t.Fatal("not read by decodeInferRaw")
 	}
@@ -216,5 +229,54 @@ func TestFillRaw(t *testing.T) {
 	}
 	if err := lay.fill(&request{raw: short, rows: 2}, 0, 2); err == nil || !strings.Contains(err.Error(), "input #2") {
 		t.Fatalf("a short raw input: %v", err)
+	}
+}
+
+// TestRawTemplate: a request read by the input reader leaves its list's
+// template; requests of the same form and other row counts are read by
+// it into what decodeInfer reads; a request of another form misses it and
+// is still read, and once rawRelearn such requests in a row came, the
+// template is theirs.
+func TestRawTemplate(t *testing.T) {
+	f := start(t, nil)
+	sig := f.srv.Signature()
+	var c rawCache
+	read := func(rows int, seed uint64, edit func(string) string) *rawTemplate {
+		t.Helper()
+		body, n := inferBody(t, sig, f.prog.feeds(t, rows, seed), allBinary(sig))
+		if edit != nil {
+			hdr := edit(string(body[:n]))
+			body, n = append([]byte(hdr), body[n:]...), len(hdr)
+		}
+		req, raw, ok := decodeInferRaw(body, n, sig, 64, &c)
+		if !ok {
+			t.Fatalf("%d rows: not read by decodeInferRaw", rows)
+		}
+		sameAsDecodeInfer(t, body, n, sig, req, raw)
+		putRawFeeds(raw)
+		return c.load()
+	}
+	first := read(1, 1, nil)
+	if first == nil || len(first.ins) != len(sig.Inputs) {
+		t.Fatalf("no template after the first request: %+v", first)
+	}
+	for i, rows := range []int{5, 33, 64, 10} {
+		if got := read(rows, uint64(2+i), nil); got != first || c.misses.Load() != 0 {
+			t.Fatalf("%d rows: the template missed (%d misses)", rows, c.misses.Load())
+		}
+	}
+	// Another form: spaces after the colons.
+	spaced := func(h string) string { return strings.ReplaceAll(h, `":`, `": `) }
+	for i := range rawRelearn - 1 {
+		if got := read(3, uint64(10+i), spaced); got != first {
+			t.Fatalf("miss %d replaced the template", i+1)
+		}
+	}
+	second := read(3, 20, spaced)
+	if second == first || second == nil {
+		t.Fatalf("after %d misses in a row the template is not the new form's", rawRelearn)
+	}
+	if got := read(7, 21, spaced); got != second || c.misses.Load() != 0 {
+		t.Fatalf("the new form's template missed")
 	}
 }

@@ -136,13 +136,22 @@ func BenchmarkDecodeOIPRaw64(b *testing.B) {
 	if err := sig.check(); err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(n))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, f, ok := decodeInferRaw(body, n, &sig, 1<<20)
-		if !ok {
-			b.Fatal("not read by decodeInferRaw")
-		}
-		putRawFeeds(f)
+	for _, tc := range []struct {
+		name string
+		c    *rawCache
+	}{{"template", &rawCache{}}, {"reader", nil}} {
+		// template: as the server reads them, by the first one's template;
+		// reader: the input reader alone.
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, f, ok := decodeInferRaw(body, n, &sig, 1<<20, tc.c)
+				if !ok {
+					b.Fatal("not read by decodeInferRaw")
+				}
+				putRawFeeds(f)
+			}
+		})
 	}
 }

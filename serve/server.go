@@ -92,6 +92,8 @@ type Server struct {
 	// noRaw reads every binary request with decodeInfer, into tensors
 	// (the benchmarks' reference for decodeRaw).
 	noRaw bool
+	// rawTmpl is the template of the binary requests' inputs lists.
+	rawTmpl rawCache
 }
 
 // New makes a server (not yet ready: SetReady once warmed up).
@@ -219,7 +221,7 @@ func (s *Server) decodeRaw(body []byte, jsonLen int) (*inferRequest, *rawFeeds, 
 	if s.batcher.alone() || s.noRaw {
 		return nil, nil, false
 	}
-	return decodeInferRaw(body, jsonLen, s.sig, s.lim.MaxRequestRows)
+	return decodeInferRaw(body, jsonLen, s.sig, s.lim.MaxRequestRows, &s.rawTmpl)
 }
 
 // runRaw is run for a binary request's inputs read by decodeRaw (checked
