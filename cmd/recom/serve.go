@@ -23,6 +23,7 @@ import (
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/exec"
 	"github.com/recom-compiler/recom/runtime/cuda"
+	"github.com/recom-compiler/recom/runtime/hostpack"
 	"github.com/recom-compiler/recom/runtime/session"
 	"github.com/recom-compiler/recom/serve"
 	"github.com/recom-compiler/recom/textir"
@@ -83,6 +84,8 @@ type serveFlags struct {
 	logLevel, logFormat                        string
 	warmup                                     string
 	cpuProfile                                 string
+	packSpin                                   time.Duration
+	packSpinners                               int
 	// started, when set, gets the server's listeners' addresses once it
 	// is ready (tests).
 	started func(httpAddr, grpcAddr string)
@@ -118,6 +121,8 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.logLevel, "log-level", "info", "debug (a line per request), info, warn or error")
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the server, from ready to shut down, to `FILE` (Go's pprof format)")
+	fl.DurationVar(&f.packSpin, "pack-spin", -1, "GPU: how long the packers' idle workers keep looking for work before they sleep (hostpack.SetSpinWait; negative: its default, 500µs)")
+	fl.IntVar(&f.packSpinners, "pack-spinners", 0, "GPU: the most packer workers spinning at once while idle, the others asleep until a batch comes (hostpack.SetSpinners; 0: no cap)")
 	fl.StringVar(&f.warmup, "warmup", "auto", "run one batch of random inputs per allowed batch size before taking requests: true, false, or auto (on the GPU)")
 	return cmd
 }
@@ -149,6 +154,13 @@ func runServe(ctx context.Context, path string, f *serveFlags, stderr io.Writer)
 	if f.httpAddr == "" && f.grpcAddr == "" {
 		return errors.New("serve: --http-addr and --grpc-addr are both empty: nothing to serve on")
 	}
+	if f.packSpinners < 0 {
+		return errors.New("serve: --pack-spinners must not be negative")
+	}
+	if f.packSpin >= 0 {
+		hostpack.SetSpinWait(f.packSpin)
+	}
+	hostpack.SetSpinners(f.packSpinners)
 	if f.name == "" {
 		f.name = modelName(path)
 	}

@@ -44,6 +44,20 @@ var spinWait atomic.Int64
 
 func init() { spinWait.Store(int64(500 * time.Microsecond)) }
 
+// spinners caps the workers spinning at once (0: no cap).
+var spinners atomic.Int32
+
+// SetSpinners caps the pool's workers that spin at once when idle (the
+// others sleep at once, and a post wakes them), and returns the previous
+// cap; 0: no cap (the default: every idle worker spins for SpinWait). A
+// server whose request handlers share the processors with the packers
+// (recom serve --pack-spinners) keeps a few awake for the next batch
+// without taking every processor from the handlers: a spinning worker
+// yields its processor only every few microseconds.
+func SetSpinners(n int) int {
+	return int(spinners.Swap(int32(max(n, 0))))
+}
+
 // SetSpinWait sets how long an idle worker of the pool keeps looking for
 // chunks before it sleeps (default 500µs: the GPU time of a batch of
 // model E at B=256, so that batch after batch the workers stay awake;
@@ -98,6 +112,22 @@ type pool struct {
 	pending atomic.Int32 // len(jobs), read by spinning workers without the lock
 	workers int          // running
 	parked  int          // asleep on cond
+	// spinning counts the workers spinning (at most spinners, when set).
+	spinning atomic.Int32
+}
+
+// trySpin takes a place among the spinning workers, if the cap leaves
+// one.
+func (p *pool) trySpin() bool {
+	for {
+		n, c := p.spinning.Load(), spinners.Load()
+		if c > 0 && n >= c {
+			return false
+		}
+		if p.spinning.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
 }
 
 var workers = &pool{}
@@ -166,6 +196,13 @@ func (p *pool) take() *job {
 // leaves when there are more workers than GOMAXPROCS-1.
 func (p *pool) work() {
 	idle := time.Now()
+	spinning := false // holding a place among the spinning workers
+	stopSpin := func() {
+		if spinning {
+			spinning = false
+			p.spinning.Add(-1)
+		}
+	}
 	for {
 		var j *job
 		if p.pending.Load() > 0 {
@@ -174,12 +211,14 @@ func (p *pool) work() {
 			p.mu.Unlock()
 		}
 		if j != nil {
+			stopSpin()
 			j.work()
 			j.release()
 			idle = time.Now()
 			continue
 		}
-		if spin := time.Duration(spinWait.Load()); spin > 0 && time.Since(idle) < spin {
+		if spin := time.Duration(spinWait.Load()); spin > 0 && time.Since(idle) < spin && (spinning || p.trySpin()) {
+			spinning = true
 			// Poll for a few microseconds, then let any other
 			// goroutine have the processor (Gosched takes the
 			// scheduler's lock: not on every poll). A poll that
@@ -204,6 +243,7 @@ func (p *pool) work() {
 			}
 			continue
 		}
+		stopSpin()
 		p.mu.Lock()
 		if p.workers > runtime.GOMAXPROCS(0)-1 {
 			p.workers--

@@ -135,17 +135,20 @@ func TestParallelErrors(t *testing.T) {
 // The pool's workers stay within GOMAXPROCS-1, a call lets at most
 // Options.Workers-1 of them take its chunks, and every batch of Packers
 // running at once packs alike, with the workers spinning between
-// batches or sleeping at once (SetSpinWait(0)).
+// batches or sleeping at once (SetSpinWait(0)), or at most SetSpinners
+// of them spinning.
 func TestParallelPool(t *testing.T) {
 	md := genModel(t, "E", 120, "")
 	feeds := md.feeds(t, 300, 4)
 	limit := runtime.GOMAXPROCS(0) - 1
 	for _, c := range []struct {
-		workers int
-		spin    time.Duration
-	}{{64, 500 * time.Microsecond}, {2, 500 * time.Microsecond}, {64, 0}} {
-		t.Run(fmt.Sprintf("workers=%d/spin=%v", c.workers, c.spin), func(t *testing.T) {
+		workers  int
+		spin     time.Duration
+		spinners int
+	}{{64, 500 * time.Microsecond, 0}, {2, 500 * time.Microsecond, 0}, {64, 0, 0}, {64, 500 * time.Microsecond, 1}} {
+		t.Run(fmt.Sprintf("workers=%d/spin=%v/spinners=%d", c.workers, c.spin, c.spinners), func(t *testing.T) {
 			defer SetSpinWait(SetSpinWait(c.spin))
+			defer SetSpinners(SetSpinners(c.spinners))
 			plan, err := NewForModule(md.m, &Options{Workers: c.workers})
 			if err != nil {
 				t.Fatal(err)
@@ -165,6 +168,9 @@ func TestParallelPool(t *testing.T) {
 					case <-stop:
 						return
 					default:
+					}
+					if n := workers.spinning.Load(); c.spinners > 0 && n > int32(c.spinners) {
+						bad.Store(fmt.Sprintf("%d workers spinning, at most %d allowed", n, c.spinners))
 					}
 					workers.mu.Lock()
 					if workers.workers > max(limit, 0) {
