@@ -148,8 +148,11 @@ if python3 -m py_compile bench/*.py && python3 bench/peer_serve.py --self-test &
       tail -1 /tmp/recom-peers-dry.log
     fi
     for dry in "" --dry-chain; do
+      # Every batch size on every slot before the load (the steady state).
       if ! "$npy" bench/peer_serve.py --dry-run $dry --backend torch --max-p99 0 --rates 500 >/tmp/recom-peer-serve.log 2>&1 ||
-        ! grep -q '^SERVE .*success=1.0 ' /tmp/recom-peer-serve.log; then
+        ! grep -q '^SERVE .*success=1.0 ' /tmp/recom-peer-serve.log ||
+        ! grep -q 'warmed up: a batch of every size from 1 to 256 rows on each of 4 slots' /tmp/recom-peer-serve.log ||
+        ! grep -q '^SERVE_WARMUP ' /tmp/recom-peer-serve.log; then
         tail -20 /tmp/recom-peer-serve.log
         failed+=("peer_serve --dry-run $dry --backend torch")
       else
