@@ -50,6 +50,7 @@
 # Settings (environment): MODEL (E; or taxi), BACKEND (gpu; cpu: the
 # interpreter), PROTOCOLS (tfserving oip-binary), MAX_P99 (10ms), START_RATE
 # (200), DURATION (8s per rate), STEPS (4 bisections), BODIES (128),
+# SERVE_FLAGS (more recom serve flags, e.g. --pack-spinners 2),
 # MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (500us), INFLIGHT (4), DENSE
 # (generated | cublaslt), PRECISION (fp32), PEERS (torch; also jax; empty:
 # none), OVERHEAD_DURATION (5s), OUT (/tmp/serve-out). The load generator
@@ -115,7 +116,7 @@ device)
   $d/recom serve $mpath --name "$MODEL" "${margs[@]}" --ptx $ptx --backend "${BACKEND:-gpu}" "${dense[@]}" \
     --precision "${PRECISION:-fp32}" --http-addr 127.0.0.1:$port --grpc-addr 127.0.0.1:$((port + 1)) \
     --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-500us}" --inflight "${INFLIGHT:-4}" \
-    --log-format json --cpuprofile "$out/serve-cpu.pprof" >"$out/server.log" 2>&1 &
+    --log-format json --cpuprofile "$out/serve-cpu.pprof" ${SERVE_FLAGS:-} >"$out/server.log" 2>&1 &
   server=$!
   ready=0
   for _ in $(seq 1 300); do

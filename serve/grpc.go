@@ -114,19 +114,24 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 	if err := s.findV2(r.GetModelName(), r.GetModelVersion()); err != nil {
 		return nil, grpcStatus(err)
 	}
-	feeds, err := s.grpcFeeds(r)
-	if err != nil {
-		return nil, grpcStatus(err)
+	var outs []*interp.Tensor
+	var took time.Duration
+	var which []int
+	var err error
+	if f, ok := s.grpcRawFeeds(r); ok {
+		defer putRawFeeds(f)
+		if which, err = s.grpcOutputs(r); err == nil {
+			outs, took, err = s.runRaw(ctx, "oip-grpc", f)
+		}
+	} else {
+		var feeds []*interp.Tensor
+		if feeds, err = s.grpcFeeds(r); err != nil {
+			return nil, grpcStatus(err)
+		}
+		if which, err = s.grpcOutputs(r); err == nil {
+			outs, took, err = s.run(ctx, "oip-grpc", feeds)
+		}
 	}
-	var names []string
-	for _, o := range r.GetOutputs() {
-		names = append(names, o.GetName())
-	}
-	which, err := requestedOutputs(names, s.sig)
-	if err != nil {
-		return nil, grpcStatus(err)
-	}
-	outs, took, err := s.run(ctx, "oip-grpc", feeds)
 	if err != nil {
 		return nil, grpcStatus(err)
 	}
@@ -149,6 +154,46 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 		resp.Outputs = append(resp.Outputs, o)
 	}
 	return resp, nil
+}
+
+// grpcOutputs are the outputs a request asks for (nil: all).
+func (s *Server) grpcOutputs(r *oippb.ModelInferRequest) ([]int, error) {
+	var names []string
+	for _, o := range r.GetOutputs() {
+		names = append(names, o.GetName())
+	}
+	return requestedOutputs(names, s.sig)
+}
+
+// grpcRawFeeds reads a request whose every input of the signature comes
+// in raw_input_contents, and nothing else, as its bytes lie in the
+// message (rawFeeds: decodeInferRaw's checks, no tensor per input); false
+// for anything else or anything wrong (grpcFeeds then reads it: its
+// result or error is the reference).
+func (s *Server) grpcRawFeeds(r *oippb.ModelInferRequest) (*rawFeeds, bool) {
+	raw, ins := r.GetRawInputContents(), r.GetInputs()
+	if s.noRaw || s.batcher.alone() || !littleEndian || len(ins) != len(s.sig.Inputs) || len(raw) != len(ins) {
+		return nil, false
+	}
+	d := rawReader{sig: s.sig, f: getRawFeeds(len(ins)), rows: -1}
+	for i, in := range ins {
+		k, ok := s.sig.inputAt(in.GetName(), i)
+		if !ok || in.GetContents() != nil || len(in.GetParameters()) > 0 || in.GetDatatype() != oipTypeNames[s.sig.Inputs[k].DType] {
+			putRawFeeds(d.f)
+			return nil, false
+		}
+		d.bin = raw[i]
+		if !d.take(k, in.GetShape(), int64(len(raw[i]))) {
+			putRawFeeds(d.f)
+			return nil, false
+		}
+	}
+	if d.n != len(s.sig.Inputs) || d.rows <= 0 || d.rows > int64(s.lim.MaxRequestRows) {
+		putRawFeeds(d.f)
+		return nil, false
+	}
+	d.f.rows = d.rows
+	return d.f, true
 }
 
 // grpcFeeds converts a request's inputs (typed contents, or

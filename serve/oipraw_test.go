@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/recom-compiler/recom/serve/oippb"
 )
 
 // allBinary names every input of sig: inferBody then sends them all as
@@ -278,5 +280,47 @@ func TestRawTemplate(t *testing.T) {
 	}
 	if got := read(7, 21, spaced); got != second || c.misses.Load() != 0 {
 		t.Fatalf("the new form's template missed")
+	}
+}
+
+// TestGRPCRawFeeds: a ModelInferRequest of raw_input_contents is read as
+// rawFeeds into what grpcFeeds reads; one with typed contents, a wrong
+// datatype or short contents is left to grpcFeeds.
+func TestGRPCRawFeeds(t *testing.T) {
+	f := start(t, nil)
+	s, sig := f.srv, f.srv.Signature()
+	for i, rows := range []int{1, 6, 40} {
+		req := grpcRequest(sig, f.prog.feeds(t, rows, uint64(30+i)), true)
+		raw, ok := s.grpcRawFeeds(req)
+		if !ok {
+			t.Fatalf("%d rows: not read as raw feeds", rows)
+		}
+		want, err := s.grpcFeeds(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw.rows != int64(rows) {
+			t.Fatalf("%d rows read as %d", rows, raw.rows)
+		}
+		for k, w := range want {
+			got, err := raw.tensor(sig, k)
+			if err != nil || fmt.Sprint(got.Shape(), got.Data()) != fmt.Sprint(w.Shape(), w.Data()) {
+				t.Fatalf("%d rows, input %d: %v %v, grpcFeeds %v", rows, k, got, err, w)
+			}
+		}
+		putRawFeeds(raw)
+	}
+	feeds := f.prog.feeds(t, 2, 40)
+	for what, edit := range map[string]func(r *oippb.ModelInferRequest){
+		"typed contents": func(r *oippb.ModelInferRequest) { *r = *grpcRequest(sig, feeds, false) },
+		"a datatype":     func(r *oippb.ModelInferRequest) { r.Inputs[3].Datatype = "FP64" },
+		"short contents": func(r *oippb.ModelInferRequest) { r.RawInputContents[5] = r.RawInputContents[5][1:] },
+		"an input less":  func(r *oippb.ModelInferRequest) { r.Inputs, r.RawInputContents = r.Inputs[1:], r.RawInputContents[1:] },
+	} {
+		req := grpcRequest(sig, feeds, true)
+		edit(req)
+		if _, ok := s.grpcRawFeeds(req); ok {
+			t.Errorf("%s: read as raw feeds", what)
+		}
 	}
 }
