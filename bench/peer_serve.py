@@ -5,7 +5,7 @@
             [--backend torch|jax|numpy] [--precision fp32|tf32|bf16]
             [--max-p99 10ms] [--rates 200] [--duration 8s] [--search-steps 4]
             [--bodies 128] [--min-rows 1] [--max-rows 64] [--seed 1]
-            [--max-batch 256] [--batch-timeout 500us] [--inflight 4]
+            [--max-batch 256] [--batch-timeout 0] [--inflight 4]
             [--max-queue 4096] [--warm-duration 2s] [--json OUT.jsonl]
     python3 bench/peer_serve.py --dry-run      # numpy, a tiny synthetic model
     python3 bench/peer_serve.py --dry-run --dry-chain  # the same with a dumped dense part
@@ -966,7 +966,7 @@ def main(argv=None):
     ap.add_argument("--max-rows", type=int, default=64)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-batch", type=int, default=256)
-    ap.add_argument("--batch-timeout", default="500us", type=duration)
+    ap.add_argument("--batch-timeout", default="0", type=duration)
     ap.add_argument("--inflight", type=int, default=4)
     ap.add_argument("--max-queue", type=int, default=4096)
     ap.add_argument("--json", help="append one JSON object per rate run to this file")

@@ -47,7 +47,12 @@ type BatchOptions struct {
 // Defaults of BatchOptions (the flags of recom serve).
 const (
 	DefaultMaxBatch = 256
-	DefaultTimeout  = 500 * time.Microsecond
+	// DefaultTimeout 0: a batch goes as soon as the backend has a
+	// free slot, with the requests waiting then; while every slot is busy
+	// batches fill anyway. On the H200 with model E (07:05) a 500 µs wait
+	// gave batches of 4.3 requests and a median end-to-end latency of
+	// 1.77 ms at 5,600 req/s, no wait 1.2 requests and 0.91 ms.
+	DefaultTimeout  = 0
 	DefaultInFlight = 4
 	DefaultMaxQueue = 4096
 )

@@ -49,9 +49,10 @@ the rate whatever the answers, so latency includes queueing in the server.
 
 --rates R1,R2,... runs each rate for --duration. --max-p99 D searches
 for the highest rate whose p99 is at most D with every request answered
-(200): from the first rate, doubling until a rate fails, then bisecting
---search-steps times; the last line says the rate found. --json FILE
-writes one JSON object per rate run.`
+(200) and at least 95% of the rate answered per second: from the first
+rate, doubling until a rate fails, then bisecting --search-steps times;
+the last line says the rate found. --json FILE writes one JSON object per
+rate run.`
 
 type loadtestFlags struct {
 	url, name, protocol, jsonOut, tables string
@@ -61,6 +62,7 @@ type loadtestFlags struct {
 	seed                                 uint64
 	outputs                              []string
 	workers                              uint64
+	maxConns                             int
 }
 
 func newLoadtestCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -88,6 +90,7 @@ func newLoadtestCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.bodies, "bodies", 256, "distinct request bodies, cycled")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the rows and the inputs")
 	fl.Uint64Var(&f.workers, "workers", 32, "vegeta's initial workers (more are added to keep the rate)")
+	fl.IntVar(&f.maxConns, "max-connections", 1024, "the most connections to the server at once (kept alive and reused; a request waits for one while all are busy, its latency counting the wait): a server falling behind cannot exhaust the client's ports")
 	fl.StringVar(&f.tables, "tables", "", "lookup-table contents for drawing the inputs, an .npz (as recom gen --feeds)")
 	fl.StringSliceVar(&f.outputs, "outputs", nil, "the served outputs, as given to recom serve (they select the inputs)")
 	fl.StringVar(&f.jsonOut, "json", "", "write one JSON object per rate run to `FILE`")
@@ -121,6 +124,8 @@ func runLoadtest(ctx context.Context, model string, f *loadtestFlags, stdout io.
 		return fmt.Errorf("--min-rows %d and --max-rows %d: need 1 <= min <= max", f.minRows, f.maxRows)
 	case f.bodies < 1:
 		return fmt.Errorf("--bodies must be positive")
+	case f.maxConns < 1:
+		return fmt.Errorf("--max-connections must be positive")
 	case f.duration <= 0:
 		return fmt.Errorf("--duration must be positive")
 	}
@@ -202,11 +207,15 @@ func codesNote(r *loadResult) string {
 	return note
 }
 
+// minPace is the share of a rate a run must answer per second to meet it
+// (vegeta's throughput: answers over the run and the wait for the last).
+const minPace = 0.95
+
 // search finds the highest rate meeting --max-p99 with every request
-// answered: doubling from the first rate, then bisecting.
+// answered, at the rate: doubling from the first rate, then bisecting.
 func (f *loadtestFlags) search(run func(float64) (*loadResult, error)) (*loadResult, error) {
 	meets := func(r *loadResult) bool {
-		return r.Success == 1 && r.P99 <= float64(f.maxP99)/float64(time.Millisecond)
+		return r.Success == 1 && r.P99 <= float64(f.maxP99)/float64(time.Millisecond) && r.Throughput >= minPace*r.Rate
 	}
 	var best *loadResult
 	lo, hi := 0.0, 0.0
@@ -248,7 +257,7 @@ func (f *loadtestFlags) search(run func(float64) (*loadResult, error)) (*loadRes
 // attack runs one rate for --duration.
 func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate float64) *loadResult {
 	atk := vegeta.NewAttacker(vegeta.Timeout(f.timeout), vegeta.Workers(f.workers), vegeta.KeepAlive(true),
-		vegeta.Connections(4096), vegeta.MaxBody(1<<10))
+		vegeta.Connections(f.maxConns), vegeta.MaxConnections(f.maxConns), vegeta.MaxBody(1<<10))
 	var next atomic.Uint64
 	targeter := func(t *vegeta.Target) error {
 		lt := targets[int((next.Add(1)-1)%uint64(len(targets)))]

@@ -122,7 +122,7 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the server, from ready to shut down, to `FILE` (Go's pprof format)")
 	fl.DurationVar(&f.packSpin, "pack-spin", -1, "GPU: how long the packers' idle workers keep looking for work before they sleep (hostpack.SetSpinWait; negative: its default, 500µs)")
-	fl.IntVar(&f.packSpinners, "pack-spinners", 0, "GPU: the most packer workers spinning at once while idle, the others asleep until a batch comes (hostpack.SetSpinners; 0: no cap)")
+	fl.IntVar(&f.packSpinners, "pack-spinners", 2, "GPU: the most packer workers spinning at once while idle, the others asleep until a batch comes (hostpack.SetSpinners; 0: no cap, as recom bench has them: every idle worker spins, taking processors from the request handlers)")
 	fl.StringVar(&f.warmup, "warmup", "auto", "run one batch of random inputs per allowed batch size before taking requests: true, false, or auto (on the GPU)")
 	return cmd
 }

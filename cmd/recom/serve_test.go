@@ -268,12 +268,22 @@ func TestLoadtestSearch(t *testing.T) {
 		if rate > 700 {
 			p99 = 20
 		}
-		return &loadResult{Rate: rate, Success: 1, P99: p99}, nil
+		return &loadResult{Rate: rate, Success: 1, P99: p99, Throughput: rate}, nil
 	})
 	if err != nil || best == nil || best.Rate != 700 {
 		t.Fatalf("search found %+v (%v) after %v, want 700", best, err, ran)
 	}
 	if fmt.Sprint(ran) != "[100 200 400 800 600 700 750 725 713]" {
 		t.Errorf("rates run: %v", ran)
+	}
+	// A rate the server answers within the bound but not at its pace
+	// (fewer answers a second than minPace of it) does not meet it.
+	ran = nil
+	best, err = f.search(func(rate float64) (*loadResult, error) {
+		ran = append(ran, rate)
+		return &loadResult{Rate: rate, Success: 1, P99: 1, Throughput: min(rate, 650)}, nil
+	})
+	if err != nil || best == nil || best.Rate != 675 {
+		t.Fatalf("search found %+v (%v) after %v, want 675 (650/675 >= %v)", best, err, ran, minPace)
 	}
 }
