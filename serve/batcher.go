@@ -564,17 +564,32 @@ func (b *Batcher) assemble(reqs []*request, size, rows int64) (*batchLayout, err
 		}
 	}
 	lay.rows = rows
-	if cap(lay.jobs) < len(reqs) {
-		lay.jobs = make([]fillJob, len(reqs))
+	// A job per request, on its own goroutine where it waits (the first
+	// request's on the worker); a large first request (a batch of one
+	// request, mostly) is split in two by inputs, the second half to its
+	// goroutine.
+	nin := len(lay.feeds)
+	split := reqs[0].helper && nin >= 2 && int64(reqs[0].rows)*lay.rowBytes >= splitBytes
+	n := len(reqs)
+	if split {
+		n++
 	}
-	lay.jobs = lay.jobs[:len(reqs)]
-	lay.wg.Add(len(reqs))
+	if cap(lay.jobs) < n {
+		lay.jobs = make([]fillJob, n)
+	}
+	lay.jobs = lay.jobs[:n]
+	lay.wg.Add(n)
 	off := int64(0)
 	for i, r := range reqs {
-		lay.jobs[i] = fillJob{lay: lay, r: r, off: off, pad: i == len(reqs)-1}
+		lay.jobs[i] = fillJob{lay: lay, r: r, off: off, in: [2]int{0, nin}, pad: i == len(reqs)-1}
 		off += int64(r.rows)
 	}
-	for i := len(reqs) - 1; i >= 1; i-- {
+	if split {
+		half := nin / 2
+		lay.jobs[n-1] = lay.jobs[0]
+		lay.jobs[0].in[1], lay.jobs[n-1].in[0] = half, half
+	}
+	for i := n - 1; i >= 1; i-- {
 		if j := &lay.jobs[i]; j.r.helper {
 			j.r.done <- reply{job: j} // buffered: its goroutine takes it
 		} else {

@@ -320,11 +320,8 @@ func (d *rawReader) take(k int, shape []int64, size int64) bool {
 		return false
 	}
 	spec := &d.sig.Inputs[k]
-	if spec.checkShape(shape) != nil {
-		return false
-	}
-	n, err := interp.NumElements(shape)
-	if err != nil || (d.rows >= 0 && shape[0] != d.rows) || size > int64(len(d.bin)) {
+	n, ok := d.sig.elements(k, shape)
+	if !ok || (d.rows >= 0 && shape[0] != d.rows) || size > int64(len(d.bin)) {
 		return false
 	}
 	raw := d.bin[:size:size]

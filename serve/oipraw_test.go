@@ -1,10 +1,13 @@
 package serve
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/serve/oippb"
 )
 
@@ -204,13 +207,17 @@ func TestFillRaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := lay.fill(r, 0, 2); err != nil {
+		if err := lay.fill(r, 0, 2, 0, 4); err != nil {
 			t.Fatal(err)
 		}
-		if err := lay.fill([]*request{tenReq, rawReq}[i], 2, 2); err != nil {
+		if err := lay.fill([]*request{tenReq, rawReq}[i], 2, 2, 0, 2); err != nil {
 			t.Fatal(err)
 		}
-		lay.padRows()
+		if err := lay.fill([]*request{tenReq, rawReq}[i], 2, 2, 2, 4); err != nil {
+			t.Fatal(err)
+		}
+		lay.padRows(0, 2)
+		lay.padRows(2, 4)
 		for _, f := range lay.feeds {
 			got[i] += fmt.Sprint(f.Shape(), f.Data()) + ";"
 		}
@@ -229,7 +236,7 @@ func TestFillRaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lay.fill(&request{raw: short, rows: 2}, 0, 2); err == nil || !strings.Contains(err.Error(), "input #2") {
+	if err := lay.fill(&request{raw: short, rows: 2}, 0, 2, 0, 4); err == nil || !strings.Contains(err.Error(), "input #2") {
 		t.Fatalf("a short raw input: %v", err)
 	}
 }
@@ -321,6 +328,63 @@ func TestGRPCRawFeeds(t *testing.T) {
 		edit(req)
 		if _, ok := s.grpcRawFeeds(req); ok {
 			t.Errorf("%s: read as raw feeds", what)
+		}
+	}
+}
+
+// TestSignatureElements: Signature.elements is checkShape and
+// interp.NumElements in one step, for specs that fix the row and those
+// that do not, at the limits too.
+func TestSignatureElements(t *testing.T) {
+	big := interp.MaxElements
+	sig := Signature{Inputs: []TensorSpec{
+		{Key: "a", Shape: []int64{-1, 2, 3}}, {Key: "b", Shape: []int64{-1}}, {Key: "c", Shape: []int64{-1, -1}},
+		{Key: "d", Shape: []int64{4, 2}}, {Key: "e", Shape: []int64{-1, 0}}, {Key: "f", UnknownRank: true},
+		{Key: "g", Shape: []int64{-1, big / 2}},
+	}, Outputs: []TensorSpec{{Key: "y", Name: "y", DType: interp.Float32}}}
+	for i := range sig.Inputs {
+		sig.Inputs[i].Name, sig.Inputs[i].DType = sig.Inputs[i].Key, interp.Float32
+	}
+	if err := sig.check(); err != nil {
+		t.Fatal(err)
+	}
+	shapes := [][]int64{{}, {0}, {1}, {3}, {-1}, {2, 2, 3}, {2, 3, 2}, {0, 2, 3}, {-2, 2, 3}, {big, 2, 3}, {big/6 + 1, 2, 3}, {big / 6, 2, 3},
+		{4, 2}, {3, 2}, {5, 0}, {5, 1}, {2, big / 2}, {3, big / 2}, {7, 7, 7}, {1, -1}}
+	for k, spec := range sig.Inputs {
+		for _, sh := range shapes {
+			got, ok := sig.elements(k, sh)
+			want, err := interp.NumElements(sh)
+			wok := spec.checkShape(sh) == nil && err == nil
+			if ok != wok || (ok && got != want) {
+				t.Errorf("%s %v: elements %d %v, checkShape and NumElements %d %v", spec.ShapeString(), sh, got, ok, want, wok)
+			}
+		}
+	}
+}
+
+// TestSplitFill: a batch's first request split in two for the join (every
+// request, here) fills and pads its batch as one job does, binary and
+// JSON.
+func TestSplitFill(t *testing.T) {
+	defer func(b int64) { splitBytes = b }(splitBytes)
+	splitBytes = 1
+	f := start(t, func(c *Config) { c.Batch.Sizes = PowersOfTwo(64) }) // padded, as on the GPU
+	sig := f.srv.Signature()
+	for i, rows := range []int{1, 3, 5, 33} {
+		feeds := f.prog.feeds(t, rows, uint64(50+i))
+		want := f.prog.want(t, feeds)
+		for _, bin := range []map[string]bool{nil, allBinary(sig)} {
+			req, n := inferBody(t, sig, feeds, bin)
+			var hdr []string
+			if n >= 0 {
+				hdr = []string{binaryHeader, strconv.Itoa(n)}
+			}
+			code, body := f.post(t, "/v2/models/small/infer", req, hdr...)
+			var r inferResponse
+			if code != 200 || json.Unmarshal(body, &r) != nil {
+				t.Fatalf("%d rows: %d %s", rows, code, body)
+			}
+			checkInferOutput(t, fmt.Sprintf("%d rows, split", rows), &r, want)
 		}
 	}
 }

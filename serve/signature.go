@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/recom-compiler/recom/interp"
@@ -38,6 +39,9 @@ type Signature struct {
 	// plainKey says which inputs' keys are written in JSON as they are
 	// (no '"', '\\' or control characters; made by check).
 	plainKey []bool
+	// rowElems is each input's elements per row when its spec fixes
+	// every dimension past the first, else -1 (made by check).
+	rowElems []int64
 }
 
 // DefaultSignature and PredictMethod are TensorFlow's names for the
@@ -79,8 +83,10 @@ func (s *Signature) check() error {
 	}
 	s.inIndex, s.outIndex = map[string]int{}, map[string]int{}
 	s.plainKey = make([]bool, len(s.Inputs))
+	s.rowElems = make([]int64, len(s.Inputs))
 	for i, t := range s.Inputs {
 		s.plainKey[i] = !strings.ContainsFunc(t.Key, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 })
+		s.rowElems[i] = fixedRow(&t)
 	}
 	for l, list := range [][]TensorSpec{s.Inputs, s.Outputs} {
 		seen := map[string]bool{}
@@ -201,6 +207,45 @@ var (
 		return m
 	}()
 )
+
+// fixedRow is the elements of one row of an input of spec t when t fixes
+// every dimension past the first (and they are within MaxElements), else
+// -1.
+func fixedRow(t *TensorSpec) int64 {
+	if t.UnknownRank || len(t.Shape) == 0 {
+		return -1
+	}
+	n, err := interp.NumElements(t.Shape[1:])
+	if err != nil || slices.ContainsFunc(t.Shape[1:], func(d int64) bool { return d < 0 }) {
+		return -1
+	}
+	return n
+}
+
+// elements is checkShape and interp.NumElements of input k's shape got,
+// in one step where the spec fixes the row (rowElems): the element count,
+// or false where either would fail.
+func (s *Signature) elements(k int, got []int64) (int64, bool) {
+	spec := &s.Inputs[k]
+	if k < len(s.rowElems) && s.rowElems[k] >= 0 && len(got) == len(spec.Shape) {
+		row, rows := s.rowElems[k], got[0]
+		if rows < 0 || (spec.Shape[0] >= 0 && rows != spec.Shape[0]) || !slices.Equal(got[1:], spec.Shape[1:]) {
+			return 0, false
+		}
+		if row == 0 || rows == 0 {
+			return 0, true // a zero dimension: no elements, nothing to bound (NumElements)
+		}
+		if rows > interp.MaxElements/row {
+			return 0, false
+		}
+		return rows * row, true
+	}
+	if spec.checkShape(got) != nil {
+		return 0, false
+	}
+	n, err := interp.NumElements(got)
+	return n, err == nil
+}
 
 // checkShape checks a request's tensor of shape got against spec t: the
 // rank and every fixed dimension.
