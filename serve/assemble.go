@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"sync"
@@ -287,16 +286,12 @@ func (dst typedArena[T]) fillRaw(raw []byte, lo, n, hi int64) bool {
 		return true
 	case typedArena[string]:
 		for i := range d {
-			if len(raw) < 4 {
+			elem, rest, ok := nextBytes(raw)
+			if !ok {
 				return false
 			}
-			l := binary.LittleEndian.Uint32(raw)
-			raw = raw[4:]
-			if uint64(l) > uint64(len(raw)) {
-				return false
-			}
-			d[i] = bytesString(raw[:l]) // a view: the body outlives the batch's run
-			raw = raw[l:]
+			d[i] = bytesString(elem) // a view: the body outlives the batch's run
+			raw = rest
 		}
 		return len(raw) == 0
 	}

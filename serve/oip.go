@@ -401,21 +401,8 @@ func (s *scanner) oipInputFast(in *oipInput, shapes *[]int64) bool {
 			if s.pos >= len(b) || b[s.pos] != '{' {
 				return false
 			}
-			err := s.objectRaw(func(p []byte, escaped bool) error {
-				if escaped {
-					return errNotPlain // it may spell binary_data_size
-				}
-				if string(p) != "binary_data_size" {
-					return s.skip()
-				}
-				s.ws()
-				d, ok := s.plainInt()
-				if !ok {
-					return errNotPlain
-				}
-				in.binSize = d
-				return nil
-			})
+			var err error
+			in.binSize, err = s.binarySize()
 			if err != nil {
 				return false
 			}
@@ -444,6 +431,34 @@ func (s *scanner) oipInputFast(in *oipInput, shapes *[]int64) bool {
 		}
 		return false
 	}
+}
+
+// binarySize reads an input's parameters object at the scanner, plain:
+// the last binary_data_size given, a plain integer (-1: none), the other
+// parameters skipped; errNotPlain (or a malformed-JSON error) for a key
+// with escapes (it may spell binary_data_size) or a size that is not
+// plain: the fast readers then leave the input to the general one.
+func (s *scanner) binarySize() (int64, error) {
+	if s.pos >= len(s.buf) || s.buf[s.pos] != '{' {
+		return 0, errNotPlain
+	}
+	size := int64(-1)
+	err := s.objectRaw(func(p []byte, escaped bool) error {
+		if escaped {
+			return errNotPlain
+		}
+		if string(p) != "binary_data_size" {
+			return s.skip()
+		}
+		s.ws()
+		v, ok := s.plainInt()
+		if !ok {
+			return errNotPlain
+		}
+		size = v
+		return nil
+	})
+	return size, err
 }
 
 // errNotPlain stops a fast reader that found what it leaves to the
@@ -540,16 +555,15 @@ func decodeRaw(dt interp.DType, shape []int64, raw []byte) (*interp.Tensor, erro
 	if dt == interp.String {
 		vals := make([]string, 0, min(n, len(raw)/4))
 		for i := 0; i < n; i++ {
-			if len(raw) < 4 {
-				return nil, badRequest("the raw BYTES data ends in element %d of %d", i, n)
+			elem, rest, ok := nextBytes(raw)
+			if !ok {
+				if len(raw) < 4 {
+					return nil, badRequest("the raw BYTES data ends in element %d of %d", i, n)
+				}
+				return nil, badRequest("BYTES element %d has length %d, only %d bytes are left", i, binary.LittleEndian.Uint32(raw), len(raw)-4)
 			}
-			l := binary.LittleEndian.Uint32(raw)
-			raw = raw[4:]
-			if uint64(l) > uint64(len(raw)) {
-				return nil, badRequest("BYTES element %d has length %d, only %d bytes are left", i, l, len(raw))
-			}
-			vals = append(vals, bytesString(raw[:l])) // a view: raw is never written
-			raw = raw[l:]
+			vals = append(vals, bytesString(elem)) // a view: raw is never written
+			raw = rest
 		}
 		if len(raw) > 0 {
 			return nil, badRequest("%d bytes left after the %d BYTES elements", len(raw), n)

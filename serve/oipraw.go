@@ -392,16 +392,16 @@ func (d *rawReader) shape(p int) (int, int, bool) {
 	return 0, p, false
 }
 
-// binarySize is how a client writes the parameters of a binary input.
-const binarySize = `{"binary_data_size":`
+// binarySizeKey is how a client writes the parameters of a binary input.
+const binarySizeKey = `{"binary_data_size":`
 
 // parameters reads an input's parameters: its binary_data_size (the
 // last one given, as the general reader takes it), -1 for none.
 func (d *rawReader) parameters() (int64, bool) {
 	s := &d.s
 	b, p := s.buf, s.pos
-	if len(b)-p > len(binarySize) && string(b[p:p+len(binarySize)]) == binarySize {
-		at := space(b, p+len(binarySize))
+	if len(b)-p > len(binarySizeKey) && string(b[p:p+len(binarySizeKey)]) == binarySizeKey {
+		at := space(b, p+len(binarySizeKey))
 		if v, q, ok := intAt(b, at); ok {
 			if e := space(b, q); e < len(b) && b[e] == '}' {
 				s.pos = e + 1
@@ -415,26 +415,8 @@ func (d *rawReader) parameters() (int64, bool) {
 	if d.learn != nil {
 		d.learn.bad = true // the general form: no template of it
 	}
-	if s.pos >= len(b) || b[s.pos] != '{' {
-		return 0, false
-	}
-	size := int64(-1)
-	s.depth++ // the input's object (objectRaw enters the parameters')
-	err := s.objectRaw(func(p []byte, escaped bool) error {
-		if escaped {
-			return errNotPlain // it may spell binary_data_size
-		}
-		if string(p) != "binary_data_size" {
-			return s.skip()
-		}
-		s.ws()
-		v, ok := s.plainInt()
-		if !ok {
-			return errNotPlain
-		}
-		size = v
-		return nil
-	})
+	s.depth++ // the input's object (binarySize enters the parameters')
+	size, err := s.binarySize()
 	s.depth--
 	return size, err == nil
 }
@@ -454,17 +436,25 @@ func rawItemSize(dt interp.DType) int64 {
 // rawStrings reports whether raw is exactly n BYTES elements.
 func rawStrings(raw []byte, n int64) bool {
 	for ; n > 0; n-- {
-		if len(raw) < 4 {
+		var ok bool
+		if _, raw, ok = nextBytes(raw); !ok {
 			return false
 		}
-		l := binary.LittleEndian.Uint32(raw)
-		raw = raw[4:]
-		if uint64(l) > uint64(len(raw)) {
-			return false
-		}
-		raw = raw[l:]
 	}
 	return len(raw) == 0
+}
+
+// nextBytes is the first BYTES element of raw (a 4-byte little-endian
+// length and the bytes) and the rest; false when raw is shorter.
+func nextBytes(raw []byte) (elem, rest []byte, ok bool) {
+	if len(raw) < 4 {
+		return nil, raw, false
+	}
+	l := binary.LittleEndian.Uint32(raw)
+	if uint64(l) > uint64(len(raw)-4) {
+		return nil, raw, false
+	}
+	return raw[4 : 4+l], raw[4+l:], true
 }
 
 // tensor is input k as a tensor sharing the body's bytes where it can

@@ -11,6 +11,17 @@ import (
 	"github.com/recom-compiler/recom/serve/oippb"
 )
 
+// postInfer posts feeds to the small model's /infer as inferBody writes
+// them (the inputs in bin as binary data, with the binary header).
+func (f *fixture) postInfer(t testing.TB, feeds map[string]*interp.Tensor, bin map[string]bool) (int, []byte) {
+	req, n := inferBody(t, f.srv.Signature(), feeds, bin)
+	var hdr []string
+	if n >= 0 {
+		hdr = []string{binaryHeader, strconv.Itoa(n)}
+	}
+	return f.post(t, "/v2/models/small/infer", req, hdr...)
+}
+
 // allBinary names every input of sig: inferBody then sends them all as
 // binary data (a request decodeInferRaw reads).
 func allBinary(sig *Signature) map[string]bool {
@@ -374,12 +385,7 @@ func TestSplitFill(t *testing.T) {
 		feeds := f.prog.feeds(t, rows, uint64(50+i))
 		want := f.prog.want(t, feeds)
 		for _, bin := range []map[string]bool{nil, allBinary(sig)} {
-			req, n := inferBody(t, sig, feeds, bin)
-			var hdr []string
-			if n >= 0 {
-				hdr = []string{binaryHeader, strconv.Itoa(n)}
-			}
-			code, body := f.post(t, "/v2/models/small/infer", req, hdr...)
+			code, body := f.postInfer(t, feeds, bin)
 			var r inferResponse
 			if code != 200 || json.Unmarshal(body, &r) != nil {
 				t.Fatalf("%d rows: %d %s", rows, code, body)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,12 +190,7 @@ func TestConcurrent(t *testing.T) {
 				if i%2 == 1 {
 					bin = allBinary(sig)
 				}
-				req, n := inferBody(t, sig, feeds, bin)
-				var hdr []string
-				if n >= 0 {
-					hdr = []string{binaryHeader, strconv.Itoa(n)}
-				}
-				code, body := f.post(t, "/v2/models/small/infer", req, hdr...)
+				code, body := f.postInfer(t, feeds, bin)
 				var r inferResponse
 				if code != 200 || json.Unmarshal(body, &r) != nil {
 					errs <- fmt.Errorf("client %d: %d %s", i, code, body)
