@@ -164,10 +164,14 @@ type Batcher struct {
 	work   chan []*request
 	wg     sync.WaitGroup
 	queued atomic.Int64
-	// busy counts the batches handed to the workers (or being handed)
-	// and not yet done: collect waits Timeout for more requests only
-	// while it is > 0.
+	// busy counts the batches handed to the workers (or being handed,
+	// or run inline) and not yet done: collect waits Timeout for more
+	// requests only while it is > 0.
 	busy atomic.Int64
+	// slots holds a token per batch on the backend (InFlight at most):
+	// the collector takes one before it hands a batch to a worker, a
+	// request run inline one before it runs.
+	slots chan struct{}
 	// layouts pools the batches' input layouts by layoutKey (a
 	// *sync.Pool of *batchLayout each).
 	layouts  sync.Map
@@ -202,7 +206,8 @@ func NewBatcher(sig *Signature, backend Backend, opts BatchOptions, met *metrics
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Batcher{opts: o, sig: sig, backend: backend, met: met, log: log,
-		reqs: make(chan *request, o.MaxQueue), work: make(chan []*request), static: staticKey(sig)}
+		reqs: make(chan *request, o.MaxQueue), work: make(chan []*request), slots: make(chan struct{}, o.InFlight),
+		static: staticKey(sig)}
 	b.wg.Add(1 + o.InFlight)
 	go func() {
 		defer b.wg.Done()
@@ -213,6 +218,7 @@ func NewBatcher(sig *Signature, backend Backend, opts BatchOptions, met *metrics
 			defer b.wg.Done()
 			for batch := range b.work {
 				b.run(batch)
+				<-b.slots // the collector took it for this batch
 			}
 		}()
 	}
@@ -255,6 +261,9 @@ func (b *Batcher) doRaw(ctx context.Context, f *rawFeeds) ([]*interp.Tensor, tim
 
 // wait queues r and waits for its outputs.
 func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
+	if out, took, err, ok := b.inline(r); ok {
+		return out, took, err
+	}
 	ctx := r.ctx
 	b.mu.RLock()
 	if b.closed {
@@ -293,6 +302,40 @@ func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
 			ctxDone, gone = nil, true
 		}
 	}
+}
+
+// inline runs r as a batch of its own on the calling goroutine when no
+// request waits for a batch and a backend slot is free: at low load a
+// request then skips the hand-offs to the collector and a worker and
+// back (each a goroutine's wake-up: tens of microseconds on the GPU
+// host). ok false: r is to be queued.
+func (b *Batcher) inline(r *request) (out []*interp.Tensor, took time.Duration, err error, ok bool) {
+	if b.queued.Load() != 0 {
+		return nil, 0, nil, false
+	}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return nil, 0, errShuttingDown, true
+	}
+	select {
+	case b.slots <- struct{}{}:
+	default:
+		b.mu.RUnlock()
+		return nil, 0, nil, false
+	}
+	b.wg.Add(1) // Close waits for it as for the workers
+	b.mu.RUnlock()
+	defer func() {
+		<-b.slots
+		b.wg.Done()
+	}()
+	r.helper = false // its goroutine runs the batch: no job for it to take
+	b.queued.Add(1)  // as run counts it out
+	b.busy.Add(1)
+	b.run([]*request{r})
+	rep := <-r.done // run replied (buffered)
+	return rep.out, rep.backend, rep.err, true
 }
 
 // Close stops taking requests, runs every request already queued, and
@@ -376,15 +419,28 @@ func (b *Batcher) collect() {
 			}
 		}
 		b.busy.Add(1)
-		for sent := false; !sent; {
-			var more <-chan *request
+		// A backend slot first (one may be taken by a request run
+		// inline), then a worker (one is free while the batch holds a
+		// slot); the batch goes on filling meanwhile.
+		more := func() <-chan *request {
 			if !b.alone() && held == nil && in != nil && rows < b.opts.MaxBatch {
-				more = in
+				return in
 			}
+			return nil
+		}
+		for got := false; !got; {
+			select {
+			case b.slots <- struct{}{}:
+				got = true
+			case r, ok := <-more():
+				take(r, ok)
+			}
+		}
+		for sent := false; !sent; {
 			select {
 			case b.work <- batch:
 				sent = true
-			case r, ok := <-more:
+			case r, ok := <-more():
 				take(r, ok)
 			}
 		}
@@ -567,9 +623,9 @@ func (b *Batcher) assemble(reqs []*request, size, rows int64) (*batchLayout, err
 	// A job per request, on its own goroutine where it waits (the first
 	// request's on the worker); a large first request (a batch of one
 	// request, mostly) is split in two by inputs, the second half to its
-	// goroutine.
+	// goroutine (or a goroutine of its own when the request runs inline).
 	nin := len(lay.feeds)
-	split := reqs[0].helper && nin >= 2 && int64(reqs[0].rows)*lay.rowBytes >= splitBytes
+	split := nin >= 2 && int64(reqs[0].rows)*lay.rowBytes >= splitBytes
 	n := len(reqs)
 	if split {
 		n++
@@ -590,9 +646,12 @@ func (b *Batcher) assemble(reqs []*request, size, rows int64) (*batchLayout, err
 		lay.jobs[0].in[1], lay.jobs[n-1].in[0] = half, half
 	}
 	for i := n - 1; i >= 1; i-- {
-		if j := &lay.jobs[i]; j.r.helper {
+		switch j := &lay.jobs[i]; {
+		case j.r.helper:
 			j.r.done <- reply{job: j} // buffered: its goroutine takes it
-		} else {
+		case split && i == n-1:
+			go j.run() // the first request's half, its goroutine busy
+		default:
 			j.run()
 		}
 	}

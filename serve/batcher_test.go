@@ -399,3 +399,65 @@ func TestBatcherIdleDispatch(t *testing.T) {
 	}
 	checkDoubled(t, "second idle request", x, out[0])
 }
+
+// TestBatcherInline: a request that finds no request waiting and a slot
+// free runs on its own goroutine (the collector and the workers never see
+// it); with every slot busy requests queue and batch as before; Close
+// waits for a request running inline.
+func TestBatcherInline(t *testing.T) {
+	d := &doubler{gate: make(chan struct{}), running: make(chan struct{}, 16)}
+	b := NewBatcher(&doublerSig, d, BatchOptions{MaxBatch: 64, InFlight: 1, Sizes: []int{1, 2, 4, 8, 16, 32, 64}}, nil, nil)
+	ctx := context.Background()
+	first := make(chan error, 1)
+	go func() {
+		x := rowsOf(3, 5)
+		out, err := b.Do(ctx, []*interp.Tensor{x}, 3)
+		if err == nil {
+			checkDoubled(t, "inline request", x, out[0])
+		}
+		first <- err
+	}()
+	<-d.running // the first runs (inline: nothing waited, the slot was free)
+	if len(b.slots) != 1 || b.queued.Load() != 0 || len(b.reqs) != 0 {
+		t.Fatalf("running the first: %d slots taken, %d requests waiting (%d queued), want 1 and none", len(b.slots), b.queued.Load(), len(b.reqs))
+	}
+	// The only slot is taken: these queue, and run as one batch after.
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := rowsOf(i+1, float32(10*i))
+			out, err := b.Do(ctx, []*interp.Tensor{x}, i+1)
+			if err != nil {
+				t.Errorf("queued request %d: %v", i, err)
+				return
+			}
+			checkDoubled(t, fmt.Sprintf("queued request %d", i), x, out[0])
+		}()
+	}
+	waitCollected(b, 3)
+	closed := make(chan struct{})
+	go func() {
+		b.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a request ran inline")
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(d.gate)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	<-closed
+	// 3 rows padded to 4 (inline), then 1+2+3 = 6 padded to 8.
+	if got := d.batchSizes(); fmt.Sprint(got) != "[4 8]" {
+		t.Errorf("batch sizes %v, want [4 8]", got)
+	}
+	if _, err := b.Do(ctx, []*interp.Tensor{rowsOf(1, 1)}, 1); err == nil || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("a request after Close: %v", err)
+	}
+}
