@@ -12,11 +12,12 @@ run: its last line) the median end-to-end latency the client saw is set
 beside it, and the overhead's share of it, issue #20's target being at most
 15%. Prints one line:
 
-    OVERHEAD protocol=P n=N overhead_p50_ms=X queue_p50_ms=Q [e2e_p50_ms=Y share=Z rate=R]
+    OVERHEAD protocol=P n=N overhead_p50_ms=X queue_p50_ms=Q [stages_p50_ms=read:A,decode:B,batch:C,respond:D] [e2e_p50_ms=Y share=Z rate=R]
 
 (queue_p50_ms: the median of recom_serve_queue_duration_seconds over the
 run, every protocol's: the part of the overhead spent waiting for a batch
-to start, the batch timeout and busy slots.)
+to start, the batch timeout and busy slots; stages_p50_ms: the median of
+each stage of recom_serve_overhead_stage_seconds, HTTP's.)
 """
 import json
 import math
@@ -26,18 +27,19 @@ import sys
 SAMPLE = re.compile(r'^(\w+)\{([^}]*)\}\s+(\S+)$')
 LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 NAME = "recom_serve_overhead_seconds"
+STAGES = "recom_serve_overhead_stage_seconds"
 
 
-def buckets(text, protocol, name=NAME):
+def buckets(text, protocol, name=NAME, stage=None):
     """{le: cumulative count} of histogram name (of protocol, when it has
-    that label)."""
+    that label; of stage, when given)."""
     out = {}
     for line in text.splitlines():
         m = SAMPLE.match(line.strip())
         if not m or m.group(1) != name + "_bucket":
             continue
         labels = dict(LABEL.findall(m.group(2)))
-        if labels.get("protocol", protocol) != protocol:
+        if labels.get("protocol", protocol) != protocol or labels.get("stage") != stage:
             continue
         le = math.inf if labels["le"] == "+Inf" else float(labels["le"])
         out[le] = out.get(le, 0) + float(m.group(3))
@@ -64,8 +66,8 @@ def quantile(q, cum):
     return les[-1], total
 
 
-def median_between(before, after, protocol, name=NAME):
-    b, a = buckets(before, protocol, name), buckets(after, protocol, name)
+def median_between(before, after, protocol, name=NAME, stage=None):
+    b, a = buckets(before, protocol, name, stage), buckets(after, protocol, name, stage)
     return quantile(0.5, {le: a[le] - b.get(le, 0) for le in a})
 
 
@@ -84,6 +86,14 @@ def main(argv):
     q50, qn = median_between(before, after, argv[2], "recom_serve_queue_duration_seconds")
     if qn:
         line += f" queue_p50_ms={q50 * 1e3:.3f}"  # part of the overhead: each request's wait for its batch to start
+    # The overhead's stages (HTTP): each one's median.
+    parts = []
+    for st in ("read", "decode", "batch", "respond"):
+        m50, mn = median_between(before, after, argv[2], STAGES, st)
+        if mn:
+            parts.append(f"{st}:{m50 * 1e3:.3f}")
+    if parts:
+        line += " stages_p50_ms=" + ",".join(parts)
     if len(argv) == 4:
         with open(argv[3]) as f:
             runs = [json.loads(x) for x in f if x.strip()]

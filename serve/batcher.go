@@ -42,6 +42,9 @@ type BatchOptions struct {
 	// Alone runs every request as its own batch (a model whose inputs or
 	// outputs have no batch dimension).
 	Alone bool
+	// Queued sends every request through the queue, the collector and a
+	// worker: none runs inline on its own goroutine (Batcher.inline).
+	Queued bool
 }
 
 // Defaults of BatchOptions (the flags of recom serve).
@@ -310,7 +313,7 @@ func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
 // back (each a goroutine's wake-up: tens of microseconds on the GPU
 // host). ok false: r is to be queued.
 func (b *Batcher) inline(r *request) (out []*interp.Tensor, took time.Duration, err error, ok bool) {
-	if b.queued.Load() != 0 {
+	if b.opts.Queued || b.queued.Load() != 0 {
 		return nil, 0, nil, false
 	}
 	b.mu.RLock()

@@ -110,12 +110,15 @@ func (s *Server) predictV1(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	markStage(w, stageRead)
 	req, err := decodePredict(body, s.sig)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
+	markStage(w, stageDecode)
 	outs, took, err := s.run(r.Context(), "tfserving", req.feeds)
+	markStage(w, stageRun)
 	if err != nil {
 		writeError(w, err)
 		return

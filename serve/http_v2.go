@@ -124,19 +124,23 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	markStage(w, stageRead)
 	var outs []*interp.Tensor
 	var took time.Duration
 	req, raw, ok := s.decodeRaw(body, jsonLen)
 	if ok {
 		defer putRawFeeds(raw)
+		markStage(w, stageDecode)
 		outs, took, err = s.runRaw(r.Context(), "oip-http", raw)
 	} else {
 		if req, err = decodeInfer(body, jsonLen, s.sig); err != nil {
 			writeError(w, err)
 			return
 		}
+		markStage(w, stageDecode)
 		outs, took, err = s.run(r.Context(), "oip-http", req.feeds)
 	}
+	markStage(w, stageRun)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -25,6 +25,7 @@ type metrics struct {
 	inFlight  prometheus.Gauge
 	ready     prometheus.Gauge
 	overheads *prometheus.HistogramVec // protocol
+	stageTime *prometheus.HistogramVec // protocol, stage
 }
 
 // latencyBuckets run from 50 µs to 10 s.
@@ -95,7 +96,11 @@ func newMetrics(reg *prometheus.Registry, model string) *metrics {
 		Name: "recom_serve_overhead_seconds", ConstLabels: labels, Buckets: overheadBuckets,
 		Help: "The server's own time on each answered inference request, by protocol: from its arrival (HTTP: its handler, after the headers; gRPC: the call's start) to its response written (gRPC: sent), less the backend's time on the batch it ran in. Reading, decoding, checking, queueing and batching, splitting, encoding and writing.",
 	}, []string{"protocol"})
-	reg.MustRegister(m.overheads)
+	m.stageTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "recom_serve_overhead_stage_seconds", ConstLabels: labels, Buckets: overheadBuckets,
+		Help: "The server's own time on each answered HTTP inference request by stage: read (from the handler's start to the body read), decode (the body decoded and checked), batch (from then to the outputs split back, less the backend's time: the queue, the join into the batch, the hand-offs), respond (the response encoded and written). They add up to recom_serve_overhead_seconds but for the routing.",
+	}, []string{"protocol", "stage"})
+	reg.MustRegister(m.overheads, m.stageTime)
 	reg.MustRegister(m.requests, m.latency, m.reqRows, m.batchRows, m.padRows, m.batchReqs, m.batchTime, m.batchErrs, m.queueTime, m.queueLen, m.inFlight, m.ready)
 	return m
 }
@@ -114,6 +119,27 @@ func (m *metrics) overhead(protocol string, d time.Duration) {
 	if m != nil {
 		m.overheads.WithLabelValues(protocol).Observe(max(d, 0).Seconds())
 	}
+}
+
+// stages observes an HTTP inference request's stages from its start t0,
+// the marks (statusWriter.marks) and its end, the backend's time taken
+// out of the batch stage. A stage whose mark is missing is not observed.
+func (m *metrics) stages(protocol string, t0 time.Time, marks [numStages]time.Time, end time.Time, backend time.Duration) {
+	if m == nil {
+		return
+	}
+	for _, t := range marks {
+		if t.IsZero() {
+			return
+		}
+	}
+	ob := func(stage string, d time.Duration) {
+		m.stageTime.WithLabelValues(protocol, stage).Observe(max(d, 0).Seconds())
+	}
+	ob("read", marks[stageRead].Sub(t0))
+	ob("decode", marks[stageDecode].Sub(marks[stageRead]))
+	ob("batch", marks[stageRun].Sub(marks[stageDecode])-backend)
+	ob("respond", end.Sub(marks[stageRun]))
 }
 
 func (m *metrics) rows(protocol string, rows int) {

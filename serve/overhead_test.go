@@ -44,13 +44,23 @@ func TestOverheadMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	hist := map[string]map[string]*dto.Histogram{}
+	stages := map[string]map[string]*dto.Histogram{} // protocol, stage
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
-			proto := ""
+			proto, stage := "", ""
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "protocol" {
+				switch l.GetName() {
+				case "protocol":
 					proto = l.GetValue()
+				case "stage":
+					stage = l.GetValue()
 				}
+			}
+			if mf.GetName() == "recom_serve_overhead_stage_seconds" {
+				if stages[proto] == nil {
+					stages[proto] = map[string]*dto.Histogram{}
+				}
+				stages[proto][stage] = m.GetHistogram()
 			}
 			if m.GetHistogram() != nil && (mf.GetName() == "recom_serve_overhead_seconds" || mf.GetName() == "recom_serve_request_duration_seconds") {
 				if hist[mf.GetName()] == nil {
@@ -70,7 +80,23 @@ func TestOverheadMetric(t *testing.T) {
 			t.Errorf("%s: the overheads sum to %v s", proto, h.GetSampleSum())
 		}
 		if proto == "oip-grpc" {
+			if len(stages[proto]) != 0 {
+				t.Errorf("gRPC requests have stages: %v", stages[proto])
+			}
 			continue // the interceptor's duration leaves out the messages' coding
+		}
+		// HTTP: each stage once a request, together at most the overhead.
+		sum := 0.0
+		for _, st := range []string{"read", "decode", "batch", "respond"} {
+			g := stages[proto][st]
+			if g == nil || g.GetSampleCount() != want {
+				t.Errorf("%s: stage %s observed %v times, want %d", proto, st, g.GetSampleCount(), want)
+				continue
+			}
+			sum += g.GetSampleSum()
+		}
+		if sum > h.GetSampleSum()*1.0001 {
+			t.Errorf("%s: the stages sum to %v s, more than the overheads' %v s", proto, sum, h.GetSampleSum())
 		}
 		if d := hist["recom_serve_request_duration_seconds"][proto]; d == nil || h.GetSampleSum() >= d.GetSampleSum() {
 			t.Errorf("%s: the overheads (%v s) are not less than the requests' whole times (%v s)", proto, h.GetSampleSum(), d.GetSampleSum())

@@ -297,6 +297,7 @@ func (s *Server) Handler() http.Handler {
 		s.met.request(protocol, endpoint, httpCode(code), d)
 		if rw.backend > 0 && code == http.StatusOK {
 			s.met.overhead(protocol, d-rw.backend)
+			s.met.stages(protocol, t0, rw.marks, t0.Add(d), rw.backend)
 		}
 		level := slog.LevelDebug
 		if code >= 500 {
@@ -398,6 +399,25 @@ type statusWriter struct {
 	http.ResponseWriter
 	status  int
 	backend time.Duration
+	// marks are when an inference request's stages ended (markStage).
+	marks [numStages]time.Time
+}
+
+// The stages of an HTTP inference request that end at a mark: its body
+// read, decoded and checked, run (queued, joined into its batch, run,
+// split back); the response written ends the last.
+const (
+	stageRead = iota
+	stageDecode
+	stageRun
+	numStages
+)
+
+// markStage notes that stage st of the request answered on w ended now.
+func markStage(w http.ResponseWriter, st int) {
+	if sw, ok := w.(*statusWriter); ok {
+		sw.marks[st] = time.Now()
+	}
 }
 
 // noteBackend records the backend's time on the request answered on w.

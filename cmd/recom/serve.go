@@ -86,6 +86,7 @@ type serveFlags struct {
 	cpuProfile                                 string
 	packSpin                                   time.Duration
 	packSpinners                               int
+	queuedOnly                                 bool
 	// started, when set, gets the server's listeners' addresses once it
 	// is ready (tests).
 	started func(httpAddr, grpcAddr string)
@@ -112,6 +113,7 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.maxBatch, "max-batch", serve.DefaultMaxBatch, "the most rows one batch holds")
 	fl.DurationVar(&f.batchTimeout, "batch-timeout", serve.DefaultTimeout, "the longest a batch's first request waits for more while another batch is in flight (0: take only those already waiting; with none in flight a batch goes at once)")
 	fl.IntVar(&f.inflight, "inflight", serve.DefaultInFlight, "batches running on the backend at once")
+	fl.BoolVar(&f.queuedOnly, "queue-all", false, "send every request through the batching queue (by default a request that finds nothing waiting and a backend slot free runs at once on its own goroutine)")
 	fl.IntSliceVar(&f.batchSizes, "batch-sizes", nil, "allowed batch sizes: a batch is padded to the next (default: powers of two up to --max-batch on the GPU, none on the CPU; 0: none)")
 	fl.IntVar(&f.maxQueue, "max-queue", serve.DefaultMaxQueue, "the most requests waiting for a batch (more are refused with 503 / UNAVAILABLE)")
 	fl.IntVar(&f.maxRows, "max-request-rows", serve.DefaultMaxRequestRows, "the most rows one request may have")
@@ -192,7 +194,7 @@ func runServe(ctx context.Context, path string, f *serveFlags, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	opts := serve.BatchOptions{MaxBatch: f.maxBatch, Timeout: f.batchTimeout, InFlight: f.inflight, MaxQueue: f.maxQueue, Sizes: ld.sizes}
+	opts := serve.BatchOptions{MaxBatch: f.maxBatch, Timeout: f.batchTimeout, InFlight: f.inflight, MaxQueue: f.maxQueue, Sizes: ld.sizes, Queued: f.queuedOnly}
 	srv, err := serve.New(serve.Config{
 		Name: f.name, Version: f.version, Signature: ld.sig, Backend: ld.backend, Batch: opts,
 		Limits:        serve.Limits{MaxBodyBytes: f.maxBody, MaxRequestRows: f.maxRows, MaxBytesInFlight: f.maxInFlightBytes},
