@@ -241,9 +241,24 @@ func (b *Batcher) Do(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*
 // request ran in (0 when it did not run): the rest of a request's time in
 // the server is the server's own.
 func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, time.Duration, error) {
-	r := &request{ctx: ctx, feeds: feeds, rows: rows, enq: time.Now(), done: make(chan reply, 1), helper: true}
+	r := newRequest(ctx, rows)
+	r.feeds = feeds
 	if !b.alone() {
 		r.key = shapeKey(feeds)
+	}
+	return b.wait(r)
+}
+
+// doChecked is DoTimed for feeds checked against the signature
+// (Server.checkFeeds): their key is the signature's when it fixes every
+// input's row (no key computed per request).
+func (b *Batcher) doChecked(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, time.Duration, error) {
+	r := newRequest(ctx, rows)
+	r.feeds = feeds
+	if !b.alone() {
+		if r.key = b.static; r.key == "" {
+			r.key = shapeKey(feeds)
+		}
 	}
 	return b.wait(r)
 }
@@ -252,7 +267,8 @@ func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int)
 // checked against the signature (decodeInferRaw): every input of the
 // signature, of f.rows rows.
 func (b *Batcher) doRaw(ctx context.Context, f *rawFeeds) ([]*interp.Tensor, time.Duration, error) {
-	r := &request{ctx: ctx, raw: f, rows: int(f.rows), enq: time.Now(), done: make(chan reply, 1), helper: true}
+	r := newRequest(ctx, int(f.rows))
+	r.raw = f
 	if !b.alone() {
 		r.key = b.static
 		if r.key == "" {
@@ -260,6 +276,12 @@ func (b *Batcher) doRaw(ctx context.Context, f *rawFeeds) ([]*interp.Tensor, tim
 		}
 	}
 	return b.wait(r)
+}
+
+// newRequest is a request of rows rows arriving now, its goroutine to
+// wait for it (helper).
+func newRequest(ctx context.Context, rows int) *request {
+	return &request{ctx: ctx, rows: rows, enq: time.Now(), done: make(chan reply, 1), helper: true}
 }
 
 // wait queues r and waits for its outputs.

@@ -211,7 +211,7 @@ func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tenso
 		return nil, 0, err
 	}
 	s.met.rows(protocol, rows)
-	return s.batcher.DoTimed(ctx, feeds, rows)
+	return s.batcher.doChecked(ctx, feeds, rows)
 }
 
 // decodeRaw is decodeInferRaw for this server's model and limits: a
