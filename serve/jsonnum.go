@@ -1,5 +1,7 @@
 package serve
 
+import "math"
+
 // Fast paths of number parsing for the common tokens of a request body
 // (short decimals): a token whose digits fit the float's mantissa and whose
 // power of ten is exactly representable is the correctly rounded quotient
@@ -90,7 +92,7 @@ func fastFloat(tok []byte, bits int) (float64, bool) {
 func floatOf(neg bool, mant uint64, exp int, bits int) (float64, bool) {
 	if bits == 32 {
 		if mant > 1<<24 || exp < -10 || exp > 10 {
-			return 0, false
+			return float32Of(neg, mant, exp)
 		}
 		f := float32(mant)
 		if exp < 0 {
@@ -116,6 +118,25 @@ func floatOf(neg bool, mant uint64, exp int, bits int) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// float32Of is ±mant x 10^exp as a float32 by way of the float64 fast
+// path (the float32 one does not apply: more than 24 bits of digits, as
+// the shortest decimal of most float32 values has), when that gives the
+// float32 nearest the decimal. The float64 q is the float64 nearest the
+// decimal x; rounding q to float32 gives the float32 nearest x unless a
+// float32 midpoint (a float64 value: 25 significant bits) lies between x
+// and q, which only q itself can be (any other would be nearer x than
+// q): q is declined when it is a float32 midpoint, the 29 bits below a
+// float32's mantissa a one and zeros. (The float64 fast path's values,
+// 0 and 1e-22 to 2^53 x 1e22, are within float32's normal range, where
+// that is a midpoint's pattern, and round to no infinity.)
+func float32Of(neg bool, mant uint64, exp int) (float64, bool) {
+	q, ok := floatOf(neg, mant, exp, 64)
+	if !ok || math.Float64bits(q)&(1<<29-1) == 1<<28 {
+		return 0, false
+	}
+	return float64(float32(q)), true
 }
 
 // fastInt parses an integer token of at most 18 digits (no fraction or

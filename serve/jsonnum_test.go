@@ -76,15 +76,28 @@ func TestFastNumbers(t *testing.T) {
 	for _, tok := range []string{"0", "-0", "1", "16777216", "16777217", "9007199254740992", "9007199254740993",
 		"0.1", "1e10", "1e11", "1e-10", "1e-11", "1e22", "1e23", "123456789012345678", "1234567890123456789",
 		"12345678901234567890", "2147483647", "2147483648", "-2147483648", "-2147483649", "3.4028235e38", "1.5e-45",
+		"16777219", "0.41040283", "-1.0850803", "3.4028235677973366e38", "3.4028235e38", "3.4028236e38", "1.1754943e-38", "1.1754942e-38", "1.401298464324817e-45", "7.006492321624085e-46",
 		"00", "01", "1.", ".5", "-", "1e", "1e+", "+1", "0x10", "NaN", "Infinity", "1e0400"} {
 		checkNumber(t, tok)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 200000 {
 		var tok string
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			tok = strconv.FormatFloat(float64(float32(r.NormFloat64()*math.Pow(10, float64(r.IntN(12)-6)))), 'g', -1, 32)
+		case 3:
+			// Halfway between two float32 values, or a few float64 ulps
+			// off it, written in full or cut to 8 to 17 digits: where a
+			// float64 rounded to float32 may not be the float32 nearest.
+			f := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(12)-6)))
+			m := (float64(f) + float64(math.Nextafter32(f, float32(math.Inf(1))))) / 2
+			m = math.Float64frombits(math.Float64bits(m) + uint64(r.IntN(5)) - 2)
+			if r.IntN(2) == 0 {
+				tok = strconv.FormatFloat(m, 'g', -1, 64)
+			} else {
+				tok = strconv.FormatFloat(m, 'e', 7+r.IntN(10), 64)
+			}
 		case 1:
 			tok = fmt.Sprintf("%d.%0*d", r.IntN(100000)-50000, r.IntN(8)+1, r.IntN(10000000))
 		default:
@@ -96,7 +109,7 @@ func TestFastNumbers(t *testing.T) {
 
 // FuzzFastNumbers: the same on any token.
 func FuzzFastNumbers(f *testing.F) {
-	for _, s := range []string{"1.5", "-0.001", "16777217", "1e22", "9007199254740993"} {
+	for _, s := range []string{"1.5", "-0.001", "16777217", "1e22", "9007199254740993", "0.41040283", "3.4028235677973366e38"} {
 		f.Add(s)
 	}
 	f.Fuzz(checkNumber)

@@ -10,9 +10,10 @@ import (
 )
 
 // The row format's "instances" of a large body are read by several
-// goroutines at once: each reads a run of rows with instanceRow into
-// buffers of its own, and the runs are joined input by input. A request of E (1001 inputs, 64 rows: ~1 MB of JSON) is read in
-// a fraction of the time one goroutine takes. The parallel reader only
+// goroutines at once: each reads a run of rows with a rowReader of its own
+// (the row plan, instanceRow), and the runs are joined input by input. A
+// request of E (1001 inputs, 64 rows: ~1 MB of JSON) is read in a
+// fraction of the time one goroutine takes. The parallel reader only
 // ever succeeds with what the sequential one gives: each row is read by
 // the same code, the runs must meet exactly (below), and they must agree
 // on each input's row shape; anything else (an error, a row that is not
@@ -74,23 +75,22 @@ func (s *scanner) instancesParallel(sig *Signature) (feeds []*interp.Tensor, ok 
 		return nil, false
 	}
 	type run struct {
-		bufs     []tbuf
-		rowShape [][]int64
-		rows     int
-		after    int // the last run: past the list's ']'
-		ok       bool
+		r     *rowReader
+		after int // the last run: past the list's ']'
+		ok    bool
 	}
 	runs := make([]run, chunks)
 	inner := s.depth + 1 // inside the list
-	read := func(c int) {
-		r := &runs[c]
-		r.bufs = make([]tbuf, len(sig.Inputs))
-		for k, in := range sig.Inputs {
-			r.bufs[k].dt = in.DType
+	for c := range runs {
+		runs[c].r = getRowReader(sig)
+	}
+	defer func() {
+		for c := range runs {
+			runs[c].r.done()
 		}
-		r.rowShape = make([][]int64, len(sig.Inputs))
-		seen := make([]bool, len(sig.Inputs))
-		order := make([]int, 0, len(sig.Inputs))
+	}()
+	read := func(c int) {
+		r := runs[c].r
 		end := len(b)
 		if c+1 < chunks {
 			end = starts[c+1]
@@ -100,25 +100,15 @@ func (s *scanner) instancesParallel(sig *Signature) (feeds []*interp.Tensor, ok 
 			if rs.pos >= len(b) || b[rs.pos] != '{' {
 				return
 			}
-			clear(seen)
-			var err error
-			if order, err = rs.instanceRow(sig, r.bufs, r.rowShape, seen, order, r.rows); err != nil {
-				return
+			// Room for the run's rows left; run 0's buffers take every
+			// run's rows (they are joined there).
+			last := end
+			if c == 0 {
+				last = len(b)
 			}
-			if slices.Contains(seen, false) {
+			r.room(r.rows, rs.pos-starts[c], last-rs.pos)
+			if err := r.row(rs, r.rows); err != nil {
 				return
-			}
-			if r.rows++; r.rows == 1 {
-				// The run's rows, estimated by its first row's bytes; run
-				// 0's buffers take every run's rows (they are joined there).
-				last := end
-				if c == 0 {
-					last = len(b)
-				}
-				more := (last - rs.pos) / max(rs.pos-starts[c], 1)
-				for k := range r.bufs {
-					r.bufs[k].grow(more * r.bufs[k].len())
-				}
 			}
 			rs.ws()
 			switch {
@@ -126,14 +116,14 @@ func (s *scanner) instancesParallel(sig *Signature) (feeds []*interp.Tensor, ok 
 				rs.pos++
 				rs.ws()
 				if rs.pos == end {
-					r.ok = c+1 < chunks
+					runs[c].ok = c+1 < chunks
 					return
 				}
 				if rs.pos > end {
 					return
 				}
 			case rs.pos < len(b) && b[rs.pos] == ']':
-				r.after, r.ok = rs.pos+1, c+1 == chunks
+				runs[c].after, runs[c].ok = rs.pos+1, c+1 == chunks
 				return
 			default:
 				return
@@ -155,29 +145,26 @@ func (s *scanner) instancesParallel(sig *Signature) (feeds []*interp.Tensor, ok 
 		if !runs[c].ok {
 			return nil, false
 		}
-		rows += runs[c].rows
+		rows += runs[c].r.rows
 	}
-	feeds = make([]*interp.Tensor, len(sig.Inputs))
+	r0 := runs[0].r
 	for k := range sig.Inputs {
-		shape0 := runs[0].rowShape[k]
 		n := 0
 		for c := range runs {
-			if !slices.Equal(runs[c].rowShape[k], shape0) {
+			if !slices.Equal(runs[c].r.rowShape[k], r0.rowShape[k]) {
 				return nil, false // the sequential reader names the row
 			}
-			n += runs[c].bufs[k].len()
+			n += runs[c].r.bufs[k].len()
 		}
-		all := &runs[0].bufs[k]
+		all := &r0.bufs[k]
 		all.grow(n - all.len())
 		for c := 1; c < chunks; c++ {
-			all.append(&runs[c].bufs[k])
+			all.append(&runs[c].r.bufs[k])
 		}
-		shape := append([]int64{int64(rows)}, shape0...)
-		t, err := all.tensor(shape)
-		if err != nil {
-			return nil, false
-		}
-		feeds[k] = t
+	}
+	feeds, err := r0.feeds(rows)
+	if err != nil {
+		return nil, false
 	}
 	s.pos = runs[chunks-1].after
 	return feeds, true

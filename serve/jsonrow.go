@@ -99,53 +99,61 @@ func (s *scanner) instanceRow(sig *Signature, bufs []tbuf, rowShape [][]int64, s
 // (else nothing was consumed but space).
 func (s *scanner) fastScalar(t *tbuf) bool {
 	s.ws()
-	b := s.buf
-	i := s.pos
+	end, ok := fastValue(t, s.buf, s.pos)
+	if ok {
+		s.pos = end
+	}
+	return ok
+}
+
+// fastValue is fastScalar on the value at b[i] (no space before it): it
+// appends the value to t and returns the offset past it, or reports false
+// with t as it was.
+func fastValue(t *tbuf, b []byte, i int) (int, bool) {
 	if i >= len(b) {
-		return false
+		return i, false
 	}
 	if t.dt == interp.String {
 		if b[i] != '"' {
-			return false
+			return i, false
 		}
 		j := i + 1
 		for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
 			j++
 		}
 		if j >= len(b) || b[j] != '"' {
-			return false
+			return i, false
 		}
 		t.s = append(t.s, bytesString(b[i+1:j]))
-		s.pos = j + 1
-		return true
+		return j + 1, true
 	}
 	// One pass over the token: JSON's grammar, the digits and the power
 	// of ten; it must end at a delimiter.
 	end, neg, mant, exp, isInt, ok := scanNumber(b, i)
 	if !ok || end >= len(b) {
-		return false
+		return i, false
 	}
 	switch b[end] {
 	case ',', '}', ']', ' ', '\t', '\n', '\r':
 	default:
-		return false
+		return i, false
 	}
 	switch t.dt {
 	case interp.Float32:
 		v, ok := floatOf(neg, mant, exp, 32)
 		if !ok {
-			return false
+			return i, false
 		}
 		t.f32 = append(t.f32, float32(v))
 	case interp.Float64:
 		v, ok := floatOf(neg, mant, exp, 64)
 		if !ok {
-			return false
+			return i, false
 		}
 		t.f64 = append(t.f64, v)
 	case interp.Int64, interp.Int32:
 		if !isInt || mant > 1<<62 {
-			return false
+			return i, false
 		}
 		v := int64(mant)
 		if neg {
@@ -153,17 +161,16 @@ func (s *scanner) fastScalar(t *tbuf) bool {
 		}
 		if t.dt == interp.Int32 {
 			if v < -1<<31 || v > 1<<31-1 {
-				return false
+				return i, false
 			}
 			t.i32 = append(t.i32, int32(v))
 		} else {
 			t.i64 = append(t.i64, v)
 		}
 	default:
-		return false
+		return i, false
 	}
-	s.pos = end
-	return true
+	return end, true
 }
 
 // scanNumber reads the number token at b[i:] by JSON's grammar

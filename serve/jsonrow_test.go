@@ -147,6 +147,8 @@ func FuzzInstanceRow(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"instances": [{"k\\": 1, "q\"": 2, "k": 3}, {"k\\": 4, "q\"": 5, "k": 6}]}`), uint8(2))
+	// The columnar form: its lists read by nested's fast reader.
+	f.Add([]byte(`{"inputs": {"f": [1.5, 2], "d": [-2e3, 1], "i": [7, 0], "j": [-3, 1], "s": ["a", "b"], "v": [[1, 2], [3, 4]]}}`), uint8(0))
 	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
 		sig := []*Signature{&rowSig, &mixedSig, &oddSig}[which%3]
 		sameDecode(t, body, sig)

@@ -28,8 +28,9 @@ type scanner struct {
 	pos   int
 	base  int // the offset of buf in the body, for errors
 	depth int
-	// general turns the fast paths off (instanceRow, fastScalar): the
-	// reference their fuzz test compares them with.
+	// general turns the fast paths off (the row plan, instanceRow, the
+	// parallel row reader, fastScalar, fastNested): the reference their
+	// fuzz tests compare them with.
 	general bool
 }
 
@@ -771,6 +772,11 @@ func decodeB64(s string) ([]byte, error) {
 // nested reads a tensor written as nested lists (or a scalar) into t and
 // returns its shape; every list of a level must have the same length.
 func (s *scanner) nested(t *tbuf) ([]int64, error) {
+	if !s.general {
+		if shape, ok := s.fastNested(t); ok {
+			return shape, nil
+		}
+	}
 	n := &nestState{rank: -1}
 	before := t.len()
 	if err := s.nestedAt(t, n, 0); err != nil {

@@ -266,19 +266,66 @@ func benchBatch(b *testing.B, n, rows int) {
 }
 
 // BenchmarkDecodeJSON64 is decodePredict alone on BenchmarkServeJSON64's
-// body, with the rows read by instanceRow (fast) and by the general reader.
+// body, with the rows read by the fast readers (the row plan, instanceRow,
+// the parallel reader where GOMAXPROCS > 1) and by the general reader.
+// cpu-ns/op is the process's CPU time per op (every thread, the garbage
+// collector's included: on a loaded machine steadier than ns/op);
+// -cpu 1 gives one core's cost.
 func BenchmarkDecodeJSON64(b *testing.B) {
 	p := loadE(b)
-	srv := benchServer(b, p)
-	body := instancesBody(b, p.feeds, false)
-	for _, fast := range []bool{true, false} {
-		b.Run(map[bool]string{true: "fast", false: "general"}[fast], func(b *testing.B) {
+	benchDecode(b, benchServer(b, p).sig, instancesBody(b, p.feeds, false))
+}
+
+// BenchmarkDecodeJSONColumns64 is the same for the columnar form
+// ({"inputs": {...}}: each of E's 1001 inputs a list of 64 rows).
+func BenchmarkDecodeJSONColumns64(b *testing.B) {
+	p := loadE(b)
+	benchDecode(b, benchServer(b, p).sig, columnsBody(b, p.feeds))
+}
+
+// BenchmarkDecodeJSONRows is BenchmarkDecodeJSON64 (the fast readers) on
+// requests of 1 and 30 rows of E (recom loadtest sends 1 to 64).
+func BenchmarkDecodeJSONRows(b *testing.B) {
+	p := loadE(b)
+	sig := benchServer(b, p).sig
+	for _, rows := range []int{1, 30} {
+		arrays, err := gen.Feeds(p.spec, rows, 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		feeds := map[string]*interp.Tensor{}
+		for _, a := range arrays {
+			feeds[a.Name] = a.Tensor
+		}
+		body := instancesBody(b, feeds, false)
+		b.Run(strconv.Itoa(rows), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			c0 := cpuTime()
 			for b.Loop() {
-				if _, err := decodePredictWith(body, srv.sig, fast); err != nil {
+				if _, err := decodePredictWith(body, sig, true); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// benchDecode decodes body against sig (the server's: checked, its keys
+// indexed).
+func benchDecode(b *testing.B, sig *Signature, body []byte) {
+	for _, fast := range []bool{true, false} {
+		b.Run(map[bool]string{true: "fast", false: "general"}[fast], func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				if _, err := decodePredictWith(body, sig, fast); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

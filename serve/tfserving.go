@@ -134,57 +134,43 @@ func decodeInstances(s *scanner, sig *Signature, fast bool) ([]*interp.Tensor, e
 			return feeds, nil
 		}
 	}
-	bufs := make([]tbuf, len(sig.Inputs))
-	for i, in := range sig.Inputs {
-		bufs[i].dt = in.DType
-	}
-	rowShape := make([][]int64, len(sig.Inputs))
+	r := getRowReader(sig)
+	defer r.done()
+	return s.readInstances(r, fast)
+}
+
+// readInstances reads the row format's list at s (a '[') with r, by the
+// fast readers or the general one.
+func (s *scanner) readInstances(r *rowReader, fast bool) ([]*interp.Tensor, error) {
+	sig := r.sig
 	single := len(sig.Inputs) == 1
 	rows := 0
-	seen := make([]bool, len(sig.Inputs))
-	// order is the inputs of the previous row by position: clients write
-	// every row's keys in one order, so that a key is found by one
-	// comparison instead of a hash lookup.
-	order := make([]int, 0, len(sig.Inputs))
 	start := s.skipWS()
 	err := s.array(func(i int) error {
-		if i == 1 {
-			// The rows left, estimated by the first row's bytes: every
-			// input's elements are read without growing their slices.
-			per := s.pos - start
-			if per > 0 {
-				more := (len(s.buf) - s.pos) / per
-				for k := range bufs {
-					bufs[k].grow(more * bufs[k].len())
-				}
-			}
-		}
+		// Room for the rows left, estimated by the bytes of the rows
+		// read: every input's elements are read without growing their
+		// slices.
+		r.room(i, s.pos-start, len(s.buf)-s.pos)
 		rows++
 		if single && !s.isInputObject(sig) {
-			return s.instanceValue(&bufs[0], &rowShape[0], &sig.Inputs[0], i, "")
+			return s.instanceValue(&r.bufs[0], &r.rowShape[0], &sig.Inputs[0], i, "")
 		}
 		if s.peek() != '{' {
 			return badRequest("instances[%d]: expected an object of the inputs by name (the signature has %d inputs), found %s", i, len(sig.Inputs), s.found())
 		}
-		clear(seen)
 		if fast {
-			var err error
-			if order, err = s.instanceRow(sig, bufs, rowShape, seen, order, i); err != nil {
-				return err
-			}
-			for k, ok := range seen {
-				if !ok {
-					return badRequest("instances[%d]: input %q is missing", i, sig.Inputs[k].Key)
-				}
-			}
-			return nil
+			return r.row(s, i)
 		}
+		// The general reader. r.order is the inputs of the previous row
+		// by position: clients write every row's keys in one order, so
+		// that a key is found by one comparison instead of a hash lookup.
+		clear(r.seen)
 		pos := 0
 		err := s.objectRaw(func(raw []byte, escaped bool) error {
 			k := -1
 			var key string
-			if !escaped && pos < len(order) && order[pos] >= 0 && string(raw) == sig.Inputs[order[pos]].Key {
-				k = order[pos]
+			if !escaped && pos < len(r.order) && r.order[pos] >= 0 && string(raw) == sig.Inputs[r.order[pos]].Key {
+				k = r.order[pos]
 				key = sig.Inputs[k].Key
 			} else {
 				var ok bool
@@ -192,22 +178,22 @@ func decodeInstances(s *scanner, sig *Signature, fast bool) ([]*interp.Tensor, e
 					return badRequest("instances[%d]: %q is not an input of the signature (%s)", i, key, inputList(sig))
 				}
 			}
-			if pos < len(order) {
-				order[pos] = k
+			if pos < len(r.order) {
+				r.order[pos] = k
 			} else {
-				order = append(order, k)
+				r.order = append(r.order, k)
 			}
 			pos++
-			if seen[k] {
+			if r.seen[k] {
 				return badRequest("instances[%d]: input %q given twice", i, key)
 			}
-			seen[k] = true
-			return s.instanceValue(&bufs[k], &rowShape[k], &sig.Inputs[k], i, key)
+			r.seen[k] = true
+			return s.instanceValue(&r.bufs[k], &r.rowShape[k], &sig.Inputs[k], i, key)
 		})
 		if err != nil {
 			return err
 		}
-		for k, ok := range seen {
+		for k, ok := range r.seen {
 			if !ok {
 				return badRequest("instances[%d]: input %q is missing", i, sig.Inputs[k].Key)
 			}
@@ -220,16 +206,7 @@ func decodeInstances(s *scanner, sig *Signature, fast bool) ([]*interp.Tensor, e
 	if rows == 0 {
 		return nil, badRequest("\"instances\" is empty: the request has no rows")
 	}
-	feeds := make([]*interp.Tensor, len(sig.Inputs))
-	for k, in := range sig.Inputs {
-		shape := append([]int64{int64(rows)}, rowShape[k]...)
-		t, err := bufs[k].tensor(shape)
-		if err != nil {
-			return nil, badRequest("input %q: %v", in.Key, err)
-		}
-		feeds[k] = t
-	}
-	return feeds, nil
+	return r.feeds(rows)
 }
 
 // instanceValue reads row i's value of an input (key: the object key it
@@ -291,7 +268,7 @@ func decodeColumns(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 		if err != nil {
 			return nil, prefixError("inputs", err)
 		}
-		if feeds[0], err = t.tensor(shape); err != nil {
+		if feeds[0], err = t.sharedTensor(shape); err != nil {
 			return nil, badRequest("inputs: %v", err)
 		}
 		return feeds, nil
@@ -312,7 +289,7 @@ func decodeColumns(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 		if err != nil {
 			return prefixError("inputs."+key, err)
 		}
-		feeds[k], err = t.tensor(shape)
+		feeds[k], err = t.sharedTensor(shape)
 		if err != nil {
 			return badRequest("inputs.%s: %v", key, err)
 		}
