@@ -81,19 +81,21 @@ func (r *rowReader) reset() {
 	r.rows, r.planRows, r.capRows = 0, 0, 1
 	r.order = r.order[:0]
 	clear(r.rowShape)
-	// Room for a row of each input, by the signature's shape (a dimension
-	// of any size taken as 1).
-	reserveBufs(r.bufs, func(k, _ int) int {
-		in := &sig.Inputs[k]
-		n := 1
-		if !in.UnknownRank && len(in.Shape) > 0 {
-			for _, d := range in.Shape[1:] {
-				n *= max(int(min(d, firstRowCap)), 1)
-				n = min(n, firstRowCap)
-			}
+	// Room for a row of each input.
+	reserveBufs(r.bufs, func(k, _ int) int { return rowElems(&sig.Inputs[k]) })
+}
+
+// rowElems is the elements of a row of in by the signature's shape (a
+// dimension of any size taken as 1), at most firstRowCap.
+func rowElems(in *TensorSpec) int {
+	n := 1
+	if !in.UnknownRank && len(in.Shape) > 0 {
+		for _, d := range in.Shape[1:] {
+			n *= max(int(min(d, firstRowCap)), 1)
+			n = min(n, firstRowCap)
 		}
-		return n
-	})
+	}
+	return n
 }
 
 // done gives r back for reuse: its buffers (the tensors' elements now)
@@ -407,8 +409,10 @@ func fastList(t *tbuf, b []byte, i, n int) (int, bool) {
 // fastNested is nested for lists of values fastValue reads, every list of
 // a level of one length and none empty (s at the first '['); it reports
 // false, with s and t as they were, for anything else, and nested's
-// general reader then reads the value.
-func (s *scanner) fastNested(t *tbuf) ([]int64, bool) {
+// general reader then reads the value. The shape is the next elements of
+// *shapes where it has room for them (*shapes then takes them in),
+// else a slice of its own.
+func (s *scanner) fastNested(t *tbuf, shapes *[]int64) ([]int64, bool) {
 	b := s.buf
 	i := s.pos
 	for i < len(b) && isSpace(b[i]) {
@@ -422,7 +426,13 @@ func (s *scanner) fastNested(t *tbuf) ([]int64, bool) {
 	if rank == 0 || s.depth+rank > MaxJSONDepth || rank > interp.MaxRank {
 		return nil, false
 	}
-	dims := make([]int64, rank)
+	var dims []int64
+	if shapes != nil && cap(*shapes)-len(*shapes) >= rank {
+		at := len(*shapes)
+		dims = (*shapes)[at : at+rank : at+rank]
+	} else {
+		dims = make([]int64, rank)
+	}
 	for l := range dims {
 		dims[l] = -1
 	}
@@ -435,6 +445,9 @@ func (s *scanner) fastNested(t *tbuf) ([]int64, bool) {
 	if !ok {
 		t.truncate(before)
 		return nil, false
+	}
+	if shapes != nil && cap(*shapes)-len(*shapes) >= rank {
+		*shapes = (*shapes)[:len(*shapes)+rank]
 	}
 	s.pos = end
 	return dims, true

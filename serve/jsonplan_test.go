@@ -223,7 +223,7 @@ func TestFastNested(t *testing.T) {
 		{interp.Float32, strings.Repeat("[", 65) + "1" + strings.Repeat("]", 65), false},
 	} {
 		f := &scanner{buf: []byte(c.in)}
-		if _, ok := f.fastNested(&tbuf{dt: c.dt}); ok != c.fast {
+		if _, ok := f.fastNested(&tbuf{dt: c.dt}, nil); ok != c.fast {
 			t.Errorf("%v %s: fast reader %v, want %v", c.dt, c.in, ok, c.fast)
 		}
 		sameNested(t, c.dt, []byte(c.in))
@@ -237,7 +237,11 @@ func sameNested(t *testing.T, dt interp.DType, in []byte) {
 	t.Helper()
 	f, g := &scanner{buf: in, depth: 1}, &scanner{buf: in, depth: 1, general: true}
 	ft, gt := &tbuf{dt: dt}, &tbuf{dt: dt}
-	fs, ferr := f.nested(ft)
+	shapes := make([]int64, 1, 1+len(in)%4) // room for a shape of 0 to 3 dimensions
+	fs, ferr := f.nestedIn(ft, &shapes)
+	if ferr == nil && len(shapes) > 1 && (len(shapes) != 1+len(fs) || &shapes[1] != &fs[0]) {
+		t.Fatalf("%v %q: shape %v, in shapes %v", dt, in, fs, shapes)
+	}
 	gs, gerr := g.nested(gt)
 	switch {
 	case (ferr == nil) != (gerr == nil):

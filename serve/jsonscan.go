@@ -772,8 +772,14 @@ func decodeB64(s string) ([]byte, error) {
 // nested reads a tensor written as nested lists (or a scalar) into t and
 // returns its shape; every list of a level must have the same length.
 func (s *scanner) nested(t *tbuf) ([]int64, error) {
+	return s.nestedIn(t, nil)
+}
+
+// nestedIn is nested with the shape, where the fast reader reads the
+// value, in *shapes (fastNested).
+func (s *scanner) nestedIn(t *tbuf, shapes *[]int64) ([]int64, error) {
 	if !s.general {
-		if shape, ok := s.fastNested(t); ok {
+		if shape, ok := s.fastNested(t, shapes); ok {
 			return shape, nil
 		}
 	}

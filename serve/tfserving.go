@@ -276,23 +276,37 @@ func decodeColumns(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 	if s.peek() != '{' {
 		return nil, badRequest("\"inputs\" must be an object of the inputs by name (the signature has %d inputs), found %s", len(sig.Inputs), s.found())
 	}
+	// The inputs' elements in one array per dtype once the first input
+	// gives the rows; their shapes in one array; the tensors one array.
+	bufs := make([]tbuf, len(sig.Inputs))
+	for k, in := range sig.Inputs {
+		bufs[k].dt = in.DType
+	}
+	shapes := make([]int64, 0, 2*len(sig.Inputs))
+	all := make([]interp.Tensor, len(sig.Inputs))
+	next, reserved := 0, false
 	err := s.object(func(key string) error {
-		k, ok := sig.input(key)
+		k, ok := sig.inputAt(key, next) // clients write them in order, mostly
 		if !ok {
 			return badRequest("inputs: %q is not an input of the signature (%s)", key, inputList(sig))
 		}
+		next = k + 1
 		if feeds[k] != nil {
 			return badRequest("inputs: input %q given twice", key)
 		}
-		t := &tbuf{dt: sig.Inputs[k].DType}
-		shape, err := s.nested(t)
+		t := &bufs[k]
+		shape, err := s.nestedIn(t, &shapes)
 		if err != nil {
 			return prefixError("inputs."+key, err)
 		}
-		feeds[k], err = t.sharedTensor(shape)
-		if err != nil {
+		if !reserved && len(shape) > 0 {
+			reserved = true
+			reserveColumns(bufs, sig, shape[0], len(s.buf)-s.pos)
+		}
+		if err := t.sharedTensorIn(&all[k], shape); err != nil {
 			return badRequest("inputs.%s: %v", key, err)
 		}
+		feeds[k] = &all[k]
 		return nil
 	})
 	if err != nil {
@@ -304,6 +318,20 @@ func decodeColumns(s *scanner, sig *Signature) ([]*interp.Tensor, error) {
 		}
 	}
 	return feeds, nil
+}
+
+// reserveColumns makes room in the buffers of the columnar form's inputs
+// for rows rows each (by the signature's shapes), where the bytes left
+// could hold that many elements (2 bytes at least each).
+func reserveColumns(bufs []tbuf, sig *Signature, rows int64, left int) {
+	total := int64(0)
+	for k := range sig.Inputs {
+		total += rows * int64(rowElems(&sig.Inputs[k]))
+		if total > int64(left/2) {
+			return
+		}
+	}
+	reserveBufs(bufs, func(k, l int) int { return max(l, int(rows)*rowElems(&sig.Inputs[k])) })
 }
 
 // prefixError puts where in front of a request error's message.
