@@ -292,21 +292,7 @@ func (s *scanner) planRow(r *rowReader, i int) bool {
 		v, ok := p, false
 		switch {
 		case sl.f32:
-			// fastValue's float32 path, the common value, here.
-			end, neg, mant, exp, _, num := scanNumber(b, v)
-			if num && mant <= 1<<24 && exp >= -10 && exp <= 0 {
-				// (What follows the token is checked below: a ',' or
-				// the row's '}' after space.)
-				f := float32(mant) / pow10f32[-exp]
-				if neg {
-					f = -f
-				}
-				t.f32 = append(t.f32, f)
-				p, ok = end, true
-			}
-			if !ok {
-				p, ok = fastValue(t, b, v)
-			}
+			p, ok = fastF32(t, b, v)
 		case sl.n == 0:
 			p, ok = fastValue(t, b, v) // nothing appended unless ok
 		case sl.n > 0:
@@ -371,6 +357,22 @@ func keyWords(b []byte, sl *rowSlot, w int) bool {
 	return le.Uint64(b) == sl.pre[0] && le.Uint64(b[8:]) == sl.pre[1] && le.Uint64(b[16:])&sl.last == sl.pre[2]
 }
 
+// fastF32 is fastValue for a float32 buffer, with the common value, a
+// short decimal, read here; what follows the token is for the caller to
+// check (its ',', ']' or '}' after space).
+func fastF32(t *tbuf, b []byte, i int) (int, bool) {
+	end, neg, mant, exp, _, ok := scanNumber(b, i)
+	if ok && mant <= 1<<24 && exp >= -10 && exp <= 0 {
+		f := float32(mant) / pow10f32[-exp]
+		if neg {
+			f = -f
+		}
+		t.f32 = append(t.f32, f)
+		return end, true
+	}
+	return fastValue(t, b, i)
+}
+
 // fastList reads a list of n values by fastValue at b[i] (no space before
 // it) into t and returns the offset past its ']'; it reports false for
 // anything else (t may then hold some of the values: the caller cuts it
@@ -385,7 +387,12 @@ func fastList(t *tbuf, b []byte, i, n int) (int, bool) {
 			i++
 		}
 		var ok bool
-		if i, ok = fastValue(t, b, i); !ok {
+		if t.dt == interp.Float32 {
+			i, ok = fastF32(t, b, i)
+		} else {
+			i, ok = fastValue(t, b, i)
+		}
+		if !ok {
 			return i, false
 		}
 		c++
@@ -470,10 +477,13 @@ func fastLists(t *tbuf, b []byte, i int, dims []int64) (int, bool) {
 			i++
 		}
 		var ok bool
-		if len(dims) == 1 {
-			i, ok = fastValue(t, b, i)
-		} else {
+		switch {
+		case len(dims) > 1:
 			i, ok = fastLists(t, b, i, dims[1:])
+		case t.dt == interp.Float32:
+			i, ok = fastF32(t, b, i)
+		default:
+			i, ok = fastValue(t, b, i)
 		}
 		if !ok {
 			return i, false
