@@ -14,6 +14,19 @@ import (
 // JSON number (their callers give them nothing else).
 func checkNumber(t *testing.T, tok string) {
 	t.Helper()
+	// fastF32 reads a whole token (as scanner.number reads it) or none,
+	// and gives strconv's float32; what follows it is its caller's.
+	for _, after := range []string{",", "", "x", "]"} {
+		tb := &tbuf{dt: interp.Float32}
+		if end, ok := fastF32(tb, []byte(tok+after), 0); ok {
+			sc := &scanner{buf: []byte(tok + after)}
+			num, err := sc.number()
+			want, perr := strconv.ParseFloat(string(num), 32)
+			if err != nil || perr != nil || len(num) != end || len(tb.f32) != 1 || math.Float32bits(tb.f32[0]) != math.Float32bits(float32(want)) {
+				t.Fatalf("fastF32(%q) read %d bytes as %v; scanner.number: %q %v, strconv %v %v", tok+after, end, tb.f32, num, err, want, perr)
+			}
+		}
+	}
 	if !plainNumber([]byte(tok)) {
 		return
 	}
@@ -76,7 +89,7 @@ func TestFastNumbers(t *testing.T) {
 	for _, tok := range []string{"0", "-0", "1", "16777216", "16777217", "9007199254740992", "9007199254740993",
 		"0.1", "1e10", "1e11", "1e-10", "1e-11", "1e22", "1e23", "123456789012345678", "1234567890123456789",
 		"12345678901234567890", "2147483647", "2147483648", "-2147483648", "-2147483649", "3.4028235e38", "1.5e-45",
-		"16777219", "0.41040283", "-1.0850803", "3.4028235677973366e38", "3.4028235e38", "3.4028236e38", "1.1754943e-38", "1.1754942e-38", "1.401298464324817e-45", "7.006492321624085e-46",
+		"16777219", "18446744073709551621", "1844674407.3709551621", "0.41040283", "-1.0850803", "3.4028235677973366e38", "3.4028235e38", "3.4028236e38", "1.1754943e-38", "1.1754942e-38", "1.401298464324817e-45", "7.006492321624085e-46",
 		"00", "01", "1.", ".5", "-", "1e", "1e+", "+1", "0x10", "NaN", "Infinity", "1e0400"} {
 		checkNumber(t, tok)
 	}
@@ -109,7 +122,7 @@ func TestFastNumbers(t *testing.T) {
 
 // FuzzFastNumbers: the same on any token.
 func FuzzFastNumbers(f *testing.F) {
-	for _, s := range []string{"1.5", "-0.001", "16777217", "1e22", "9007199254740993", "0.41040283", "3.4028235677973366e38"} {
+	for _, s := range []string{"1.5", "-0.001", "16777217", "1e22", "9007199254740993", "0.41040283", "3.4028235677973366e38", "01", "1.5e3", "0.0000000001", "1234567890.123456789", "-"} {
 		f.Add(s)
 	}
 	f.Fuzz(checkNumber)

@@ -117,9 +117,10 @@ type rowSlot struct {
 	pre   [3]uint64
 	last  uint64
 	words int8
-	// f32 says the value is a float32 scalar (read in planRow itself).
+	// f32 says the value is a float32 scalar (fastF32).
 	f32 bool
 	k   int32
+	t   *tbuf // the input's buffer
 	// n is the values a row: 0 a scalar (fastValue), n > 0 a list of n
 	// (fastList), -1 any other value (instanceValue, which checks its
 	// shape against the first row's).
@@ -222,7 +223,7 @@ func (r *rowReader) makePlan() {
 			n = int(sh[0])
 			r.lists = append(r.lists, sh[0])
 		}
-		r.plan = append(r.plan, rowSlot{k: int32(k), n: int32(n), f32: n == 0 && r.bufs[k].dt == interp.Float32})
+		r.plan = append(r.plan, rowSlot{k: int32(k), t: &r.bufs[k], n: int32(n), f32: n == 0 && r.bufs[k].dt == interp.Float32})
 		r.plan[len(r.plan)-1].setKey(r.sig.Inputs[k].Key)
 	}
 	r.planned = true
@@ -283,12 +284,12 @@ func (s *scanner) planRow(r *rowReader, i int) bool {
 			}
 			p++
 		}
-		for p < len(b) && isSpace(b[p]) {
-			p++
+		if p < len(b) && b[p] <= ' ' {
+			p = skipSpace(b, p)
 		}
 		// The value: by fastValue or fastList where it can, else by
 		// instanceValue (as instanceRow reads it).
-		t := &r.bufs[sl.k]
+		t := sl.t
 		v, ok := p, false
 		switch {
 		case sl.f32:
@@ -311,8 +312,8 @@ func (s *scanner) planRow(r *rowReader, i int) bool {
 			p = s.pos
 		}
 		n++
-		for p < len(b) && isSpace(b[p]) {
-			p++
+		if p < len(b) && b[p] <= ' ' {
+			p = skipSpace(b, p)
 		}
 		if p < len(b) {
 			if b[p] == ',' && n < len(r.plan) {
@@ -344,6 +345,15 @@ func (s *scanner) planRow(r *rowReader, i int) bool {
 	return false
 }
 
+// skipSpace returns the offset of the first byte at or after p that is
+// not JSON's space.
+func skipSpace(b []byte, p int) int {
+	for p < len(b) && isSpace(b[p]) {
+		p++
+	}
+	return p
+}
+
 // keyWords compares the w words of sl's `"key":` with b's first bytes
 // (b has 8w of them).
 func keyWords(b []byte, sl *rowSlot, w int) bool {
@@ -358,19 +368,50 @@ func keyWords(b []byte, sl *rowSlot, w int) bool {
 }
 
 // fastF32 is fastValue for a float32 buffer, with the common value, a
-// short decimal, read here; what follows the token is for the caller to
-// check (its ',', ']' or '}' after space).
+// short decimal (-?[0-9]+(\.[0-9]+)?: at most 19 digits in all, leading
+// zeros counted, their value at most 2^24, at most 10 of them after the
+// point), read here in one pass (fastValue reads anything else); what
+// follows the token is for the caller to check (its ',', ']' or '}'
+// after space).
 func fastF32(t *tbuf, b []byte, i int) (int, bool) {
-	end, neg, mant, exp, _, ok := scanNumber(b, i)
-	if ok && mant <= 1<<24 && exp >= -10 && exp <= 0 {
-		f := float32(mant) / pow10f32[-exp]
-		if neg {
-			f = -f
-		}
-		t.f32 = append(t.f32, f)
-		return end, true
+	j := i
+	neg := j < len(b) && b[j] == '-'
+	if neg {
+		j++
 	}
-	return fastValue(t, b, i)
+	start := j
+	var m uint64
+	for ; j < len(b); j++ {
+		c := b[j] - '0'
+		if c > 9 {
+			break
+		}
+		m = m*10 + uint64(c)
+	}
+	n, frac := j-start, 0
+	if j < len(b) && b[j] == '.' {
+		j++
+		f := j
+		for ; j < len(b); j++ {
+			c := b[j] - '0'
+			if c > 9 {
+				break
+			}
+			m = m*10 + uint64(c)
+		}
+		if frac = j - f; frac == 0 {
+			return fastValue(t, b, i)
+		}
+	}
+	if n == 0 || n > 1 && b[start] == '0' || n+frac > 19 || frac > 10 || m > 1<<24 || j < len(b) && b[j]|0x20 == 'e' {
+		return fastValue(t, b, i)
+	}
+	f := float32(m) / pow10f32[frac]
+	if neg {
+		f = -f
+	}
+	t.f32 = append(t.f32, f)
+	return j, true
 }
 
 // fastList reads a list of n values by fastValue at b[i] (no space before
