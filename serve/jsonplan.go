@@ -16,12 +16,14 @@ import (
 // keys and the kinds of its values are the plan of the rows after it:
 // planRow reads a row that follows it by comparing each key's bytes with
 // the planned key and reading its value straight into the input's buffer
-// (no lookups, no order or seen-input bookkeeping, no shape tracking). A
-// row that departs from the plan in any way (another key or order, space
-// where a number was, a number off the fast path, malformed JSON) is read
-// again from its start by instanceRow, the buffers cut back to where they
-// were, so that every result and error is instanceRow's, which are the
-// general reader's (FuzzInstanceRow compares them).
+// (no lookups, no order or seen-input bookkeeping, no shape tracking); a
+// value its fast readers do not take (NaN, a long mantissa, an escape) is
+// read by instanceValue, as instanceRow reads it. A row that departs from
+// the plan (another key or order, a value of another shape, malformed
+// JSON, any error) is read again from its start by instanceRow, the
+// buffers cut back to where they were, so that every result and error is
+// instanceRow's, which are the general reader's (FuzzInstanceRow and
+// FuzzRowPlan compare them).
 
 // rowReader reads the rows (objects of the inputs by name) of one run of
 // the row format into a buffer per input. Readers are reused (getRowReader,
