@@ -26,9 +26,12 @@ var (
 	// read in parallel.
 	instancesParallelBytes = 64 << 10
 	// instancesChunks is the number of runs (0: GOMAXPROCS, at most 16),
-	// each of at least instancesRunBytes (when > 0).
+	// each of at least instancesRunBytes (when > 0): a run costs its
+	// reader's buffers and plan and its share of the join, for every
+	// input, about as much as 4 rows of E (1001 inputs, ~17 KB a row), so
+	// that a run is at least 8 of them.
 	instancesChunks   = 0
-	instancesRunBytes = 32 << 10
+	instancesRunBytes = 128 << 10
 )
 
 // instancesParallel reads the "instances" list at s.pos in parallel; ok
@@ -200,13 +203,24 @@ func nextRowStart(b []byte, from int) int {
 
 // append appends o's elements (of t's dtype) to t.
 func (t *tbuf) append(o *tbuf) {
-	t.f32 = append(t.f32, o.f32...)
-	t.f64 = append(t.f64, o.f64...)
-	t.i8 = append(t.i8, o.i8...)
-	t.i16 = append(t.i16, o.i16...)
-	t.i32 = append(t.i32, o.i32...)
-	t.i64 = append(t.i64, o.i64...)
-	t.u8 = append(t.u8, o.u8...)
-	t.b = append(t.b, o.b...)
-	t.s = append(t.s, o.s...)
+	switch t.dt {
+	case interp.Float32:
+		t.f32 = append(t.f32, o.f32...)
+	case interp.Float64:
+		t.f64 = append(t.f64, o.f64...)
+	case interp.Int8:
+		t.i8 = append(t.i8, o.i8...)
+	case interp.Int16:
+		t.i16 = append(t.i16, o.i16...)
+	case interp.Int32:
+		t.i32 = append(t.i32, o.i32...)
+	case interp.Int64:
+		t.i64 = append(t.i64, o.i64...)
+	case interp.Uint8:
+		t.u8 = append(t.u8, o.u8...)
+	case interp.Bool:
+		t.b = append(t.b, o.b...)
+	case interp.String:
+		t.s = append(t.s, o.s...)
+	}
 }

@@ -38,8 +38,15 @@ type rowReader struct {
 	plan     []rowSlot
 	planned  bool    // plan is order's (false: made again after the next row)
 	lists    []int64 // the row shapes of plan's lists (rowShape's, before a first row)
-	rows     int     // the rows read
-	capRows  int     // the rows the buffers have room for (room)
+	// planShape is the plan's row shapes by input (planShapes), made once
+	// a plan (shaped).
+	planShape [][]int64
+	shaped    bool
+	rows      int                    // the rows read
+	capRows   int                    // the rows the buffers have room for (room)
+	rowCap    []int                  // each input's elements a row by the signature (rowElems)
+	rowTotal  [interp.String + 1]int // rowCap's sum by dtype
+	clean     bool                   // the buffers hold nothing (done dropped them)
 	// planRows counts the rows planRow read (for the tests).
 	planRows int
 }
@@ -60,31 +67,50 @@ func getRowReader(sig *Signature) *rowReader {
 // newRowReader is a reader of sig's rows (reset before use).
 func newRowReader(sig *Signature) *rowReader {
 	r := &rowReader{
-		sig:      sig,
-		bufs:     make([]tbuf, len(sig.Inputs)),
-		rowShape: make([][]int64, len(sig.Inputs)),
-		seen:     make([]bool, len(sig.Inputs)),
-		order:    make([]int, 0, len(sig.Inputs)),
-		plan:     make([]rowSlot, 0, len(sig.Inputs)),
+		sig:       sig,
+		bufs:      make([]tbuf, len(sig.Inputs)),
+		rowShape:  make([][]int64, len(sig.Inputs)),
+		planShape: make([][]int64, len(sig.Inputs)),
+		seen:      make([]bool, len(sig.Inputs)),
+		order:     make([]int, 0, len(sig.Inputs)),
+		plan:      make([]rowSlot, 0, len(sig.Inputs)),
 	}
-	for i, in := range sig.Inputs {
-		r.bufs[i].dt = in.DType
+	r.rowCap = make([]int, len(sig.Inputs))
+	for i := range sig.Inputs {
+		dt := sig.Inputs[i].DType
+		r.bufs[i].dt = dt
+		r.rowCap[i] = rowElems(&sig.Inputs[i])
+		if dt.Valid() {
+			r.rowTotal[dt] += r.rowCap[i]
+		}
 	}
+	r.clean = true
 	return r
 }
 
 // reset makes r a reader of a request's rows, none read yet (it keeps its
 // plan).
 func (r *rowReader) reset() {
-	sig := r.sig
-	for k := range r.bufs {
-		r.bufs[k].drop()
+	if !r.clean {
+		for k := range r.bufs {
+			r.bufs[k].drop()
+		}
 	}
+	r.clean = false
 	r.rows, r.planRows, r.capRows = 0, 0, 1
 	r.order = r.order[:0]
 	clear(r.rowShape)
-	// Room for a row of each input.
-	reserveBufs(r.bufs, func(k, _ int) int { return rowElems(&sig.Inputs[k]) })
+	// Room for a row of each input: its elements by the signature, from
+	// an array per dtype (the buffers are empty).
+	var arena tbuf
+	for dt, n := range r.rowTotal {
+		if n > 0 {
+			arena.makeArray(interp.DType(dt), n)
+		}
+	}
+	for k := range r.bufs {
+		r.bufs[k].carve(&arena, r.rowCap[k])
+	}
 }
 
 // rowElems is the elements of a row of in by the signature's shape (a
@@ -106,6 +132,7 @@ func (r *rowReader) done() {
 	for k := range r.bufs {
 		r.bufs[k].drop()
 	}
+	r.clean = true
 	rowReaders.Put(r)
 }
 
@@ -188,16 +215,22 @@ func (r *rowReader) row(s *scanner, i int) error {
 // first row's if it is read by the plan (its other values' shapes are
 // the shapes instanceValue reads, as for any first row).
 func (r *rowReader) planShapes() {
-	l := 0
-	for _, sl := range r.plan {
-		switch {
-		case sl.n > 0:
-			r.rowShape[sl.k] = r.lists[l : l+1 : l+1]
-			l++
-		case sl.n == 0:
-			r.rowShape[sl.k] = scalarRow
+	if !r.shaped {
+		l := 0
+		for _, sl := range r.plan {
+			switch {
+			case sl.n > 0:
+				r.planShape[sl.k] = r.lists[l : l+1 : l+1]
+				l++
+			case sl.n == 0:
+				r.planShape[sl.k] = scalarRow
+			default:
+				r.planShape[sl.k] = nil
+			}
 		}
+		r.shaped = true
 	}
+	copy(r.rowShape, r.planShape)
 }
 
 // scalarRow is the row shape of a scalar input (never written).
@@ -207,7 +240,7 @@ var scalarRow = []int64{}
 // seen, once: r.order is its keys in order). No plan is made for a
 // signature with a key that JSON writes with escapes.
 func (r *rowReader) makePlan() {
-	r.planned = false
+	r.planned, r.shaped = false, false
 	r.plan, r.lists = r.plan[:0], r.lists[:0]
 	if len(r.order) == 0 || len(r.order) != len(r.sig.Inputs) {
 		return
@@ -573,64 +606,104 @@ const firstRowCap = 64
 // get ranges of one new array rather than an array each (each range
 // capped, so that a buffer that outgrows its range moves out of it).
 func reserveBufs(bufs []tbuf, size func(k, l int) int) {
-	var have [interp.String + 1]bool
+	var total [interp.String + 1]int
+	more := false
 	for k := range bufs {
-		if dt := bufs[k].dt; dt.Valid() {
-			have[dt] = true
+		t := &bufs[k]
+		if c := size(k, t.len()); c > t.capacity() && t.dt.Valid() {
+			total[t.dt] += c
+			more = true
 		}
 	}
-	for dt, ok := range have {
-		if !ok {
-			continue
+	if !more {
+		return
+	}
+	var arena tbuf // an array of each dtype
+	for dt, n := range total {
+		if n > 0 {
+			arena.makeArray(interp.DType(dt), n)
 		}
-		switch interp.DType(dt) {
-		case interp.Float32:
-			carve(bufs, interp.Float32, size, func(t *tbuf) *[]float32 { return &t.f32 })
-		case interp.Float64:
-			carve(bufs, interp.Float64, size, func(t *tbuf) *[]float64 { return &t.f64 })
-		case interp.Int8:
-			carve(bufs, interp.Int8, size, func(t *tbuf) *[]int8 { return &t.i8 })
-		case interp.Int16:
-			carve(bufs, interp.Int16, size, func(t *tbuf) *[]int16 { return &t.i16 })
-		case interp.Int32:
-			carve(bufs, interp.Int32, size, func(t *tbuf) *[]int32 { return &t.i32 })
-		case interp.Int64:
-			carve(bufs, interp.Int64, size, func(t *tbuf) *[]int64 { return &t.i64 })
-		case interp.Uint8:
-			carve(bufs, interp.Uint8, size, func(t *tbuf) *[]uint8 { return &t.u8 })
-		case interp.Bool:
-			carve(bufs, interp.Bool, size, func(t *tbuf) *[]bool { return &t.b })
-		case interp.String:
-			carve(bufs, interp.String, size, func(t *tbuf) *[]string { return &t.s })
+	}
+	for k := range bufs {
+		t := &bufs[k]
+		if c := size(k, t.len()); c > t.capacity() && t.dt.Valid() {
+			t.carve(&arena, c)
 		}
 	}
 }
 
-// carve is reserveBufs for the buffers of dt (field: their slice).
-func carve[T any](bufs []tbuf, dt interp.DType, size func(k, l int) int, field func(*tbuf) *[]T) {
-	n := 0
-	for k := range bufs {
-		if f := field(&bufs[k]); bufs[k].dt == dt {
-			if c := size(k, len(*f)); c > cap(*f) {
-				n += c
-			}
-		}
+// makeArray sets t's slice of dt to a new array of n elements.
+func (t *tbuf) makeArray(dt interp.DType, n int) {
+	switch dt {
+	case interp.Float32:
+		t.f32 = make([]float32, n)
+	case interp.Float64:
+		t.f64 = make([]float64, n)
+	case interp.Int8:
+		t.i8 = make([]int8, n)
+	case interp.Int16:
+		t.i16 = make([]int16, n)
+	case interp.Int32:
+		t.i32 = make([]int32, n)
+	case interp.Int64:
+		t.i64 = make([]int64, n)
+	case interp.Uint8:
+		t.u8 = make([]uint8, n)
+	case interp.Bool:
+		t.b = make([]bool, n)
+	case interp.String:
+		t.s = make([]string, n)
 	}
-	if n == 0 {
-		return
+}
+
+// carve moves t's elements to the first c elements of the arena's array
+// of its dtype (t's capacity c), and takes them off the arena.
+func (t *tbuf) carve(a *tbuf, c int) {
+	switch t.dt {
+	case interp.Float32:
+		t.f32, a.f32 = append(a.f32[:0:c], t.f32...), a.f32[c:]
+	case interp.Float64:
+		t.f64, a.f64 = append(a.f64[:0:c], t.f64...), a.f64[c:]
+	case interp.Int8:
+		t.i8, a.i8 = append(a.i8[:0:c], t.i8...), a.i8[c:]
+	case interp.Int16:
+		t.i16, a.i16 = append(a.i16[:0:c], t.i16...), a.i16[c:]
+	case interp.Int32:
+		t.i32, a.i32 = append(a.i32[:0:c], t.i32...), a.i32[c:]
+	case interp.Int64:
+		t.i64, a.i64 = append(a.i64[:0:c], t.i64...), a.i64[c:]
+	case interp.Uint8:
+		t.u8, a.u8 = append(a.u8[:0:c], t.u8...), a.u8[c:]
+	case interp.Bool:
+		t.b, a.b = append(a.b[:0:c], t.b...), a.b[c:]
+	case interp.String:
+		t.s, a.s = append(a.s[:0:c], t.s...), a.s[c:]
 	}
-	arena := make([]T, n)
-	off := 0
-	for k := range bufs {
-		if bufs[k].dt != dt {
-			continue
-		}
-		f := field(&bufs[k])
-		if c := size(k, len(*f)); c > cap(*f) {
-			*f = append(arena[off:off:off+c], (*f)...)
-			off += c
-		}
+}
+
+// capacity is the elements t has room for.
+func (t *tbuf) capacity() int {
+	switch t.dt {
+	case interp.Float32:
+		return cap(t.f32)
+	case interp.Float64:
+		return cap(t.f64)
+	case interp.Int8:
+		return cap(t.i8)
+	case interp.Int16:
+		return cap(t.i16)
+	case interp.Int32:
+		return cap(t.i32)
+	case interp.Int64:
+		return cap(t.i64)
+	case interp.Uint8:
+		return cap(t.u8)
+	case interp.Bool:
+		return cap(t.b)
+	case interp.String:
+		return cap(t.s)
 	}
+	return 0
 }
 
 // drop forgets t's elements (t keeps its dtype; only its dtype's slice
