@@ -403,11 +403,10 @@ func keyWords(b []byte, sl *rowSlot, w int) bool {
 }
 
 // fastF32 is fastValue for a float32 buffer, with the common value, a
-// short decimal (-?[0-9]+(\.[0-9]+)?: at most 19 digits in all, leading
-// zeros counted, their value at most 2^24, at most 10 of them after the
-// point), read here in one pass (fastValue reads anything else); what
-// follows the token is for the caller to check (its ',', ']' or '}'
-// after space).
+// decimal without exponent of at most 19 digits (leading zeros counted),
+// read here in one pass and converted as floatOf converts it (fastValue
+// reads anything else); what follows the token is for the caller to
+// check (its ',', ']' or '}' after space).
 func fastF32(t *tbuf, b []byte, i int) (int, bool) {
 	j := i
 	neg := j < len(b) && b[j] == '-'
@@ -438,12 +437,18 @@ func fastF32(t *tbuf, b []byte, i int) (int, bool) {
 			return fastValue(t, b, i)
 		}
 	}
-	if n == 0 || n > 1 && b[start] == '0' || n+frac > 19 || frac > 10 || m > 1<<24 || j < len(b) && b[j]|0x20 == 'e' {
+	if n == 0 || n > 1 && b[start] == '0' || n+frac > 19 || j < len(b) && b[j]|0x20 == 'e' {
 		return fastValue(t, b, i)
 	}
-	f := float32(m) / pow10f32[frac]
-	if neg {
-		f = -f
+	var f float32
+	if m <= 1<<24 && frac <= 10 {
+		if f = float32(m) / pow10f32[frac]; neg {
+			f = -f
+		}
+	} else if v, ok := float32Of(neg, m, -frac); ok {
+		f = float32(v) // floatOf's way for a longer mantissa
+	} else {
+		return fastValue(t, b, i)
 	}
 	t.f32 = append(t.f32, f)
 	return j, true
