@@ -50,7 +50,9 @@ the rate whatever the answers, so latency includes queueing in the server.
 --rates R1,R2,... runs each rate for --duration. --max-p99 D searches
 for the highest rate whose p99 is at most D with every request answered
 (200) and at least 95% of the rate answered per second: from the first
-rate, doubling until a rate fails, then bisecting --search-steps times;
+rate, doubling until a rate fails, then bisecting --search-steps times
+(a rate stops as soon as it cannot meet D: one request failed, or more
+than 1% of those it is to send took longer);
 the last line says the rate found. --json FILE writes one JSON object per
 rate run.`
 
@@ -113,6 +115,18 @@ type loadResult struct {
 	Max        float64        `json:"max_ms"`
 	Codes      map[string]int `json:"status_codes"`
 	Errors     []string       `json:"errors,omitempty"`
+	// Stopped: the run was cut short once it could no longer meet
+	// --max-p99 (hopeless), its numbers those of the requests sent.
+	Stopped bool `json:"stopped_early,omitempty"`
+}
+
+// hopeless reports whether a run that is to send planned requests can no
+// longer meet a p99 bound with every request answered, having had over
+// requests fail or take longer than the bound: one failure, or more than
+// 1% of planned over it (the p99 of at most planned answers is then
+// over it whatever the rest do).
+func hopeless(over, failed, planned int) bool {
+	return failed > 0 || over > planned/100
 }
 
 func runLoadtest(ctx context.Context, model string, f *loadtestFlags, stdout io.Writer) error {
@@ -197,10 +211,14 @@ func runLoadtest(ctx context.Context, model string, f *loadtestFlags, stdout io.
 }
 
 func codesNote(r *loadResult) string {
-	if r.Success == 1 {
-		return ""
+	note := ""
+	if r.Stopped {
+		note = "  stopped early: it cannot meet --max-p99"
 	}
-	note := fmt.Sprintf("  codes %v", r.Codes)
+	if r.Success == 1 {
+		return note
+	}
+	note += fmt.Sprintf("  codes %v", r.Codes)
 	if len(r.Errors) > 0 {
 		note += fmt.Sprintf("; %s", r.Errors[0])
 	}
@@ -215,7 +233,7 @@ const minPace = 0.95
 // answered, at the rate: doubling from the first rate, then bisecting.
 func (f *loadtestFlags) search(run func(float64) (*loadResult, error)) (*loadResult, error) {
 	meets := func(r *loadResult) bool {
-		return r.Success == 1 && r.P99 <= float64(f.maxP99)/float64(time.Millisecond) && r.Throughput >= minPace*r.Rate
+		return !r.Stopped && r.Success == 1 && r.P99 <= float64(f.maxP99)/float64(time.Millisecond) && r.Throughput >= minPace*r.Rate
 	}
 	var best *loadResult
 	lo, hi := 0.0, 0.0
@@ -269,14 +287,29 @@ func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate f
 	var m vegeta.Metrics
 	var lat []time.Duration
 	rows := 0
+	// In a search, a rate stops as soon as it is hopeless: its verdict is
+	// known, and a server far behind would take the rest of the duration
+	// and a backlog to drain for nothing.
+	planned := int(math.Round(rate) * f.duration.Seconds())
+	over, failed, stopped := 0, 0, false
 	for res := range atk.Attack(targeter, vegeta.Rate{Freq: int(math.Round(rate)), Per: time.Second}, f.duration, "recom") {
 		m.Add(res)
-		if res.Code == http.StatusOK && res.Error == "" {
+		ok := res.Code == http.StatusOK && res.Error == ""
+		if ok {
 			lat = append(lat, res.Latency)
 			if u, err := url.Parse(res.URL); err == nil {
 				n, _ := strconv.Atoi(u.Query().Get("rows"))
 				rows += n
 			}
+		} else {
+			failed++
+		}
+		if ok && res.Latency > f.maxP99 {
+			over++
+		}
+		if f.maxP99 > 0 && !stopped && hopeless(over, failed, planned) {
+			stopped = true
+			atk.Stop()
 		}
 	}
 	m.Close()
@@ -290,7 +323,8 @@ func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate f
 	}
 	wall := m.Duration + m.Wait
 	r := &loadResult{Protocol: f.protocol, Rate: math.Round(rate), Duration: wall.Seconds(), Requests: m.Requests, Answered: len(lat),
-		Success: m.Success, Throughput: m.Throughput, P50: ms(0.5), P99: ms(0.99), P999: ms(0.999), Max: ms(1), Codes: m.StatusCodes, Errors: m.Errors}
+		Success: m.Success, Throughput: m.Throughput, P50: ms(0.5), P99: ms(0.99), P999: ms(0.999), Max: ms(1), Codes: m.StatusCodes, Errors: m.Errors,
+		Stopped: stopped}
 	if wall > 0 {
 		r.Rows = float64(rows) / wall.Seconds()
 	}

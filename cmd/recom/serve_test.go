@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -256,6 +257,29 @@ func TestLoadtest(t *testing.T) {
 	cancel()
 	if st := <-status; st != 0 {
 		t.Fatalf("recom serve exited %d:\n%s", st, logs.text())
+	}
+}
+
+// TestHopeless: a run stops once its p99 cannot meet the bound whatever
+// its remaining requests do.
+func TestHopeless(t *testing.T) {
+	for _, c := range []struct {
+		over, failed, planned int
+		want                  bool
+	}{{0, 0, 1000, false}, {10, 0, 1000, false}, {11, 0, 1000, true}, {0, 1, 1000, true}, {0, 0, 50, false}, {1, 0, 50, true}, {1, 0, 100, false}, {2, 0, 100, true}} {
+		if got := hopeless(c.over, c.failed, c.planned); got != c.want {
+			t.Errorf("hopeless(%d over, %d failed, %d planned) = %v", c.over, c.failed, c.planned, got)
+		}
+		// The rule is exact: with the planned requests answered and over
+		// of them above the bound, the p99 is above it exactly when
+		// hopeless says so.
+		if c.failed == 0 {
+			n := c.planned
+			p99Over := c.over >= n-int(math.Ceil(0.99*float64(n)))+1
+			if p99Over != c.want {
+				t.Errorf("%d of %d over the bound: p99 over %v, hopeless %v", c.over, n, p99Over, c.want)
+			}
+		}
 	}
 }
 
