@@ -77,10 +77,7 @@ func BenchmarkServerOverhead(b *testing.B) {
 			}
 			bodies := map[string][]byte{"tfserving": instancesBody(b, feeds, false)}
 			bodies["oip"], _ = inferBody(b, &sig, feeds, nil)
-			all := map[string]bool{}
-			for _, in := range sig.Inputs {
-				all[in.Key] = true
-			}
+			all := allBinary(&sig)
 			var jsonLen int
 			bodies["oip-binary"], jsonLen = inferBody(b, &sig, feeds, all)
 			for _, proto := range []string{"tfserving", "oip", "oip-binary"} {

@@ -713,28 +713,7 @@ func (t *tbuf) capacity() int {
 
 // drop forgets t's elements (t keeps its dtype; only its dtype's slice
 // is ever set).
-func (t *tbuf) drop() {
-	switch t.dt {
-	case interp.Float32:
-		t.f32 = nil
-	case interp.Float64:
-		t.f64 = nil
-	case interp.Int8:
-		t.i8 = nil
-	case interp.Int16:
-		t.i16 = nil
-	case interp.Int32:
-		t.i32 = nil
-	case interp.Int64:
-		t.i64 = nil
-	case interp.Uint8:
-		t.u8 = nil
-	case interp.Bool:
-		t.b = nil
-	case interp.String:
-		t.s = nil
-	}
-}
+func (t *tbuf) drop() { *t = tbuf{dt: t.dt} }
 
 // truncate cuts t to its first n elements.
 func (t *tbuf) truncate(n int) {

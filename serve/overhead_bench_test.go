@@ -157,10 +157,7 @@ func BenchmarkServeOIPJSON64(b *testing.B) {
 func BenchmarkServeOIPBinary64(b *testing.B) {
 	p := loadE(b)
 	srv := benchServer(b, p)
-	all := map[string]bool{}
-	for _, in := range p.sig.Inputs {
-		all[in.Key] = true
-	}
+	all := allBinary(&p.sig)
 	body, n := inferBody(b, &p.sig, p.feeds, all)
 	benchHTTP(b, srv, "/v2/models/E/infer", body, map[string]string{binaryHeader: strconv.Itoa(n)})
 }

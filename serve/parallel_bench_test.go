@@ -35,10 +35,7 @@ func BenchmarkServeParallelOIPBinary(b *testing.B) {
 	}
 	srv.SetReady(true)
 	b.Cleanup(func() { srv.Close() })
-	all := map[string]bool{}
-	for _, in := range p.sig.Inputs {
-		all[in.Key] = true
-	}
+	all := allBinary(&p.sig)
 	type body struct {
 		data []byte
 		json string
@@ -100,18 +97,21 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// binaryBodyE is E's request of every input binary (BenchmarkServeOIPBinary64's
+// body) in a buffer as the server reads it (getBody: the binary data
+// 8-aligned), and its JSON header's length.
+func binaryBodyE(b *testing.B, p *presetE) ([]byte, int) {
+	raw, n := inferBody(b, &p.sig, p.feeds, allBinary(&p.sig))
+	buf, _ := getBody(len(raw), n)
+	return append(buf, raw...), n
+}
+
 // BenchmarkDecodeOIPBinary64 is decodeInfer alone on
 // BenchmarkServeOIPBinary64's body: the JSON header of 1001 inputs (the
 // binary data are views).
 func BenchmarkDecodeOIPBinary64(b *testing.B) {
 	p := loadE(b)
-	all := map[string]bool{}
-	for _, in := range p.sig.Inputs {
-		all[in.Key] = true
-	}
-	raw, n := inferBody(b, &p.sig, p.feeds, all)
-	buf, _ := getBody(len(raw), n) // the binary data 8-aligned, as the server reads it
-	body := append(buf, raw...)
+	body, n := binaryBodyE(b, p)
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -125,13 +125,7 @@ func BenchmarkDecodeOIPBinary64(b *testing.B) {
 // decodeInferRaw (the inputs kept as the body holds them).
 func BenchmarkDecodeOIPRaw64(b *testing.B) {
 	p := loadE(b)
-	all := map[string]bool{}
-	for _, in := range p.sig.Inputs {
-		all[in.Key] = true
-	}
-	raw, n := inferBody(b, &p.sig, p.feeds, all)
-	buf, _ := getBody(len(raw), n)
-	body := append(buf, raw...)
+	body, n := binaryBodyE(b, p)
 	sig := p.sig // indexed, as the server's is
 	if err := sig.check(); err != nil {
 		b.Fatal(err)
