@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -29,24 +27,12 @@ func TestServeIR(t *testing.T) {
 	if err := os.Rename(filepath.Join(cdir, "0-tfg.mlir"), ir); err != nil {
 		t.Fatal(err)
 	}
-	feeds, want := filepath.Join(dir, "feeds.npz"), filepath.Join(dir, "want.npz")
-	if st, _, e := runTool("gen", "--feeds", "--batch", "5", "--seed", "9", exampleModel, "-o", feeds); st != 0 {
-		t.Fatalf("recom gen --feeds: %s", e)
-	}
-	if st, _, e := runTool("interp", exampleModel, "--tables", exampleTables, "--feeds", feeds, "--outputs", "prediction", "-o", want); st != 0 {
-		t.Fatalf("recom interp: %s", e)
-	}
-	in, ref := readNPZ(t, feeds), readNPZ(t, want)["prediction"].Float32s()
+	in, ref := exampleReference(t, dir, 5, 9)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logs, lw := newLogWatch()
-	status := make(chan int, 1)
-	go func() {
-		status <- runContext(ctx, []string{"serve", ir, "--tables", exampleTables, "--outputs", "prediction", "--backend", "cpu",
-			"--http-addr", "127.0.0.1:0", "--grpc-addr", ""}, strings.NewReader(""), io.Discard, lw)
-		lw.Close()
-	}()
+	logs, status := startServe(ctx, ir, "--tables", exampleTables, "--outputs", "prediction", "--backend", "cpu",
+		"--http-addr", "127.0.0.1:0", "--grpc-addr", "")
 	addr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
 
 	mr, err := http.Get("http://" + addr + "/v2/models/small")
@@ -70,18 +56,11 @@ func TestServeIR(t *testing.T) {
 		}
 		inputs = append(inputs, map[string]any{"name": im.Name, "datatype": im.Datatype, "shape": x.Shape(), "data": x.Data()})
 	}
-	body, _ := json.Marshal(map[string]any{"inputs": inputs})
-	hr, err := http.Post("http://"+addr+"/v2/models/small/infer", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	outs := postInferJSON(t, addr, "small", inputs)
+	if len(outs) != 1 {
+		t.Fatalf("infer: %d outputs, want 1", len(outs))
 	}
-	var r struct{ Outputs []struct{ Data []float32 } }
-	b, _ = io.ReadAll(hr.Body)
-	hr.Body.Close()
-	if err := json.Unmarshal(b, &r); err != nil || hr.StatusCode != 200 || len(r.Outputs) != 1 {
-		t.Fatalf("infer: %d %v %s", hr.StatusCode, err, b)
-	}
-	checkFloats(t, "HTTP", r.Outputs[0].Data, ref)
+	checkFloats(t, "HTTP", outs[0].Data, ref)
 
 	out := filepath.Join(dir, "load.jsonl")
 	st, o, e := runTool("loadtest", ir, "--outputs", "prediction", "--url", "http://"+addr, "--protocol", "oip-binary",

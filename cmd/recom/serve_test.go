@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/serve/oippb"
 )
 
@@ -68,6 +70,55 @@ func (w *logWatch) wait(t *testing.T, re string) string {
 	return ""
 }
 
+// exampleReference draws feeds of batch rows for the bundled model
+// (recom gen --feeds --seed seed, into dir) and returns them with recom
+// interp's predictions for them.
+func exampleReference(t *testing.T, dir string, batch, seed int) (map[string]*interp.Tensor, []float32) {
+	t.Helper()
+	feeds, want := filepath.Join(dir, "feeds.npz"), filepath.Join(dir, "want.npz")
+	if st, _, e := runTool("gen", "--feeds", "--batch", strconv.Itoa(batch), "--seed", strconv.Itoa(seed), exampleModel, "-o", feeds); st != 0 {
+		t.Fatalf("recom gen --feeds: %s", e)
+	}
+	if st, _, e := runTool("interp", exampleModel, "--tables", exampleTables, "--feeds", feeds, "--outputs", "prediction", "-o", want); st != 0 {
+		t.Fatalf("recom interp: %s", e)
+	}
+	return readNPZ(t, feeds), readNPZ(t, want)["prediction"].Float32s()
+}
+
+// startServe runs recom serve with args until ctx ends, its logs watched;
+// status gets its exit status.
+func startServe(ctx context.Context, args ...string) (logs *logWatch, status chan int) {
+	logs, lw := newLogWatch()
+	status = make(chan int, 1)
+	go func() {
+		status <- runContext(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, lw)
+		lw.Close()
+	}()
+	return logs, status
+}
+
+// inferOutput is an output of an Open Inference Protocol JSON response.
+type inferOutput struct{ Data []float32 }
+
+// postInferJSON posts inputs as an Open Inference Protocol JSON request
+// to model's /infer at addr and returns the response's outputs; anything
+// but a 200 with a JSON body fails the test.
+func postInferJSON(t *testing.T, addr, model string, inputs []map[string]any) []inferOutput {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"inputs": inputs})
+	hr, err := http.Post("http://"+addr+"/v2/models/"+model+"/infer", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Outputs []inferOutput }
+	b, _ := io.ReadAll(hr.Body)
+	hr.Body.Close()
+	if err := json.Unmarshal(b, &r); err != nil || hr.StatusCode != 200 {
+		t.Fatalf("infer: %d %v %s", hr.StatusCode, err, b)
+	}
+	return r.Outputs
+}
+
 func (w *logWatch) text() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -79,24 +130,12 @@ func (w *logWatch) text() string {
 // recom interp's outputs for them, and shuts it down as SIGTERM would.
 func TestServeMatchesInterp(t *testing.T) {
 	dir := t.TempDir()
-	feeds, want := filepath.Join(dir, "feeds.npz"), filepath.Join(dir, "want.npz")
-	if st, _, e := runTool("gen", "--feeds", "--batch", "6", "--seed", "5", exampleModel, "-o", feeds); st != 0 {
-		t.Fatalf("recom gen --feeds: %s", e)
-	}
-	if st, _, e := runTool("interp", exampleModel, "--tables", exampleTables, "--feeds", feeds, "--outputs", "prediction", "-o", want); st != 0 {
-		t.Fatalf("recom interp: %s", e)
-	}
-	in, ref := readNPZ(t, feeds), readNPZ(t, want)["prediction"].Float32s()
+	in, ref := exampleReference(t, dir, 6, 5)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logs, lw := newLogWatch()
-	status := make(chan int, 1)
-	go func() {
-		status <- runContext(ctx, []string{"serve", exampleModel, "--tables", exampleTables, "--backend", "cpu",
-			"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--log-format", "text", "--cpuprofile", filepath.Join(dir, "cpu.pprof")}, strings.NewReader(""), io.Discard, lw)
-		lw.Close()
-	}()
+	logs, status := startServe(ctx, exampleModel, "--tables", exampleTables, "--backend", "cpu",
+		"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0", "--log-format", "text", "--cpuprofile", filepath.Join(dir, "cpu.pprof"))
 	httpAddr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
 	grpcAddr := logs.wait(t, `msg="serving gRPC" addr=(\S+)`)
 
@@ -140,18 +179,8 @@ func TestServeMatchesInterp(t *testing.T) {
 	checkFloats(t, "gRPC", resp.Outputs[0].GetContents().GetFp32Contents(), ref)
 
 	// HTTP, the Open Inference Protocol's JSON.
-	body, _ := json.Marshal(map[string]any{"inputs": v2})
-	hr, err := http.Post("http://"+httpAddr+"/v2/models/small/infer", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct{ Outputs []struct{ Data []float32 } }
-	b, _ := io.ReadAll(hr.Body)
-	hr.Body.Close()
-	if err := json.Unmarshal(b, &r); err != nil || hr.StatusCode != 200 {
-		t.Fatalf("infer: %d %v %s", hr.StatusCode, err, b)
-	}
-	checkFloats(t, "HTTP", r.Outputs[0].Data, ref)
+	outs := postInferJSON(t, httpAddr, "small", v2)
+	checkFloats(t, "HTTP", outs[0].Data, ref)
 
 	cancel() // as SIGINT or SIGTERM does (outfile.HandleGracefully)
 	if st := <-status; st != 0 {
@@ -221,13 +250,8 @@ func TestModelName(t *testing.T) {
 func TestLoadtest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	logs, lw := newLogWatch()
-	status := make(chan int, 1)
-	go func() {
-		status <- runContext(ctx, []string{"serve", exampleModel, "--tables", exampleTables, "--backend", "cpu",
-			"--http-addr", "127.0.0.1:0", "--grpc-addr", ""}, strings.NewReader(""), io.Discard, lw)
-		lw.Close()
-	}()
+	logs, status := startServe(ctx, exampleModel, "--tables", exampleTables, "--backend", "cpu",
+		"--http-addr", "127.0.0.1:0", "--grpc-addr", "")
 	addr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
 	dir := t.TempDir()
 	for _, p := range []string{"tfserving", "oip", "oip-binary"} {

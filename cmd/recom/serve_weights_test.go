@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -31,13 +29,7 @@ func TestServeSavedModel(t *testing.T) {
 		ref := readNPZ(t, want)["y:0"].Float32s()
 
 		ctx, cancel := context.WithCancel(context.Background())
-		logs, lw := newLogWatch()
-		status := make(chan int, 1)
-		go func() {
-			args := append([]string{"serve", dir, "--backend", "cpu", "--http-addr", "127.0.0.1:0", "--grpc-addr", "", "--log-format", "text"}, tc.args...)
-			status <- runContext(ctx, args, strings.NewReader(""), io.Discard, lw)
-			lw.Close()
-		}()
+		logs, status := startServe(ctx, append([]string{dir, "--backend", "cpu", "--http-addr", "127.0.0.1:0", "--grpc-addr", "", "--log-format", "text"}, tc.args...)...)
 		httpAddr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
 
 		// The metadata names the signature's input; the inputs are fed by it.
@@ -54,18 +46,11 @@ func TestServeSavedModel(t *testing.T) {
 			t.Fatalf("metadata: %v %s", err, b)
 		}
 		in := map[string]any{"name": meta.Inputs[0].Name, "datatype": meta.Inputs[0].Datatype, "shape": []int{len(words)}, "data": words}
-		body, _ := json.Marshal(map[string]any{"inputs": []any{in}})
-		hr, err := http.Post("http://"+httpAddr+"/v2/models/tiny/infer", "application/json", bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
+		outs := postInferJSON(t, httpAddr, "tiny", []map[string]any{in})
+		if len(outs) != 1 {
+			t.Fatalf("infer: %d outputs, want 1", len(outs))
 		}
-		var r struct{ Outputs []struct{ Data []float32 } }
-		b, _ = io.ReadAll(hr.Body)
-		hr.Body.Close()
-		if err := json.Unmarshal(b, &r); err != nil || hr.StatusCode != 200 || len(r.Outputs) != 1 {
-			t.Fatalf("infer: %d %v %s", hr.StatusCode, err, b)
-		}
-		checkFloats(t, "HTTP", r.Outputs[0].Data, ref)
+		checkFloats(t, "HTTP", outs[0].Data, ref)
 		cancel()
 		if st := <-status; st != 0 {
 			t.Fatalf("recom serve exited %d:\n%s", st, logs.text())
