@@ -76,6 +76,29 @@ func (o *BatchOptions) withDefaults() BatchOptions {
 	return c
 }
 
+// ExactUpTo is the row count up to which GPUSizes allows every batch
+// size: a request of at most that many rows (the load's 1-64) that runs
+// as a batch by itself then needs no padding, and runs on views of its
+// body (views.go) instead of being copied into a padded batch.
+const ExactUpTo = 64
+
+// GPUSizes are the GPU's default allowed batch sizes: every size up to
+// ExactUpTo (and max), then powers of two up to and including max. Each
+// is one CUDA graph per slot (captured at the warm-up), which costs the
+// device little memory at these sizes.
+func GPUSizes(max int) []int {
+	var s []int
+	for n := 1; n <= min(ExactUpTo, max); n++ {
+		s = append(s, n)
+	}
+	for _, n := range PowersOfTwo(max) {
+		if n > ExactUpTo {
+			s = append(s, n)
+		}
+	}
+	return s
+}
+
 // PowersOfTwo are the allowed batch sizes 1, 2, 4, ... up to and
 // including max (max itself when it is no power of two).
 func PowersOfTwo(max int) []int {
@@ -182,6 +205,11 @@ type Batcher struct {
 	// feedMaps pools the backend's feed maps of requests run as they
 	// are (map[string]*interp.Tensor).
 	feedMaps sync.Pool
+	// viewSets pools the views of requests run on their bodies
+	// (*viewSet: views.go).
+	viewSets sync.Pool
+	noViews  atomic.Bool  // set once the signature showed it has none
+	viewed   atomic.Int64 // the requests run on views (for the tests)
 	// single is set once a batch showed that an output of unknown rank
 	// has no batch dimension: from then on requests run alone.
 	single atomic.Bool
@@ -574,7 +602,14 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 	}
 	var feeds map[string]*interp.Tensor
 	var lay *batchLayout
-	if len(reqs) > 1 || size != rows || reqs[0].raw != nil {
+	var vs *viewSet
+	if len(reqs) == 1 && size == rows && reqs[0].raw != nil && viewBodies {
+		vs, _ = b.viewsOf(reqs[0])
+	}
+	if vs != nil {
+		feeds = vs.byName
+		b.viewed.Add(1)
+	} else if len(reqs) > 1 || size != rows || reqs[0].raw != nil {
 		lay, err = b.assemble(reqs, int64(size), int64(rows))
 		if err != nil {
 			return nil, 0, &internalError{fmt.Errorf("batching the inputs: %w", err)}
@@ -592,10 +627,15 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 	t0 := time.Now()
 	got, err := b.call(feeds)
 	took = max(time.Since(t0), 1) // > 0: the request ran
+	if vs != nil && (err != nil || !vs.holds(got)) {
+		vs.release(b)
+	}
 	if err == nil {
-		if lay != nil {
+		switch {
+		case vs != nil:
+		case lay != nil:
 			b.putLayout(lay, got)
-		} else {
+		default:
 			clear(feeds) // it keeps no request's tensors
 			b.feedMaps.Put(feeds)
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -146,6 +147,48 @@ func BenchmarkDecodeOIPRaw64(b *testing.B) {
 				}
 				putRawFeeds(f)
 			}
+		})
+	}
+}
+
+// BenchmarkServeRawAlone is the batcher's work on one binary request of
+// E's 64 rows run as a batch by itself (a power of two: no padding), on
+// views of its body ("views") and joined into the batch's arenas
+// ("copy"): the backend does no work. cpu-ns/op is the process's CPU
+// time per request (the join's second half runs on a goroutine of its
+// own, as for a request run inline).
+func BenchmarkServeRawAlone(b *testing.B) {
+	p := loadE(b)
+	body, n := binaryBodyE(b, p)
+	srv := benchServer(b, p)
+	sig := srv.sig
+	bt := srv.batcher
+	bt.opts.Sizes = PowersOfTwo(DefaultMaxBatch)
+	_, f, ok := decodeInferRaw(body, n, sig, 1<<20, nil)
+	if !ok {
+		b.Fatal("not read by decodeInferRaw")
+	}
+	defer func(v bool) { viewBodies = v }(viewBodies)
+	for _, views := range []bool{true, false} {
+		name := "views"
+		if !views {
+			name = "copy"
+		}
+		b.Run(name, func(b *testing.B) {
+			viewBodies = views
+			r := &request{ctx: context.Background(), raw: f, rows: int(f.rows), key: bt.static}
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				out, _, err := bt.runBatch([]*request{r}, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := bt.split(out, []*request{r}, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

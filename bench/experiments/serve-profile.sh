@@ -10,18 +10,20 @@
 #   then here: go tool pprof -top build/serve/recom $OUT/serve-cpu.pprof
 #
 # Settings: MODEL (E), PROTOCOL (oip-binary), RATES, DURATION (4s),
-# SERVE_FLAGS (extra recom serve flags), OUT (/tmp/serve-profile).
+# SERVE_FLAGS (extra recom serve flags), OUT (/tmp/serve-profile), RECOM_BIN
+# (the recom binary: build/serve/recom).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 d=${SERVE_DIR:-build/serve}
 [ -x $d/recom ] || cp build/bin/recom $d/recom
+bin=${RECOM_BIN:-$d/recom}
 MODEL=${MODEL:-E}
 out=${OUT:-/tmp/serve-profile}
 mkdir -p "$out"
 for f in $d/*.pb.gz; do [ -e "$f" ] && gunzip -kf "$f"; done
 port=${PORT:-18601}
 # shellcheck disable=SC2086
-$d/recom serve $d/$MODEL.pb --name "$MODEL" --ptx $d/$MODEL.tuned.ptx --backend gpu --precision fp32 \
+$bin serve $d/$MODEL.pb --name "$MODEL" --ptx $d/$MODEL.tuned.ptx --backend gpu --precision fp32 \
   --http-addr 127.0.0.1:$port --grpc-addr 127.0.0.1:$((port + 1)) --log-format json \
   --cpuprofile "$out/serve-cpu.pprof" ${SERVE_FLAGS:-} >/tmp/serve-profile-server.log 2>&1 &
 server=$!
@@ -38,7 +40,7 @@ hist() { # name file: count and sum of a histogram
 for r in ${RATES:-1000 5600}; do
   m >/tmp/sp-before.txt
   $d/recom loadtest $d/$MODEL.pb --name "$MODEL" --url "http://127.0.0.1:$port" --protocol "${PROTOCOL:-oip-binary}" \
-    --rates "$r" --duration "${DURATION:-4s}" --bodies 128 --max-rows 64 --json /tmp/sp-$r.jsonl 2>&1 | grep -E "rate|p99" | tail -2 || rc=1
+    --rates "$r" --duration "${DURATION:-4s}" --bodies 128 --max-rows 64 --json /tmp/sp-$r.jsonl 2>&1 | tail -2 || rc=1
   m >/tmp/sp-after.txt
   python3 bench/serve_metrics.py /tmp/sp-before.txt /tmp/sp-after.txt oip-http /tmp/sp-$r.jsonl || rc=1
   for h in recom_serve_batch_duration_seconds recom_serve_batch_rows recom_serve_batch_requests recom_serve_queue_duration_seconds; do
@@ -50,5 +52,5 @@ for r in ${RATES:-1000 5600}; do
 done
 kill -TERM $server
 wait $server || rc=1
-grep -E '"level":"(WARN|ERROR)"' /tmp/serve-profile-server.log | tail -5
+grep -E '"level":"(WARN|ERROR)"|warmed up' /tmp/serve-profile-server.log | tail -5
 exit $rc

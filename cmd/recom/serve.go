@@ -51,8 +51,10 @@ waited --batch-timeout (only while another batch is in flight: with none,
 a batch goes at once with the requests already waiting), runs on the backend (--inflight batches at once;
 while all are busy the next batch keeps filling), and each request gets
 its rows of the outputs back. On the GPU a batch is padded to the next of
---batch-sizes (default: powers of two up to --max-batch), so that the
-runtime captures one CUDA graph per size.
+--batch-sizes (default: every size up to 64, then powers of two up to
+--max-batch), so that the runtime captures one CUDA graph per size; a
+binary request that is a batch by itself runs on views of its body, with
+no copy.
 
 --backend gpu runs the compiled model in the native runtime
 (runtime/session: each batch one CUDA graph, as recom run); --backend cpu
@@ -114,7 +116,7 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.batchTimeout, "batch-timeout", serve.DefaultTimeout, "the longest a batch's first request waits for more while another batch is in flight (0: take only those already waiting; with none in flight a batch goes at once)")
 	fl.IntVar(&f.inflight, "inflight", serve.DefaultInFlight, "batches running on the backend at once")
 	fl.BoolVar(&f.queuedOnly, "queue-all", false, "send every request through the batching queue (by default a request that finds nothing waiting and a backend slot free runs at once on its own goroutine)")
-	fl.IntSliceVar(&f.batchSizes, "batch-sizes", nil, "allowed batch sizes: a batch is padded to the next (default: powers of two up to --max-batch on the GPU, none on the CPU; 0: none)")
+	fl.IntSliceVar(&f.batchSizes, "batch-sizes", nil, "allowed batch sizes: a batch is padded to the next (default on the GPU: every size up to 64, then powers of two up to --max-batch; none on the CPU; 0: none)")
 	fl.IntVar(&f.maxQueue, "max-queue", serve.DefaultMaxQueue, "the most requests waiting for a batch (more are refused with 503 / UNAVAILABLE)")
 	fl.IntVar(&f.maxRows, "max-request-rows", serve.DefaultMaxRequestRows, "the most rows one request may have")
 	fl.Int64Var(&f.maxBody, "max-body-bytes", serve.DefaultMaxBodyBytes, "the largest HTTP request body and gRPC message")
@@ -206,7 +208,7 @@ func runServe(ctx context.Context, path string, f *serveFlags, stderr io.Writer)
 		return err
 	}
 	if ld.warm {
-		if err := warmup(sctx, srv, ld, log); err != nil {
+		if err := warmup(sctx, srv, ld, f.inflight, log); err != nil {
 			srv.Close()
 			return err
 		}
@@ -319,7 +321,7 @@ func (f *serveFlags) finish(ld *loaded, gpu bool) (*loaded, error) {
 		}
 		ld.sizes = f.batchSizes
 	case gpu:
-		ld.sizes = serve.PowersOfTwo(max(f.maxBatch, 1))
+		ld.sizes = serve.GPUSizes(max(f.maxBatch, 1))
 	}
 	switch f.warmup {
 	case "auto":
@@ -405,7 +407,7 @@ func (f *serveFlags) loadGPU(ctx context.Context, path string, ld *loaded, log *
 	}
 	so := f.sessionOptions(&em, opts, nil, f.inflight)
 	so.NoTiming = true
-	so.BatchSizes = 2 * (len(serve.PowersOfTwo(max(f.maxBatch, 1))) + len(f.batchSizes))
+	so.BatchSizes = 2 * (len(serve.GPUSizes(max(f.maxBatch, 1))) + len(f.batchSizes))
 	t0 := time.Now()
 	s, err := session.New(ctx, session.Program{Context: m.res.Context, Module: m.res.Module}, ptx, so)
 	if errors.Is(err, cuda.ErrNoDriver) {
@@ -436,9 +438,11 @@ func graphCut(path string, outputs []string) []string {
 	return outputs
 }
 
-// warmup runs one batch of random inputs per allowed batch size (the GPU
-// runtime captures its graphs), through the server's own path.
-func warmup(ctx context.Context, srv *serve.Server, ld *loaded, log *slog.Logger) error {
+// warmup runs batches of random inputs of every allowed batch size, each
+// size slots times in a row (the GPU runtime captures a graph per size on
+// each of its slots, which it takes in turn), through the server's own
+// path.
+func warmup(ctx context.Context, srv *serve.Server, ld *loaded, slots int, log *slog.Logger) error {
 	if ld.module == nil {
 		log.Warn("no warm-up: the model could not be imported for drawing its inputs")
 		return nil
@@ -475,8 +479,10 @@ func warmup(ctx context.Context, srv *serve.Server, ld *loaded, log *slog.Logger
 			}
 			in[s.Key] = t
 		}
-		if _, err := srv.Predict(ctx, in); err != nil {
-			return fmt.Errorf("warm-up batch of %d rows: %w", n, err)
+		for range max(slots, 1) {
+			if _, err := srv.Predict(ctx, in); err != nil {
+				return fmt.Errorf("warm-up batch of %d rows: %w", n, err)
+			}
 		}
 	}
 	log.Info("warmed up", "batch_sizes", fmt.Sprint(sizes), "duration", time.Since(t0).Round(time.Millisecond))
