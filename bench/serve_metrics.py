@@ -12,12 +12,13 @@ run: its last line) the median end-to-end latency the client saw is set
 beside it, and the overhead's share of it, issue #20's target being at most
 15%. Prints one line:
 
-    OVERHEAD protocol=P n=N overhead_p50_ms=X queue_p50_ms=Q [stages_p50_ms=read:A,decode:B,batch:C,respond:D] [e2e_p50_ms=Y share=Z rate=R]
+    OVERHEAD protocol=P n=N overhead_p50_ms=X queue_p50_ms=Q [stages_p50_ms=read:A,decode:B,queue:C,join:D,split:E,respond:F] [e2e_p50_ms=Y share=Z rate=R]
 
 (queue_p50_ms: the median of recom_serve_queue_duration_seconds over the
 run, every protocol's: the part of the overhead spent waiting for a batch
 to start, the batch timeout and busy slots; stages_p50_ms: the median of
-each stage of recom_serve_overhead_stage_seconds, HTTP's.)
+each stage of recom_serve_overhead_stage_seconds, HTTP's; a server before
+2026-12-04 10:00 UTC had one batch stage for queue, join and split.)
 """
 import json
 import math
@@ -88,7 +89,7 @@ def main(argv):
         line += f" queue_p50_ms={q50 * 1e3:.3f}"  # part of the overhead: each request's wait for its batch to start
     # The overhead's stages (HTTP): each one's median.
     parts = []
-    for st in ("read", "decode", "batch", "respond"):
+    for st in ("read", "decode", "batch", "queue", "join", "split", "respond"):
         m50, mn = median_between(before, after, argv[2], STAGES, st)
         if mn:
             parts.append(f"{st}:{m50 * 1e3:.3f}")

@@ -170,9 +170,16 @@ type reply struct {
 	job *fillJob
 	out []*interp.Tensor // in Signature.Outputs order
 	err error
-	// backend is the backend's time on the batch (or batches) the
-	// request ran in.
-	backend time.Duration
+	rt  runTime
+}
+
+// runTime is where a request's time in the batcher went: the backend's
+// time on the batch (or batches) it ran in, when that batch started (the
+// request claimed from the queue, or run inline) and when the backend was
+// called (its inputs joined). Zero: the request did not run.
+type runTime struct {
+	backend     time.Duration
+	start, call time.Time
 }
 
 // Batcher puts requests that arrive together into batches, runs them on
@@ -274,13 +281,14 @@ func (b *Batcher) DoTimed(ctx context.Context, feeds []*interp.Tensor, rows int)
 	if !b.alone() {
 		r.key = shapeKey(feeds)
 	}
-	return b.wait(r)
+	out, rt, err := b.wait(r)
+	return out, rt.backend, err
 }
 
 // doChecked is DoTimed for feeds checked against the signature
 // (Server.checkFeeds): their key is the signature's when it fixes every
 // input's row (no key computed per request).
-func (b *Batcher) doChecked(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, time.Duration, error) {
+func (b *Batcher) doChecked(ctx context.Context, feeds []*interp.Tensor, rows int) ([]*interp.Tensor, runTime, error) {
 	r := newRequest(ctx, rows)
 	r.feeds = feeds
 	if !b.alone() {
@@ -294,7 +302,7 @@ func (b *Batcher) doChecked(ctx context.Context, feeds []*interp.Tensor, rows in
 // doRaw is DoTimed for a binary request's inputs as its body holds them,
 // checked against the signature (decodeInferRaw): every input of the
 // signature, of f.rows rows.
-func (b *Batcher) doRaw(ctx context.Context, f *rawFeeds) ([]*interp.Tensor, time.Duration, error) {
+func (b *Batcher) doRaw(ctx context.Context, f *rawFeeds) ([]*interp.Tensor, runTime, error) {
 	r := newRequest(ctx, int(f.rows))
 	r.raw = f
 	if !b.alone() {
@@ -313,15 +321,15 @@ func newRequest(ctx context.Context, rows int) *request {
 }
 
 // wait queues r and waits for its outputs.
-func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
-	if out, took, err, ok := b.inline(r); ok {
-		return out, took, err
+func (b *Batcher) wait(r *request) ([]*interp.Tensor, runTime, error) {
+	if out, rt, err, ok := b.inline(r); ok {
+		return out, rt, err
 	}
 	ctx := r.ctx
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
-		return nil, 0, errShuttingDown
+		return nil, runTime{}, errShuttingDown
 	}
 	select {
 	case b.reqs <- r:
@@ -329,7 +337,7 @@ func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
 		b.met.setQueue(b.queued.Load())
 	default:
 		b.mu.RUnlock()
-		return nil, 0, errorf(codes.Unavailable, "the batching queue is full (%d requests waiting; recom serve --max-queue)", b.opts.MaxQueue)
+		return nil, runTime{}, errorf(codes.Unavailable, "the batching queue is full (%d requests waiting; recom serve --max-queue)", b.opts.MaxQueue)
 	}
 	b.mu.RUnlock()
 	ctxDone, gone := ctx.Done(), false
@@ -341,12 +349,12 @@ func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
 				continue
 			}
 			if gone {
-				return nil, 0, ctx.Err()
+				return nil, runTime{}, ctx.Err()
 			}
-			return rep.out, rep.backend, rep.err
+			return rep.out, rep.rt, rep.err
 		case <-ctxDone:
 			if r.state.CompareAndSwap(reqWaiting, reqGone) {
-				return nil, 0, ctx.Err() // no worker reads its feeds: it drops it
+				return nil, runTime{}, ctx.Err() // no worker reads its feeds: it drops it
 			}
 			// Claimed: its batch reads its feeds (the worker, the backend,
 			// or this goroutine: its part of the join, which the batch
@@ -362,20 +370,20 @@ func (b *Batcher) wait(r *request) ([]*interp.Tensor, time.Duration, error) {
 // request then skips the hand-offs to the collector and a worker and
 // back (each a goroutine's wake-up: tens of microseconds on the GPU
 // host). ok false: r is to be queued.
-func (b *Batcher) inline(r *request) (out []*interp.Tensor, took time.Duration, err error, ok bool) {
+func (b *Batcher) inline(r *request) (out []*interp.Tensor, rt runTime, err error, ok bool) {
 	if b.opts.Queued || b.queued.Load() != 0 {
-		return nil, 0, nil, false
+		return nil, runTime{}, nil, false
 	}
 	b.mu.RLock()
 	if b.closed {
 		b.mu.RUnlock()
-		return nil, 0, errShuttingDown, true
+		return nil, runTime{}, errShuttingDown, true
 	}
 	select {
 	case b.slots <- struct{}{}:
 	default:
 		b.mu.RUnlock()
-		return nil, 0, nil, false
+		return nil, runTime{}, nil, false
 	}
 	b.wg.Add(1) // Close waits for it as for the workers
 	b.mu.RUnlock()
@@ -388,7 +396,7 @@ func (b *Batcher) inline(r *request) (out []*interp.Tensor, took time.Duration, 
 	b.busy.Add(1)
 	b.run([]*request{r})
 	rep := <-r.done // run replied (buffered)
-	return rep.out, rep.backend, rep.err, true
+	return rep.out, rep.rt, rep.err, true
 }
 
 // Close stops taking requests, runs every request already queued, and
@@ -546,7 +554,8 @@ func (b *Batcher) run(batch []*request) {
 	}
 	b.met.inflight(1)
 	defer b.met.inflight(-1)
-	out, took, err := b.runBatch(live, b.alone())
+	out, rt, err := b.runBatch(live, b.alone())
+	rt.start = start
 	release()
 	var nb *errNotBatched
 	if errors.As(err, &nb) && !b.opts.Alone {
@@ -565,7 +574,8 @@ func (b *Batcher) run(batch []*request) {
 			if err == nil {
 				outs, err = b.split(o, []*request{r}, alone)
 			}
-			r.done <- reply{out: firstOrNil(outs), err: err, backend: took + again}
+			again.start, again.backend = start, rt.backend+again.backend
+			r.done <- reply{out: firstOrNil(outs), err: err, rt: again}
 		}
 		return
 	}
@@ -575,9 +585,9 @@ func (b *Batcher) run(batch []*request) {
 	}
 	for i, r := range live {
 		if err != nil {
-			r.done <- reply{err: err, backend: took}
+			r.done <- reply{err: err, rt: rt}
 		} else {
-			r.done <- reply{out: outs[i], backend: took}
+			r.done <- reply{out: outs[i], rt: rt}
 		}
 	}
 }
@@ -590,8 +600,9 @@ func firstOrNil(o [][]*interp.Tensor) []*interp.Tensor {
 }
 
 // runBatch joins the requests' feeds (padded to an allowed size: assemble),
-// runs them, and checks the outputs' rows; took is the backend's time.
-func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, took time.Duration, err error) {
+// runs them, and checks the outputs' rows; rt is the backend's time and
+// when it was called.
+func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, rt runTime, err error) {
 	rows := 0
 	for _, r := range reqs {
 		rows += r.rows
@@ -612,7 +623,7 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 	} else if len(reqs) > 1 || size != rows || reqs[0].raw != nil {
 		lay, err = b.assemble(reqs, int64(size), int64(rows))
 		if err != nil {
-			return nil, 0, &internalError{fmt.Errorf("batching the inputs: %w", err)}
+			return nil, rt, &internalError{fmt.Errorf("batching the inputs: %w", err)}
 		}
 		feeds = lay.byName
 	} else {
@@ -624,9 +635,9 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 			feeds[in.Name] = reqs[0].feeds[i]
 		}
 	}
-	t0 := time.Now()
+	rt.call = time.Now()
 	got, err := b.call(feeds)
-	took = max(time.Since(t0), 1) // > 0: the request ran
+	rt.backend = max(time.Since(rt.call), 1) // > 0: the request ran
 	if vs != nil && (err != nil || !vs.holds(got)) {
 		vs.release(b)
 	}
@@ -640,25 +651,25 @@ func (b *Batcher) runBatch(reqs []*request, alone bool) (out []*interp.Tensor, t
 			b.feedMaps.Put(feeds)
 		}
 	}
-	b.met.observeBatch(rows, size, len(reqs), took, err)
+	b.met.observeBatch(rows, size, len(reqs), rt.backend, err)
 	if err != nil {
-		return nil, took, err
+		return nil, rt, err
 	}
 	out = make([]*interp.Tensor, len(b.sig.Outputs))
 	for i, o := range b.sig.Outputs {
 		t, ok := got[o.Name]
 		if !ok || t == nil {
-			return nil, took, &internalError{fmt.Errorf("the backend did not return output %q", o.Key)}
+			return nil, rt, &internalError{fmt.Errorf("the backend did not return output %q", o.Key)}
 		}
 		if !alone && (t.Rank() == 0 || t.Dim(0) != int64(size)) {
 			if o.UnknownRank {
-				return nil, took, &errNotBatched{o.Key}
+				return nil, rt, &errNotBatched{o.Key}
 			}
-			return nil, took, &internalError{fmt.Errorf("output %q has shape %s for a batch of %d rows: it cannot be split into the requests' rows", o.Key, interp.ShapeString(t.Shape()), size)}
+			return nil, rt, &internalError{fmt.Errorf("output %q has shape %s for a batch of %d rows: it cannot be split into the requests' rows", o.Key, interp.ShapeString(t.Shape()), size)}
 		}
 		out[i] = t
 	}
-	return out, took, nil
+	return out, rt, nil
 }
 
 // assemble joins the requests' inputs into the batch's (size rows, rows

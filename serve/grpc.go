@@ -115,13 +115,13 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 		return nil, grpcStatus(err)
 	}
 	var outs []*interp.Tensor
-	var took time.Duration
+	var rt runTime
 	var which []int
 	var err error
 	if f, ok := s.grpcRawFeeds(r); ok {
 		defer putRawFeeds(f)
 		if which, err = s.grpcOutputs(r); err == nil {
-			outs, took, err = s.runRaw(ctx, "oip-grpc", f)
+			outs, rt, err = s.runRaw(ctx, "oip-grpc", f)
 		}
 	} else {
 		var feeds []*interp.Tensor
@@ -129,14 +129,14 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 			return nil, grpcStatus(err)
 		}
 		if which, err = s.grpcOutputs(r); err == nil {
-			outs, took, err = s.run(ctx, "oip-grpc", feeds)
+			outs, rt, err = s.run(ctx, "oip-grpc", feeds)
 		}
 	}
 	if err != nil {
 		return nil, grpcStatus(err)
 	}
 	if c, ok := ctx.Value(callKey{}).(*callStat); ok {
-		c.backend.Store(int64(took))
+		c.backend.Store(int64(rt.backend))
 	}
 	if which == nil {
 		which = allOutputs(len(outs))

@@ -117,13 +117,13 @@ func (s *Server) predictV1(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	markStage(w, stageDecode)
-	outs, took, err := s.run(r.Context(), "tfserving", req.feeds)
+	outs, rt, err := s.run(r.Context(), "tfserving", req.feeds)
 	markStage(w, stageRun)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	noteBackend(w, took)
+	noteRun(w, rt)
 	writeJSON(w, http.StatusOK, encodePredict(make([]byte, 0, 256), req.columnar, s.sig, outs))
 }
 

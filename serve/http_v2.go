@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -126,26 +125,26 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	markStage(w, stageRead)
 	var outs []*interp.Tensor
-	var took time.Duration
+	var rt runTime
 	req, raw, ok := s.decodeRaw(body, jsonLen)
 	if ok {
 		defer putRawFeeds(raw)
 		markStage(w, stageDecode)
-		outs, took, err = s.runRaw(r.Context(), "oip-http", raw)
+		outs, rt, err = s.runRaw(r.Context(), "oip-http", raw)
 	} else {
 		if req, err = decodeInfer(body, jsonLen, s.sig); err != nil {
 			writeError(w, err)
 			return
 		}
 		markStage(w, stageDecode)
-		outs, took, err = s.run(r.Context(), "oip-http", req.feeds)
+		outs, rt, err = s.run(r.Context(), "oip-http", req.feeds)
 	}
 	markStage(w, stageRun)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	noteBackend(w, took)
+	noteRun(w, rt)
 	which := req.outputs
 	if which == nil {
 		which = allOutputs(len(outs))

@@ -98,7 +98,7 @@ func newMetrics(reg *prometheus.Registry, model string) *metrics {
 	}, []string{"protocol"})
 	m.stageTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "recom_serve_overhead_stage_seconds", ConstLabels: labels, Buckets: overheadBuckets,
-		Help: "The server's own time on each answered HTTP inference request by stage: read (from the handler's start to the body read), decode (the body decoded and checked), batch (from then to the outputs split back, less the backend's time: the queue, the join into the batch, the hand-offs), respond (the response encoded and written). They add up to recom_serve_overhead_seconds but for the routing.",
+		Help: "The server's own time on each answered HTTP inference request by stage: read (from the handler's start to the body read), decode (the body decoded and checked), queue (from then to its batch's start: the wait for a backend slot and the hand-offs to the collector and a worker; near zero for a request run inline), join (the batch's inputs joined, or viewed, up to the backend's call), split (from the backend's return to the outputs split back and handed to the request), respond (the response encoded and written). They add up to recom_serve_overhead_seconds but for the routing.",
 	}, []string{"protocol", "stage"})
 	reg.MustRegister(m.overheads, m.stageTime)
 	reg.MustRegister(m.requests, m.latency, m.reqRows, m.batchRows, m.padRows, m.batchReqs, m.batchTime, m.batchErrs, m.queueTime, m.queueLen, m.inFlight, m.ready)
@@ -122,9 +122,9 @@ func (m *metrics) overhead(protocol string, d time.Duration) {
 }
 
 // stages observes an HTTP inference request's stages from its start t0,
-// the marks (statusWriter.marks) and its end, the backend's time taken
-// out of the batch stage. A stage whose mark is missing is not observed.
-func (m *metrics) stages(protocol string, t0 time.Time, marks [numStages]time.Time, end time.Time, backend time.Duration) {
+// the marks (statusWriter.marks), where its time in the batcher went (rt)
+// and its end. A stage whose mark is missing is not observed.
+func (m *metrics) stages(protocol string, t0 time.Time, marks [numStages]time.Time, end time.Time, rt runTime) {
 	if m == nil {
 		return
 	}
@@ -138,7 +138,12 @@ func (m *metrics) stages(protocol string, t0 time.Time, marks [numStages]time.Ti
 	}
 	ob("read", marks[stageRead].Sub(t0))
 	ob("decode", marks[stageDecode].Sub(marks[stageRead]))
-	ob("batch", marks[stageRun].Sub(marks[stageDecode])-backend)
+	if rt.start.IsZero() || rt.call.IsZero() {
+		return
+	}
+	ob("queue", rt.start.Sub(marks[stageDecode]))
+	ob("join", rt.call.Sub(rt.start))
+	ob("split", marks[stageRun].Sub(rt.call)-rt.backend)
 	ob("respond", end.Sub(marks[stageRun]))
 }
 

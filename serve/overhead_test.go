@@ -87,7 +87,7 @@ func TestOverheadMetric(t *testing.T) {
 		}
 		// HTTP: each stage once a request, together at most the overhead.
 		sum := 0.0
-		for _, st := range []string{"read", "decode", "batch", "respond"} {
+		for _, st := range []string{"read", "decode", "queue", "join", "split", "respond"} {
 			g := stages[proto][st]
 			if g == nil || g.GetSampleCount() != want {
 				t.Errorf("%s: stage %s observed %v times, want %d", proto, st, g.GetSampleCount(), want)

@@ -200,15 +200,15 @@ func (s *Server) Predict(ctx context.Context, inputs map[string]*interp.Tensor) 
 	return res, nil
 }
 
-// run checks a request's tensors (in signature order) and runs it; took
-// is the backend's time on its batch.
-func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tensor) (outs []*interp.Tensor, took time.Duration, err error) {
+// run checks a request's tensors (in signature order) and runs it; rt
+// is where its time in the batcher went.
+func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tensor) (outs []*interp.Tensor, rt runTime, err error) {
 	if !s.started.Load() {
-		return nil, 0, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
+		return nil, rt, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
 	}
 	rows, err := s.checkFeeds(feeds)
 	if err != nil {
-		return nil, 0, err
+		return nil, rt, err
 	}
 	s.met.rows(protocol, rows)
 	return s.batcher.doChecked(ctx, feeds, rows)
@@ -226,9 +226,9 @@ func (s *Server) decodeRaw(body []byte, jsonLen int) (*inferRequest, *rawFeeds, 
 
 // runRaw is run for a binary request's inputs read by decodeRaw (checked
 // there as checkFeeds checks tensors).
-func (s *Server) runRaw(ctx context.Context, protocol string, f *rawFeeds) (outs []*interp.Tensor, took time.Duration, err error) {
+func (s *Server) runRaw(ctx context.Context, protocol string, f *rawFeeds) (outs []*interp.Tensor, rt runTime, err error) {
 	if !s.started.Load() {
-		return nil, 0, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
+		return nil, rt, errorf(codes.Unavailable, "the model %q is not ready", s.cfg.Name)
 	}
 	s.met.rows(protocol, int(f.rows))
 	return s.batcher.doRaw(ctx, f)
@@ -295,9 +295,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		d := time.Since(t0)
 		s.met.request(protocol, endpoint, httpCode(code), d)
-		if rw.backend > 0 && code == http.StatusOK {
-			s.met.overhead(protocol, d-rw.backend)
-			s.met.stages(protocol, t0, rw.marks, t0.Add(d), rw.backend)
+		if rw.rt.backend > 0 && code == http.StatusOK {
+			s.met.overhead(protocol, d-rw.rt.backend)
+			s.met.stages(protocol, t0, rw.marks, t0.Add(d), rw.rt)
 		}
 		level := slog.LevelDebug
 		if code >= 500 {
@@ -393,12 +393,12 @@ func (s *Server) tooLarge(n int64) *Error {
 		Msg: fmt.Sprintf("%s than the server's limit of %d bytes (recom serve --max-body-bytes)", what, s.lim.MaxBodyBytes)}
 }
 
-// statusWriter records the status written, and the backend's time on an
-// inference request's batch (noteBackend).
+// statusWriter records the status written, and where an inference
+// request's time in the batcher went (noteRun).
 type statusWriter struct {
 	http.ResponseWriter
-	status  int
-	backend time.Duration
+	status int
+	rt     runTime
 	// marks are when an inference request's stages ended (markStage).
 	marks [numStages]time.Time
 }
@@ -420,10 +420,11 @@ func markStage(w http.ResponseWriter, st int) {
 	}
 }
 
-// noteBackend records the backend's time on the request answered on w.
-func noteBackend(w http.ResponseWriter, d time.Duration) {
+// noteRun records where the time of the request answered on w went in
+// the batcher.
+func noteRun(w http.ResponseWriter, rt runTime) {
 	if sw, ok := w.(*statusWriter); ok {
-		sw.backend = d
+		sw.rt = rt
 	}
 }
 

@@ -129,16 +129,18 @@ func (s strView) clear()                 { s.v.Clear() }
 // move as it grows, and a tensor set before keeps the older array, which
 // stays valid (nothing writes it again for this request).
 func (s strView) set(vs *viewSet, shape []int64, raw []byte) bool {
-	at := len(vs.strs)
+	strs := vs.strs // a local: the loop keeps it in registers
+	at := len(strs)
 	for len(raw) > 0 {
 		elem, rest, ok := nextBytes(raw)
 		if !ok {
 			return false
 		}
-		vs.strs = append(vs.strs, bytesString(elem))
+		strs = append(strs, bytesString(elem))
 		raw = rest
 	}
-	return s.v.Set(shape, vs.strs[at:len(vs.strs):len(vs.strs)])
+	vs.strs = strs
+	return s.v.Set(shape, strs[at:len(strs):len(strs)])
 }
 
 // release gives vs back for a later request, dropping its views of the
