@@ -111,9 +111,6 @@ func TestViewsMisaligned(t *testing.T) {
 		}
 	}
 	vs.release(b)
-	if x.Len() != 0 {
-		t.Error("a released view still holds the body")
-	}
 }
 
 // TestViewsHeld: a view a backend returns as an output is not given to a

@@ -11,12 +11,14 @@
 #
 # Settings: MODEL (E), PROTOCOL (oip-binary), RATES, DURATION (4s),
 # SERVE_FLAGS (extra recom serve flags), OUT (/tmp/serve-profile), RECOM_BIN
-# (the recom binary: build/serve/recom).
+# (the recom binary serving: build/serve/recom), LOADTEST_BIN (the one
+# loading it: the same).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 d=${SERVE_DIR:-build/serve}
 [ -x $d/recom ] || cp build/bin/recom $d/recom
 bin=${RECOM_BIN:-$d/recom}
+lbin=${LOADTEST_BIN:-$d/recom}
 MODEL=${MODEL:-E}
 out=${OUT:-/tmp/serve-profile}
 mkdir -p "$out"
@@ -39,7 +41,7 @@ hist() { # name file: count and sum of a histogram
 }
 for r in ${RATES:-1000 5600}; do
   m >/tmp/sp-before.txt
-  $d/recom loadtest $d/$MODEL.pb --name "$MODEL" --url "http://127.0.0.1:$port" --protocol "${PROTOCOL:-oip-binary}" \
+  $lbin loadtest $d/$MODEL.pb --name "$MODEL" --url "http://127.0.0.1:$port" --protocol "${PROTOCOL:-oip-binary}" \
     --rates "$r" --duration "${DURATION:-4s}" --bodies 128 --max-rows 64 --json /tmp/sp-$r.jsonl 2>&1 | tail -2 || rc=1
   m >/tmp/sp-after.txt
   python3 bench/serve_metrics.py /tmp/sp-before.txt /tmp/sp-after.txt oip-http /tmp/sp-$r.jsonl || rc=1

@@ -9,8 +9,9 @@
 #   device, carry ["build/serve"]:
 #     VARIANTS=$'base|\ninflight8|--inflight 8' bench/experiments/serve-variants.sh 2>&1 | tee $OUT/variants.log
 #
-# Settings: VARIANTS (lines "name|recom serve flags[|recom binary]": an
-# older build beside build/serve/recom compares commits), ROUNDS (2), RATES
+# Settings: VARIANTS (lines "name|recom serve flags[|recom binary[|loadtest
+# binary]]": an older build beside build/serve/recom compares commits),
+# ROUNDS (2), RATES
 # ("1000 6400"), DURATION (3s), MODEL (E), PROTOCOL (oip-binary).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,11 +21,11 @@ rc=0
 sum=/tmp/serve-variants-summary.txt
 : >"$sum"
 for round in $(seq 1 "$rounds"); do
-  while IFS='|' read -r name flags bin; do
+  while IFS='|' read -r name flags bin lbin; do
     [ -n "$name" ] || continue
     echo "== round $round: $name ($flags)"
     log=/tmp/serve-variant-$name-$round.log
-    RECOM_BIN="${bin:-}" SERVE_FLAGS="$flags" RATES="${RATES:-1000 6400}" DURATION="${DURATION:-3s}" \
+    RECOM_BIN="${bin:-}" LOADTEST_BIN="${lbin:-}" SERVE_FLAGS="$flags" RATES="${RATES:-1000 6400}" DURATION="${DURATION:-3s}" \
       OUT=/tmp/serve-variant-$name-$round bench/experiments/serve-profile.sh >"$log" 2>&1 || rc=1
     grep -E "OVERHEAD|MEAN .*batch_(duration|requests)|^ +[0-9]+ |warmed up" "$log" | sed 's/^/  /'
     grep OVERHEAD "$log" | sed "s/^/$name round=$round /" >>"$sum"
