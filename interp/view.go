@@ -20,9 +20,17 @@ import (
 // is handed only to readers that do not (recom's backends: the
 // interpreter and runtime/session read their feeds during a run).
 type View[T Elem] struct {
+	_   noCopy
 	t   Tensor
-	box *[]T
+	box []T // what t's data points to
 }
+
+// noCopy makes go vet's copylocks check flag a View copied after Init
+// (its tensor would point to the original's box).
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
 
 // eface is the layout of an interface value with methods none (the
 // runtime's: a type word and a data word; for a slice, the data word
@@ -34,14 +42,21 @@ type eface struct {
 
 // NewView is a View of no elements (shape [0]).
 func NewView[T Elem]() *View[T] {
-	v := &View[T]{box: new([]T)}
-	*v.box = []T{}
+	v := &View[T]{}
+	v.Init()
+	return v
+}
+
+// Init makes the zero View v (an element of an array of them, say: a
+// caller's many views then lie together in memory) a View of no elements;
+// v must not be copied after.
+func (v *View[T]) Init() {
+	v.box = []T{}
 	var proto any = []T{} // the type word of []T
-	v.t = Tensor{dtype: DTypeOf[T](), shape: []int64{0}}
+	v.t = Tensor{dtype: DTypeOf[T](), shape: zeroShape}
 	e := (*eface)(unsafe.Pointer(&v.t.data))
 	e.typ = (*eface)(unsafe.Pointer(&proto)).typ
-	e.data = unsafe.Pointer(v.box)
-	return v
+	e.data = unsafe.Pointer(&v.box)
 }
 
 // Tensor is the view's tensor (the same one after every Set).
@@ -67,7 +82,7 @@ func (v *View[T]) Set(shape []int64, data []T) bool {
 	if data == nil {
 		data = []T{}
 	}
-	*v.box = data
+	v.box = data
 	v.t.shape = shape[:len(shape):len(shape)]
 	return true
 }
@@ -75,7 +90,7 @@ func (v *View[T]) Set(shape []int64, data []T) bool {
 // Clear drops the view's elements (Set of none), so that it holds no
 // memory of the caller's.
 func (v *View[T]) Clear() {
-	*v.box = []T{}
+	v.box = []T{}
 	v.t.shape = zeroShape
 }
 
