@@ -68,13 +68,14 @@ var oipTypeNames = func() (a [interp.String + 1]string) {
 // is binary and written plainly, of at most maxRows rows (the batch
 // dimension: a model whose requests run alone is read by decodeInfer);
 // false for anything else. With cache, its inputs list is first matched
-// against the template of an earlier request (rawTemplate), and a request
-// read without one may leave its own there.
+// against the template of an earlier request (rawTemplate), instantiated
+// for its rows (rawInst), and a request read without one may leave its
+// own there.
 func decodeInferRaw(body []byte, jsonLen int, sig *Signature, maxRows int, cache *rawCache) (*inferRequest, *rawFeeds, bool) {
 	if !littleEndian || jsonLen < 0 || jsonLen > len(body) || len(sig.Inputs) == 0 {
 		return nil, nil, false
 	}
-	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], bin0: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1, cache: cache}
+	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], bin0: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1, maxRows: maxRows, cache: cache}
 	req := &inferRequest{}
 	var outNames []string
 	err := d.s.inferHeader(req, &outNames, d.inputs)
@@ -104,6 +105,8 @@ type rawReader struct {
 	n    int   // inputs read
 	rows int64 // their first dimension; -1 before the first
 	read bool  // the list was read (a second "inputs" is not plain)
+	// maxRows bounds the row counts instantiated (rawCache.inst).
+	maxRows int
 	// cache holds the template tried first; learn, when set, records
 	// the list being read for a new one.
 	cache *rawCache
@@ -118,7 +121,10 @@ func (d *rawReader) inputs() error {
 	}
 	d.read = true
 	if t := d.cache.load(); t != nil {
-		if d.matchTemplate(t) {
+		// By the instantiation of the request's rows when there is one
+		// (a request that misses it misses t too), else by t.
+		in := d.cache.inst(t, d.sig, t.rowsAt(s.buf, s.pos), d.maxRows)
+		if in != nil && d.matchInst(in) || in == nil && d.matchTemplate(t) {
 			d.cache.hit()
 			return nil
 		}
@@ -433,15 +439,23 @@ func rawItemSize(dt interp.DType) int64 {
 	return dt.ItemSize()
 }
 
-// rawStrings reports whether raw is exactly n BYTES elements.
+// rawStrings reports whether raw is exactly n BYTES elements (nextBytes
+// n times, as offsets).
 func rawStrings(raw []byte, n int64) bool {
+	if n > int64(len(raw)/4) {
+		return false // each takes 4 bytes at least
+	}
+	at, end := uint64(0), uint64(len(raw))
 	for ; n > 0; n-- {
-		var ok bool
-		if _, raw, ok = nextBytes(raw); !ok {
+		if end-at < 4 {
+			return false
+		}
+		at += 4 + uint64(binary.LittleEndian.Uint32(raw[at:]))
+		if at > end {
 			return false
 		}
 	}
-	return len(raw) == 0
+	return at == end
 }
 
 // nextBytes is the first BYTES element of raw (a 4-byte little-endian
@@ -497,10 +511,18 @@ type tmplInput struct {
 // one that misses it leaves its own (a client that changed its form).
 const rawRelearn = 8
 
-// rawCache is a server's template.
+// rawCache is a server's template and its instantiations (rawInst) for
+// the row counts its requests have.
 type rawCache struct {
 	t      atomic.Pointer[rawTemplate]
 	misses atomic.Int32
+	// insts are t's instantiations (one of an older template is a free
+	// slot); instMiss counts the requests that found none since one was
+	// last replaced, instNext picks the one to replace.
+	insts    [rawInsts]atomic.Pointer[rawInst]
+	instMiss atomic.Int32
+	instNext atomic.Uint32
+	noInst   bool // read by the template alone (tests compare the two)
 }
 
 func (c *rawCache) load() *rawTemplate {
@@ -524,6 +546,9 @@ func (c *rawCache) store(t *rawTemplate) {
 	if c != nil && t != nil {
 		c.t.Store(t)
 		c.misses.Store(0)
+		for i := range c.insts {
+			c.insts[i].Store(nil) // the old template's (inst checks too)
+		}
 	}
 }
 

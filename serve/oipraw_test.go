@@ -143,7 +143,8 @@ func TestDecodeInferRawForms(t *testing.T) {
 
 // FuzzDecodeInferRaw: whatever decodeInferRaw reads, decodeInfer reads
 // the same, and Server.run would take (rows within the limit, one row
-// count).
+// count); with a template, a body misses its rows' instantiation exactly
+// when it misses the template (rawInst).
 func FuzzDecodeInferRaw(f *testing.F) {
 	hdr := `{"id":"1","inputs":[{"name":"s","datatype":"BYTES","shape":[1],"parameters":{"binary_data_size":5}},` +
 		`{"name":"ids","datatype":"INT64","shape":[1,2],"parameters":{"binary_data_size":16}},` +
@@ -153,33 +154,68 @@ func FuzzDecodeInferRaw(f *testing.F) {
 	f.Add([]byte(hdr+bin), len(hdr))
 	f.Add([]byte(strings.ReplaceAll(hdr, `":`, `" : `)+bin), len(strings.ReplaceAll(hdr, `":`, `" : `)))
 	f.Add([]byte(`{"inputs": [{"shape": [1], "name": "b", "parameters": {"binary_data_size": 1, "q": [2]}, "datatype": "BOOL"}]}`+"\x01"), 101)
+	// Bodies of the templates' forms, of other rows, widths and sizes.
+	for _, sorted := range []bool{false, true} {
+		for rows := 1; rows <= 5; rows++ {
+			h, b := mixedRequest(rows, rows%3, sorted, nil)
+			f.Add(append([]byte(h), b...), len(h))
+		}
+		h, b := mixedRequest(3, 2, sorted, func(name, shape, size string) (string, string) {
+			if name == "s" {
+				return shape, "16"
+			}
+			return shape, size
+		})
+		f.Add(append([]byte(h), b...), len(h))
+	}
 	sig := mixedSig
 	if err := sig.check(); err != nil {
 		f.Fatal(err)
 	}
-	// A template learned from the first seed: the fuzzed bodies are read
-	// by it first (and by the input reader when they miss it).
-	var tmpl rawCache
-	if _, raw, ok := decodeInferRaw([]byte(hdr+bin), len(hdr), &sig, 4, &tmpl); !ok || tmpl.load() == nil {
-		f.Fatal("the seed left no template")
-	} else {
-		putRawFeeds(raw)
+	// Templates learned from the first seed and from a body of sorted
+	// keys: the fuzzed bodies are read by each, with its instantiations
+	// and without (and by the input reader when they miss).
+	const maxRows = 4
+	var tmpls []*rawTemplate
+	h, b := mixedRequest(1, 1, true, nil)
+	for _, body := range []string{hdr + bin, h + string(b)} {
+		var c rawCache
+		n := len(hdr)
+		if body != hdr+bin {
+			n = len(h)
+		}
+		if _, raw, ok := decodeInferRaw([]byte(body), n, &sig, maxRows, &c); !ok || c.load() == nil {
+			f.Fatal("a seed left no template")
+		} else {
+			putRawFeeds(raw)
+		}
+		tmpls = append(tmpls, c.load())
 	}
 	f.Fuzz(func(t *testing.T, body []byte, jsonLen int) {
-		const maxRows = 4
-		for _, c := range []*rawCache{nil, {}} {
-			if c != nil {
-				c.t.Store(tmpl.load())
-			}
+		read := func(c *rawCache) bool {
 			req, raw, ok := decodeInferRaw(body, jsonLen, &sig, maxRows, c)
 			if !ok {
-				continue
+				return false
 			}
 			if raw.rows <= 0 || raw.rows > maxRows {
 				t.Fatalf("%d rows", raw.rows)
 			}
 			sameAsDecodeInfer(t, body, jsonLen, &sig, req, raw)
 			putRawFeeds(raw)
+			return true
+		}
+		ok := read(nil)
+		for _, tm := range tmpls {
+			var byInst, alone rawCache
+			alone.noInst = true
+			byInst.t.Store(tm)
+			alone.t.Store(tm)
+			if read(&byInst) != ok || read(&alone) != ok {
+				t.Fatal("read with a template and not without, or the other way")
+			}
+			if m, n := byInst.misses.Load(), alone.misses.Load(); m != n {
+				t.Fatalf("%d misses by the instantiation, %d by the template", m, n)
+			}
 		}
 	})
 }
