@@ -15,9 +15,9 @@ import (
 // written in for one row count: its text is then a few long pieces
 // (compared byte for byte) around the integers that still vary, its
 // holes (a BYTES input's size, a dimension the spec leaves open). E's
-// list of 1001 inputs is 71 pieces and 70 sizes to parse, and its 930
+// list of 1001 inputs is 71 pieces and 70 sizes to parse, and its 931
 // fixed-size inputs take shapes made once and views of the body at a
-// running offset, without a check each.
+// running offset, with no check but that the body holds them.
 //
 // An instantiation is built by the checks take makes (Signature.elements,
 // the size against the elements), on the values they accept, so a list
