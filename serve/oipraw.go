@@ -498,6 +498,9 @@ type rawTemplate struct {
 	// each two, and from the last to the list's ']' included.
 	lits []string
 	ins  []tmplInput // the inputs, in the list's order
+	// slots is how many instantiations of it a server keeps (rawInsts,
+	// fewer for a list so long that they would pass rawInstBytes).
+	slots int
 }
 
 // tmplInput is one input of a template: its signature index, rank, and
@@ -583,7 +586,15 @@ func (l *rawLearner) template(hdr []byte) *rawTemplate {
 		at = l.ints[j+1] - l.start
 	}
 	t.lits = append(t.lits, text[at:])
+	t.slots = instSlots(len(text), len(t.ins))
 	return t
+}
+
+// instSlots is how many instantiations of a template of text bytes and
+// inputs inputs fit rawInstBytes (an instantiation is about the text and
+// 48 bytes an input), between 1 and rawInsts.
+func instSlots(text, inputs int) int {
+	return int(min(rawInsts, max(1, rawInstBytes/(int64(text)+48*int64(inputs)+1))))
 }
 
 // matchTemplate reads the inputs list at the scanner (its '[') by

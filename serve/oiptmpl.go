@@ -63,9 +63,13 @@ type instInput struct {
 
 // Bounds of a server's instantiations.
 const (
-	// rawInsts is how many a server keeps (each about its template's
-	// text and 48 bytes an input: 0.14 MB for E).
-	rawInsts = 16
+	// rawInsts is how many a server keeps at most (each about its
+	// template's text and 48 bytes an input: 0.14 MB for E): one for
+	// each row count of requests of 1-64 rows.
+	rawInsts = 64
+	// rawInstBytes bounds their memory (a template of a longer list
+	// keeps fewer: rawTemplate.slots).
+	rawInstBytes = 32 << 20
 	// rawInstEvery is how many requests are read by the template alone,
 	// for want of their rows' instantiation, before one replaces another
 	// (a client of many row counts builds at most one every so many
@@ -197,7 +201,7 @@ func (c *rawCache) inst(t *rawTemplate, sig *Signature, rows int64, maxRows int)
 		return nil
 	}
 	slot := -1
-	for i := range c.insts {
+	for i := range c.insts[:min(t.slots, rawInsts)] {
 		in := c.insts[i].Load()
 		if in != nil && in.t == t {
 			if in.rows == rows {
@@ -212,7 +216,7 @@ func (c *rawCache) inst(t *rawTemplate, sig *Signature, rows int64, maxRows int)
 			return nil
 		}
 		c.instMiss.Store(0)
-		slot = int(c.instNext.Add(1) % rawInsts)
+		slot = int(c.instNext.Add(1) % uint32(max(min(t.slots, rawInsts), 1)))
 	}
 	old := c.insts[slot].Load()
 	in := t.instantiate(sig, rows)

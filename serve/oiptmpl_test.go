@@ -82,7 +82,7 @@ func TestRawInst(t *testing.T) {
 	if err := sig.check(); err != nil {
 		t.Fatal(err)
 	}
-	const maxRows = 64
+	const maxRows = 2 * rawInsts
 	for _, sorted := range []bool{false, true} {
 		var c rawCache
 		req := func(rows, w int) (string, []byte) { return mixedRequest(rows, w, sorted, nil) }
@@ -174,7 +174,7 @@ func TestRawInst(t *testing.T) {
 			byInst(rows, 1)
 		}
 		c.instMiss.Store(0)
-		const extra = 40
+		const extra = maxRows // above every row count instantiated so far
 		for i := 1; i <= rawInstEvery; i++ {
 			h, b := req(extra, 1)
 			if !readRaw(t, &sig, &c, h, b, maxRows) || c.misses.Load() != 0 {
@@ -413,7 +413,7 @@ func TestRawInstParallel(t *testing.T) {
 				rows := 1 + (g*37+i*11)%(rawInsts+8)
 				h, b := mixedRequest(rows, 1+i%2, false, nil)
 				body := append([]byte(h), b...)
-				req, f, ok := decodeInferRaw(body, len(h), &sig, 64, &c)
+				req, f, ok := decodeInferRaw(body, len(h), &sig, 2*rawInsts, &c)
 				if !ok {
 					t.Errorf("%d rows: not read", rows)
 					return
@@ -436,5 +436,19 @@ func TestRawInstParallel(t *testing.T) {
 	wg.Wait()
 	if n := instCount(&c); n == 0 || n > rawInsts {
 		t.Fatalf("%d instantiations", n)
+	}
+}
+
+// TestInstSlots: a server keeps rawInsts instantiations of a template
+// of E's size, fewer of a longer one (within rawInstBytes), at least one.
+func TestInstSlots(t *testing.T) {
+	for _, tc := range []struct{ text, inputs, want int }{
+		{90 << 10, 1001, rawInsts}, // E: 0.14 MB each
+		{1 << 20, 10000, rawInstBytes / (1<<20 + 480000 + 1)},
+		{64 << 20, 1, 1},
+	} {
+		if got := instSlots(tc.text, tc.inputs); got != tc.want || got*(tc.text+48*tc.inputs) > max(rawInstBytes, tc.text+48*tc.inputs) {
+			t.Errorf("instSlots(%d, %d) = %d, want %d", tc.text, tc.inputs, got, tc.want)
+		}
 	}
 }
