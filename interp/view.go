@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
@@ -69,14 +70,15 @@ func (v *View[T]) Set(shape []int64, data []T) bool {
 	if len(shape) > MaxRank {
 		return false
 	}
-	n := int64(1)
+	n := uint64(1)
 	for _, d := range shape {
-		if d < 0 || (d > 0 && n > math.MaxInt64/d) {
+		hi, lo := bits.Mul64(n, uint64(d))
+		if d < 0 || hi != 0 || lo > math.MaxInt64 {
 			return false
 		}
-		n *= d
+		n = lo
 	}
-	if int64(len(data)) != n {
+	if uint64(len(data)) != n {
 		return false
 	}
 	if data == nil {

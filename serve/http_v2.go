@@ -117,8 +117,19 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		}
 		jsonLen = n
 	}
-	body, release, err := s.readBody(w, r, jsonLen)
+	// A binary request's header is decoded while its binary data arrive
+	// (decodeRawHeader, lazy); their BYTES elements are checked once in.
+	var req *inferRequest
+	var raw *rawFeeds
+	early, ok := false, false
+	body, release, err := s.readBodyEarly(w, r, jsonLen, func(b []byte) {
+		early = true
+		req, raw, ok = s.decodeRaw(b, jsonLen, true)
+	})
 	if err != nil {
+		if ok {
+			putRawFeeds(raw)
+		}
 		writeError(w, err)
 		return
 	}
@@ -126,7 +137,13 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 	markStage(w, stageRead)
 	var outs []*interp.Tensor
 	var rt runTime
-	req, raw, ok := s.decodeRaw(body, jsonLen)
+	switch {
+	case !early:
+		req, raw, ok = s.decodeRaw(body, jsonLen, false)
+	case ok && (len(body) != int(r.ContentLength) || !checkRawStrings(raw, s.sig)):
+		putRawFeeds(raw) // decodeInfer's error, or its request
+		req, raw, ok = nil, nil, false
+	}
 	if ok {
 		defer putRawFeeds(raw)
 		markStage(w, stageDecode)

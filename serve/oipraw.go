@@ -72,10 +72,20 @@ var oipTypeNames = func() (a [interp.String + 1]string) {
 // for its rows (rawInst), and a request read without one may leave its
 // own there.
 func decodeInferRaw(body []byte, jsonLen int, sig *Signature, maxRows int, cache *rawCache) (*inferRequest, *rawFeeds, bool) {
+	return decodeRawHeader(body, jsonLen, sig, maxRows, cache, false)
+}
+
+// decodeRawHeader is decodeInferRaw that, when lazy, reads no binary
+// data: only the JSON header must be in body, the binary data's bytes
+// (its length is len(body) - jsonLen) may still be arriving. The
+// elements of BYTES inputs are then unchecked until checkRawStrings,
+// once they are in: the server decodes a body's header while the rest
+// of it is on its way (Server.readBody's early).
+func decodeRawHeader(body []byte, jsonLen int, sig *Signature, maxRows int, cache *rawCache, lazy bool) (*inferRequest, *rawFeeds, bool) {
 	if !littleEndian || jsonLen < 0 || jsonLen > len(body) || len(sig.Inputs) == 0 {
 		return nil, nil, false
 	}
-	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], bin0: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1, maxRows: maxRows, cache: cache}
+	d := rawReader{s: scanner{buf: body[:jsonLen]}, sig: sig, bin: body[jsonLen:], bin0: body[jsonLen:], f: getRawFeeds(len(sig.Inputs)), rows: -1, maxRows: maxRows, cache: cache, lazy: lazy}
 	req := &inferRequest{}
 	var outNames []string
 	err := d.s.inferHeader(req, &outNames, d.inputs)
@@ -107,6 +117,8 @@ type rawReader struct {
 	read bool  // the list was read (a second "inputs" is not plain)
 	// maxRows bounds the row counts instantiated (rawCache.inst).
 	maxRows int
+	// lazy leaves BYTES elements unchecked (decodeRawHeader).
+	lazy bool
 	// cache holds the template tried first; learn, when set, records
 	// the list being read for a new one.
 	cache *rawCache
@@ -332,7 +344,7 @@ func (d *rawReader) take(k int, shape []int64, size int64) bool {
 	}
 	raw := d.bin[:size:size]
 	if spec.DType == interp.String {
-		if !rawStrings(raw, n) {
+		if !d.lazy && !rawStrings(raw, n) {
 			return false
 		}
 	} else if it := rawItemSize(spec.DType); it == 0 || size != n*it {
@@ -437,6 +449,36 @@ func rawItemSize(dt interp.DType) int64 {
 		return 0
 	}
 	return dt.ItemSize()
+}
+
+// checkRawStrings checks what decodeRawHeader left unchecked when lazy:
+// that each BYTES input of f is exactly its shape's elements.
+func checkRawStrings(f *rawFeeds, sig *Signature) bool {
+	var raws [4][]byte
+	var ns [4]int64
+	l := 0
+	for k := range sig.Inputs {
+		if sig.Inputs[k].DType != interp.String {
+			continue
+		}
+		n, ok := sig.elements(k, f.shapes[k])
+		if !ok {
+			return false
+		}
+		raws[l], ns[l] = f.data[k], n
+		if l++; l == 4 {
+			if !rawStrings4(&raws, &ns) {
+				return false
+			}
+			l = 0
+		}
+	}
+	for i := range l {
+		if !rawStrings(raws[i], ns[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // rawStrings reports whether raw is exactly n BYTES elements (nextBytes

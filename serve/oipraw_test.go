@@ -204,13 +204,32 @@ func FuzzDecodeInferRaw(f *testing.F) {
 			putRawFeeds(raw)
 			return true
 		}
+		// lazyRead is read as the server reads a body it decodes while the
+		// binary data arrive: BYTES elements checked after.
+		lazyRead := func(c *rawCache) bool {
+			req, raw, ok := decodeRawHeader(body, jsonLen, &sig, maxRows, c, true)
+			if !ok {
+				return false
+			}
+			if !checkRawStrings(raw, &sig) {
+				putRawFeeds(raw)
+				return false
+			}
+			sameAsDecodeInfer(t, body, jsonLen, &sig, req, raw)
+			putRawFeeds(raw)
+			return true
+		}
 		ok := read(nil)
+		if lazyRead(nil) != ok {
+			t.Fatal("read lazily and not at once, or the other way")
+		}
 		for _, tm := range tmpls {
-			var byInst, alone rawCache
+			var byInst, alone, lazy rawCache
 			alone.noInst = true
 			byInst.t.Store(tm)
 			alone.t.Store(tm)
-			if read(&byInst) != ok || read(&alone) != ok {
+			lazy.t.Store(tm)
+			if read(&byInst) != ok || read(&alone) != ok || lazyRead(&lazy) != ok {
 				t.Fatal("read with a template and not without, or the other way")
 			}
 			if m, n := byInst.misses.Load(), alone.misses.Load(); m != n {

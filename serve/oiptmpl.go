@@ -292,7 +292,7 @@ func (d *rawReader) matchInst(in *rawInst) bool {
 	// The BYTES inputs' elements, four inputs at a time.
 	var raws [4][]byte
 	var ns [4]int64
-	for i := 0; i < len(in.strs); i += 4 {
+	for i := 0; i < len(in.strs) && !d.lazy; i += 4 {
 		if len(in.strs)-i < 4 {
 			for _, j := range in.strs[i:] {
 				if e := &in.ins[j]; !rawStrings(d.f.data[e.k], e.n) {

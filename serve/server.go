@@ -216,12 +216,12 @@ func (s *Server) run(ctx context.Context, protocol string, feeds []*interp.Tenso
 
 // decodeRaw is decodeInferRaw for this server's model and limits: a
 // binary request's inputs kept as the body holds them (false: decodeInfer
-// reads it).
-func (s *Server) decodeRaw(body []byte, jsonLen int) (*inferRequest, *rawFeeds, bool) {
+// reads it); lazy: decodeRawHeader's, on a body still arriving.
+func (s *Server) decodeRaw(body []byte, jsonLen int, lazy bool) (*inferRequest, *rawFeeds, bool) {
 	if s.batcher.alone() || s.noRaw {
 		return nil, nil, false
 	}
-	return decodeInferRaw(body, jsonLen, s.sig, s.lim.MaxRequestRows, &s.rawTmpl)
+	return decodeRawHeader(body, jsonLen, s.sig, s.lim.MaxRequestRows, &s.rawTmpl, lazy)
 }
 
 // runRaw is run for a binary request's inputs read by decodeRaw (checked
@@ -342,6 +342,16 @@ func (s *Server) writeReady(w http.ResponseWriter, ok bool) {
 // alignAt >= 0 (the JSON header's length before binary tensor data), the
 // body's byte at alignAt is 8-aligned when its length is declared.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (body []byte, release func(), err error) {
+	return s.readBodyEarly(w, r, alignAt, nil)
+}
+
+// readBodyEarly is readBody that calls early, when it is not nil and the
+// body's length is declared, as soon as the body's first alignAt bytes
+// are in: with the body at its declared length, of which the bytes from
+// alignAt on may still be arriving (a binary request's header is decoded
+// while its binary data are on their way). early is called at most once,
+// and not for a body that fails to read.
+func (s *Server) readBodyEarly(w http.ResponseWriter, r *http.Request, alignAt int, early func(body []byte)) (body []byte, release func(), err error) {
 	n := r.ContentLength
 	if n > s.lim.MaxBodyBytes {
 		return nil, nil, s.tooLarge(n)
@@ -361,7 +371,14 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, alignAt int) (
 		alignAt = -1
 	}
 	buf, pooled := getBody(size, alignAt)
+	if r.ContentLength < 0 || r.ContentLength > int64(cap(buf)) || alignAt < 0 {
+		early = nil
+	}
 	for {
+		if early != nil && len(buf) >= alignAt {
+			early(buf[:r.ContentLength])
+			early = nil
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/binary"
 	"runtime"
 	"slices"
 	"unsafe"
@@ -176,22 +177,41 @@ func setView[T rawElem](v *interp.View[T], shape []int64, raw []byte) bool {
 	return v.Set(shape, d)
 }
 
-// setStrings views raw's BYTES elements as strings, in vs.strs; their
-// slice may move as it grows, and a view set before keeps the older
-// array, which stays valid (nothing writes it again for this request).
+// setStrings views raw's BYTES elements (as many as shape holds) as
+// strings, in vs.strs; their slice may move as it grows, and a view set
+// before keeps the older array, which stays valid (nothing writes it
+// again for this request).
 func (vs *viewSet) setStrings(v *interp.View[string], shape []int64, raw []byte) bool {
-	strs := vs.strs // a local: the loop keeps it in registers
+	n := int64(1)
+	for _, d := range shape {
+		n *= d // decodeInferRaw checked shape (and that raw holds n)
+	}
+	if n < 0 || n > int64(len(raw))/4 {
+		return false // each element takes 4 bytes at least
+	}
+	strs := slices.Grow(vs.strs, int(n))
 	at := len(strs)
-	for len(raw) > 0 {
-		elem, rest, ok := nextBytes(raw)
-		if !ok {
+	strs = strs[:at+int(n)]
+	dst := strs[at:]
+	e := uint64(len(raw))
+	p := uint64(0)
+	for i := range dst {
+		if p+4 > e {
 			return false
 		}
-		strs = append(strs, bytesString(elem))
-		raw = rest
+		l := uint64(binary.LittleEndian.Uint32(raw[p : p+4]))
+		p += 4
+		if l > e-p {
+			return false
+		}
+		dst[i] = bytesString(raw[p : p+l])
+		p += l
+	}
+	if p != e {
+		return false
 	}
 	vs.strs = strs
-	return v.Set(shape, strs[at:len(strs):len(strs)])
+	return v.Set(shape, dst[:len(dst):len(dst)])
 }
 
 // release gives vs back for a later request. Its views are left as they
