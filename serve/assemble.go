@@ -241,6 +241,12 @@ func (lay *batchLayout) fill(r *request, off, rows int64, from, to int) error {
 				if ok = int64(len(raw)) == l && at+l <= int64(len(p.bytes)); ok {
 					copy(p.bytes[at:at+l], raw)
 				}
+			} else if sa, isStr := p.a.(typedArena[string]); isStr && r.raw.hasStrs {
+				// Strings checkRawStrings made: no walk again.
+				src := r.raw.strIn[i]
+				if ok = int64(len(src)) == n && p.lo+lo+n <= p.hi; ok {
+					copy(sa[p.lo+lo:], src)
+				}
 			} else {
 				ok = p.a.fillRaw(raw, p.lo+lo, n, p.hi)
 			}

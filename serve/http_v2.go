@@ -118,7 +118,8 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 		jsonLen = n
 	}
 	// A binary request's header is decoded while its binary data arrive
-	// (decodeRawHeader, lazy); their BYTES elements are checked once in.
+	// (decodeRawHeader, lazy); their BYTES elements are checked once in
+	// (and kept as strings for the join: checkRawStrings).
 	var req *inferRequest
 	var raw *rawFeeds
 	early, ok := false, false
@@ -137,10 +138,10 @@ func (s *Server) inferV2(w http.ResponseWriter, r *http.Request) {
 	markStage(w, stageRead)
 	var outs []*interp.Tensor
 	var rt runTime
-	switch {
-	case !early:
-		req, raw, ok = s.decodeRaw(body, jsonLen, false)
-	case ok && (len(body) != int(r.ContentLength) || !checkRawStrings(raw, s.sig)):
+	if !early {
+		req, raw, ok = s.decodeRaw(body, jsonLen, true)
+	}
+	if ok && (len(body) != int(r.ContentLength) && early || !checkRawStrings(raw, s.sig)) {
 		putRawFeeds(raw) // decodeInfer's error, or its request
 		req, raw, ok = nil, nil, false
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +32,12 @@ type rawFeeds struct {
 	data   [][]byte
 	dims   []int64 // the shapes' backing array
 	rows   int64
+	// strIn are the BYTES inputs' elements as strings (views of the
+	// body, in strs), when checkRawStrings made them (hasStrs): the join
+	// then takes them instead of walking the elements again.
+	strIn   [][]string
+	strs    []string
+	hasStrs bool
 }
 
 // rawPool pools rawFeeds (*rawFeeds), each sized for its signature.
@@ -39,9 +46,10 @@ var rawPool sync.Pool
 func getRawFeeds(n int) *rawFeeds {
 	f, _ := rawPool.Get().(*rawFeeds)
 	if f == nil || cap(f.shapes) < n {
-		f = &rawFeeds{shapes: make([][]int64, n), data: make([][]byte, n), dims: make([]int64, 0, 2*n+8)}
+		f = &rawFeeds{shapes: make([][]int64, n), data: make([][]byte, n), dims: make([]int64, 0, 2*n+8), strIn: make([][]string, n)}
 	}
 	f.shapes, f.data, f.dims, f.rows = f.shapes[:n], f.data[:n], f.dims[:0], 0
+	f.strIn, f.strs, f.hasStrs = f.strIn[:n], f.strs[:0], false
 	return f
 }
 
@@ -452,11 +460,10 @@ func rawItemSize(dt interp.DType) int64 {
 }
 
 // checkRawStrings checks what decodeRawHeader left unchecked when lazy:
-// that each BYTES input of f is exactly its shape's elements.
+// that each BYTES input of f is exactly its shape's elements; and keeps
+// them as strings (f.strIn), for the join.
 func checkRawStrings(f *rawFeeds, sig *Signature) bool {
-	var raws [4][]byte
-	var ns [4]int64
-	l := 0
+	strs := f.strs[:0]
 	for k := range sig.Inputs {
 		if sig.Inputs[k].DType != interp.String {
 			continue
@@ -465,20 +472,46 @@ func checkRawStrings(f *rawFeeds, sig *Signature) bool {
 		if !ok {
 			return false
 		}
-		raws[l], ns[l] = f.data[k], n
-		if l++; l == 4 {
-			if !rawStrings4(&raws, &ns) {
-				return false
-			}
-			l = 0
-		}
-	}
-	for i := range l {
-		if !rawStrings(raws[i], ns[i]) {
+		at := len(strs)
+		if strs, ok = appendRawStrings(strs, f.data[k], n); !ok {
 			return false
 		}
+		f.strIn[k] = strs[at:len(strs):len(strs)]
 	}
+	// strs may have moved as it grew: the inputs' views of an older array
+	// stay valid (nothing writes it again for this request).
+	f.strs, f.hasStrs = strs, true
 	return true
+}
+
+// appendRawStrings appends raw's BYTES elements to strs as strings (views
+// of raw): false unless raw is exactly n elements.
+func appendRawStrings(strs []string, raw []byte, n int64) ([]string, bool) {
+	if n < 0 || n > int64(len(raw))/4 {
+		return strs, false // each element takes 4 bytes at least
+	}
+	strs = slices.Grow(strs, int(n))
+	at := len(strs)
+	strs = strs[:at+int(n)]
+	dst := strs[at:]
+	e := uint64(len(raw))
+	p := uint64(0)
+	for i := range dst {
+		if p+4 > e {
+			return strs[:at], false
+		}
+		l := uint64(binary.LittleEndian.Uint32(raw[p : p+4]))
+		p += 4
+		if l > e-p {
+			return strs[:at], false
+		}
+		dst[i] = bytesString(raw[p : p+l])
+		p += l
+	}
+	if p != e {
+		return strs[:at], false
+	}
+	return strs, true
 }
 
 // rawStrings reports whether raw is exactly n BYTES elements (nextBytes

@@ -216,6 +216,14 @@ func FuzzDecodeInferRaw(f *testing.F) {
 				return false
 			}
 			sameAsDecodeInfer(t, body, jsonLen, &sig, req, raw)
+			for k, in := range sig.Inputs { // the strings kept for the join
+				if in.DType == interp.String {
+					want, err := raw.tensor(&sig, k)
+					if err != nil || fmt.Sprintf("%q", raw.strIn[k]) != fmt.Sprintf("%q", want.Strings()) {
+						t.Fatalf("input %d's strings %q, decoded %v (%v)", k, raw.strIn[k], want, err)
+					}
+				}
+			}
 			putRawFeeds(raw)
 			return true
 		}

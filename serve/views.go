@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"encoding/binary"
 	"runtime"
 	"slices"
 	"unsafe"
@@ -150,7 +149,11 @@ func (vs *viewSet) set(f *rawFeeds) bool {
 		case interp.Uint8:
 			ok = setView(&vs.u8[r.idx], shape, raw)
 		case interp.String:
-			ok = vs.setStrings(&vs.str[r.idx], shape, raw)
+			if f.hasStrs {
+				ok = vs.str[r.idx].Set(shape, f.strIn[i])
+			} else {
+				ok = vs.setStrings(&vs.str[r.idx], shape, raw)
+			}
 		}
 		if !ok {
 			return false
@@ -186,32 +189,10 @@ func (vs *viewSet) setStrings(v *interp.View[string], shape []int64, raw []byte)
 	for _, d := range shape {
 		n *= d // decodeInferRaw checked shape (and that raw holds n)
 	}
-	if n < 0 || n > int64(len(raw))/4 {
-		return false // each element takes 4 bytes at least
-	}
-	strs := slices.Grow(vs.strs, int(n))
-	at := len(strs)
-	strs = strs[:at+int(n)]
-	dst := strs[at:]
-	e := uint64(len(raw))
-	p := uint64(0)
-	for i := range dst {
-		if p+4 > e {
-			return false
-		}
-		l := uint64(binary.LittleEndian.Uint32(raw[p : p+4]))
-		p += 4
-		if l > e-p {
-			return false
-		}
-		dst[i] = bytesString(raw[p : p+l])
-		p += l
-	}
-	if p != e {
-		return false
-	}
+	at := len(vs.strs)
+	strs, ok := appendRawStrings(vs.strs, raw, n)
 	vs.strs = strs
-	return v.Set(shape, dst[:len(dst):len(dst)])
+	return ok && v.Set(shape, strs[at:len(strs):len(strs)])
 }
 
 // release gives vs back for a later request. Its views are left as they
