@@ -461,27 +461,95 @@ func rawItemSize(dt interp.DType) int64 {
 
 // checkRawStrings checks what decodeRawHeader left unchecked when lazy:
 // that each BYTES input of f is exactly its shape's elements; and keeps
-// them as strings (f.strIn), for the join.
+// them as strings (f.strIn), for the join. Four inputs are walked at a
+// time (viewStrings4).
 func checkRawStrings(f *rawFeeds, sig *Signature) bool {
-	strs := f.strs[:0]
+	total := int64(0)
 	for k := range sig.Inputs {
 		if sig.Inputs[k].DType != interp.String {
 			continue
 		}
 		n, ok := sig.elements(k, f.shapes[k])
-		if !ok {
-			return false
+		if !ok || n > int64(len(f.data[k]))/4 {
+			return false // each element takes 4 bytes at least
 		}
-		at := len(strs)
-		if strs, ok = appendRawStrings(strs, f.data[k], n); !ok {
-			return false
-		}
-		f.strIn[k] = strs[at:len(strs):len(strs)]
+		total += n
 	}
-	// strs may have moved as it grew: the inputs' views of an older array
-	// stay valid (nothing writes it again for this request).
+	strs := slices.Grow(f.strs[:0], int(total))[:total]
+	var dst [4][]string
+	var raw [4][]byte
+	at, l := int64(0), 0
+	for k := range sig.Inputs {
+		if sig.Inputs[k].DType != interp.String {
+			continue
+		}
+		n, _ := sig.elements(k, f.shapes[k])
+		f.strIn[k] = strs[at : at+n : at+n]
+		at += n
+		dst[l], raw[l] = f.strIn[k], f.data[k]
+		if l++; l == 4 {
+			if !viewStrings4(&dst, &raw) {
+				return false
+			}
+			l = 0
+		}
+	}
+	for i := range l {
+		if !viewStrings(dst[i], raw[i]) {
+			return false
+		}
+	}
 	f.strs, f.hasStrs = strs, true
 	return true
+}
+
+// viewStrings fills dst with raw's BYTES elements as strings (views of
+// raw): false unless raw is exactly len(dst) elements.
+func viewStrings(dst []string, raw []byte) bool {
+	e, p := uint64(len(raw)), uint64(0)
+	for i := range dst {
+		if p+4 > e {
+			return false
+		}
+		l := uint64(binary.LittleEndian.Uint32(raw[p : p+4]))
+		p += 4
+		if l > e-p {
+			return false
+		}
+		dst[i] = bytesString(raw[p : p+l])
+		p += l
+	}
+	return p == e
+}
+
+// viewStrings4 is viewStrings of four inputs at once: each is a chain of
+// loads (an element's length says where the next one is), and four
+// chains take little longer than one (as rawStrings4).
+func viewStrings4(dst *[4][]string, raw *[4][]byte) bool {
+	d0, d1, d2, d3 := dst[0], dst[1], dst[2], dst[3]
+	r0, r1, r2, r3 := raw[0], raw[1], raw[2], raw[3]
+	e0, e1, e2, e3 := uint64(len(r0)), uint64(len(r1)), uint64(len(r2)), uint64(len(r3))
+	var a0, a1, a2, a3 uint64
+	m := min(len(d0), len(d1), len(d2), len(d3))
+	for i := range m {
+		// Each a+4 <= e, in one branch (the offsets are far below 2^63:
+		// one past its end wraps to a negative difference).
+		if int64((e0-a0-4)|(e1-a1-4)|(e2-a2-4)|(e3-a3-4)) < 0 {
+			return false
+		}
+		l0 := uint64(binary.LittleEndian.Uint32(r0[a0 : a0+4]))
+		l1 := uint64(binary.LittleEndian.Uint32(r1[a1 : a1+4]))
+		l2 := uint64(binary.LittleEndian.Uint32(r2[a2 : a2+4]))
+		l3 := uint64(binary.LittleEndian.Uint32(r3[a3 : a3+4]))
+		a0, a1, a2, a3 = a0+4, a1+4, a2+4, a3+4
+		if int64((e0-a0-l0)|(e1-a1-l1)|(e2-a2-l2)|(e3-a3-l3)) < 0 {
+			return false
+		}
+		d0[i], d1[i] = bytesString(r0[a0:a0+l0]), bytesString(r1[a1:a1+l1])
+		d2[i], d3[i] = bytesString(r2[a2:a2+l2]), bytesString(r3[a3:a3+l3])
+		a0, a1, a2, a3 = a0+l0, a1+l1, a2+l2, a3+l3
+	}
+	return viewStrings(d0[m:], r0[a0:]) && viewStrings(d1[m:], r1[a1:]) && viewStrings(d2[m:], r2[a2:]) && viewStrings(d3[m:], r3[a3:])
 }
 
 // appendRawStrings appends raw's BYTES elements to strs as strings (views
@@ -493,22 +561,7 @@ func appendRawStrings(strs []string, raw []byte, n int64) ([]string, bool) {
 	strs = slices.Grow(strs, int(n))
 	at := len(strs)
 	strs = strs[:at+int(n)]
-	dst := strs[at:]
-	e := uint64(len(raw))
-	p := uint64(0)
-	for i := range dst {
-		if p+4 > e {
-			return strs[:at], false
-		}
-		l := uint64(binary.LittleEndian.Uint32(raw[p : p+4]))
-		p += 4
-		if l > e-p {
-			return strs[:at], false
-		}
-		dst[i] = bytesString(raw[p : p+l])
-		p += l
-	}
-	if p != e {
+	if !viewStrings(strs[at:], raw) {
 		return strs[:at], false
 	}
 	return strs, true

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -135,5 +136,47 @@ func TestViewsHeld(t *testing.T) {
 	}
 	if outs[0] == outs[1] || outs[0].Dim(0) != 2 || outs[0].Float32s()[2] != 1 {
 		t.Fatalf("the first reply's output changed: %v", outs[0])
+	}
+}
+
+// TestViewStrings4: viewStrings4 fills four inputs' strings as
+// viewStrings does each, and fails exactly when one of them fails, for
+// inputs of different counts and lengths, cut short, overlong, or with
+// one element's length past the data.
+func TestViewStrings4(t *testing.T) {
+	elems := func(lens ...int) []byte {
+		var b []byte
+		for i, l := range lens {
+			b = append(binary.LittleEndian.AppendUint32(b, uint32(l)), strings.Repeat(string(rune('a'+i%26)), l)...)
+		}
+		return b
+	}
+	views := []struct {
+		raw []byte
+		n   int
+	}{
+		{elems(), 0}, {elems(0), 1}, {elems(3, 0, 5), 3}, {elems(3, 0, 5), 2}, {elems(3, 0, 5), 4},
+		{elems(3, 0, 5)[:12], 3}, {append(elems(1, 1), 0), 2}, {[]byte{0xff, 0xff, 0xff, 0xff}, 1},
+		{elems(1, 2, 3, 4, 5, 6), 6}, {elems(2, 2), 2}, {[]byte{1, 0, 0}, 1}, {elems(7, 1, 0, 2, 9, 4, 4, 1), 8},
+	}
+	for i := range views {
+		for j := range views {
+			for _, k := range []int{0, 5, 11} {
+				v := [4]int{i, j, k, (i + 2*j) % len(views)}
+				var dst, want [4][]string
+				var raw [4][]byte
+				ok := true
+				for l, x := range v {
+					raw[l] = views[x].raw
+					dst[l], want[l] = make([]string, views[x].n), make([]string, views[x].n)
+					ok = viewStrings(want[l], raw[l]) && ok
+				}
+				if got := viewStrings4(&dst, &raw); got != ok {
+					t.Fatalf("%v: viewStrings4 %v, viewStrings %v", v, got, ok)
+				} else if ok && fmt.Sprintf("%q", dst) != fmt.Sprintf("%q", want) {
+					t.Fatalf("%v: %q, want %q", v, dst, want)
+				}
+			}
+		}
 	}
 }
