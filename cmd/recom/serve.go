@@ -80,6 +80,7 @@ type serveFlags struct {
 	runFlags
 	name, version, httpAddr, grpcAddr, backend string
 	maxBatch, inflight, maxQueue, maxRows      int
+	readBuffer                                 int
 	batchSizes                                 []int
 	batchTimeout, shutdownTimeout              time.Duration
 	maxBody, maxInFlightBytes                  int64
@@ -115,6 +116,7 @@ func newServeCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.maxBatch, "max-batch", serve.DefaultMaxBatch, "the most rows one batch holds")
 	fl.DurationVar(&f.batchTimeout, "batch-timeout", serve.DefaultTimeout, "the longest a batch's first request waits for more while another batch is in flight (0: take only those already waiting; with none in flight a batch goes at once)")
 	fl.IntVar(&f.inflight, "inflight", serve.DefaultInFlight, "batches running on the backend at once")
+	fl.IntVar(&f.readBuffer, "read-buffer", 0, "each HTTP connection's kernel receive buffer in bytes (SO_RCVBUF, capped by the kernel's net.core.rmem_max; 0: the kernel's autotuning)")
 	fl.BoolVar(&f.queuedOnly, "queue-all", false, "send every request through the batching queue (by default a request that finds nothing waiting and a backend slot free runs at once on its own goroutine)")
 	fl.IntSliceVar(&f.batchSizes, "batch-sizes", nil, "allowed batch sizes: a batch is padded to the next (default on the GPU: every size up to 64, then powers of two up to --max-batch; none on the CPU; 0: none)")
 	fl.IntVar(&f.maxQueue, "max-queue", serve.DefaultMaxQueue, "the most requests waiting for a batch (more are refused with 503 / UNAVAILABLE)")
@@ -175,6 +177,7 @@ func runServe(ctx context.Context, path string, f *serveFlags, stderr io.Writer)
 			return fmt.Errorf("--http-addr: %w", err)
 		}
 		defer httpLn.Close()
+		httpLn = serve.ReadBufferListener(httpLn, f.readBuffer)
 	}
 	if f.grpcAddr != "" {
 		if grpcLn, err = net.Listen("tcp", f.grpcAddr); err != nil {
