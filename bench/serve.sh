@@ -51,7 +51,7 @@
 # interpreter), PROTOCOLS (tfserving oip-binary), MAX_P99 (10ms), START_RATE
 # (200), DURATION (8s per rate), STEPS (4 bisections), BODIES (128),
 # SERVE_FLAGS (more recom serve flags, e.g. --pack-spinners 2),
-# MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (0), INFLIGHT (4), DENSE
+# MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (0), INFLIGHT (8), DENSE
 # (generated | cublaslt), PRECISION (fp32), PEERS (torch; also jax; empty:
 # none), OVERHEAD_DURATION (5s), OUT (/tmp/serve-out). The load generator
 # runs on the same host as the server (16 cores): it takes CPU from the
@@ -115,7 +115,7 @@ device)
   fi
   $d/recom serve $mpath --name "$MODEL" "${margs[@]}" --ptx $ptx --backend "${BACKEND:-gpu}" "${dense[@]}" \
     --precision "${PRECISION:-fp32}" --http-addr 127.0.0.1:$port --grpc-addr 127.0.0.1:$((port + 1)) \
-    --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-0}" --inflight "${INFLIGHT:-4}" \
+    --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-0}" --inflight "${INFLIGHT:-8}" \
     --log-format json --cpuprofile "$out/serve-cpu.pprof" ${SERVE_FLAGS:-} >"$out/server.log" 2>&1 &
   server=$!
   ready=0
@@ -172,7 +172,7 @@ device)
     $PY -u bench/peer_serve.py --dump "$dump" "${peerargs[@]}" --model "$MODEL" --backend "$peer" \
       --precision "${PRECISION:-fp32}" --max-p99 "${MAX_P99:-10ms}" --rates "${START_RATE:-200}" \
       --duration "${DURATION:-8s}" --search-steps "${STEPS:-4}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
-      --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-0}" --inflight "${INFLIGHT:-4}" \
+      --max-batch "${MAX_BATCH:-256}" --batch-timeout "${BATCH_TIMEOUT:-0}" --inflight "${INFLIGHT:-8}" \
       --json "$out/peer-serve-$MODEL.jsonl" 2>&1 | tee "$out/peer-serve-$MODEL-$peer.log" || rc=1
     pr=$(sed -n 's/^SERVE_MAX .* rate=\([0-9.]*\).*/\1/p' "$out/peer-serve-$MODEL-$peer.log" | tail -1)
     for p in "${!best[@]}"; do
