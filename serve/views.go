@@ -30,81 +30,107 @@ var viewBodies = true
 const unalignedViews = runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64"
 
 // viewSet is a request's inputs as views of its body. The views of each
-// dtype lie together in one array, in the inputs' order (setting 1001
-// views scattered over the heap cost E's requests ~35 µs of cache misses
-// on the GPU host), and each input is a kind and an index into its array.
+// dtype lie together in one array (a viewGroup), in the inputs' order
+// (setting 1001 views scattered over the heap cost E's requests ~35 µs
+// of cache misses on the GPU host), and each input is a dtype and an
+// index into its group.
 type viewSet struct {
 	in     []viewRef
 	ts     []*interp.Tensor          // the inputs' tensors (holds reads them alone)
 	byName map[string]*interp.Tensor // the backend's feed map
-	f32    []interp.View[float32]
-	f64    []interp.View[float64]
-	i8     []interp.View[int8]
-	i16    []interp.View[int16]
-	i32    []interp.View[int32]
-	i64    []interp.View[int64]
-	u8     []interp.View[uint8]
-	str    []interp.View[string]
-	strs   []string // the BYTES inputs' elements
+	groups [interp.String + 1]viewGroup
+	strs   []string // the BYTES inputs' elements (when f has none)
 }
 
 // viewRef is an input's view: its dtype and its index in that dtype's
-// array.
+// group.
 type viewRef struct {
 	dt  interp.DType
 	idx int32
+}
+
+// viewGroup is the views of one dtype's inputs.
+type viewGroup interface {
+	tensor(i int32) *interp.Tensor
+	// set points view i at input k of f.
+	set(vs *viewSet, i int32, f *rawFeeds, k int) bool
 }
 
 // newViewSet is a viewSet for sig's inputs; nil when one cannot be
 // viewed (a BOOL input, whose bytes are not Go bools).
 func newViewSet(sig *Signature) *viewSet {
 	vs := &viewSet{in: make([]viewRef, len(sig.Inputs)), ts: make([]*interp.Tensor, len(sig.Inputs)), byName: make(map[string]*interp.Tensor, len(sig.Inputs))}
-	var n [interp.String + 1]int32
+	var n [interp.String + 1]int
 	for i, in := range sig.Inputs {
 		if in.DType == interp.Bool || !in.DType.Valid() {
 			return nil
 		}
-		vs.in[i] = viewRef{dt: in.DType, idx: n[in.DType]}
+		vs.in[i] = viewRef{dt: in.DType, idx: int32(n[in.DType])}
 		n[in.DType]++
 	}
-	vs.f32 = make([]interp.View[float32], n[interp.Float32])
-	vs.f64 = make([]interp.View[float64], n[interp.Float64])
-	vs.i8 = make([]interp.View[int8], n[interp.Int8])
-	vs.i16 = make([]interp.View[int16], n[interp.Int16])
-	vs.i32 = make([]interp.View[int32], n[interp.Int32])
-	vs.i64 = make([]interp.View[int64], n[interp.Int64])
-	vs.u8 = make([]interp.View[uint8], n[interp.Uint8])
-	vs.str = make([]interp.View[string], n[interp.String])
+	for dt, c := range n {
+		if c > 0 {
+			vs.groups[dt] = newViewGroup(interp.DType(dt), c)
+		}
+	}
 	for i, in := range sig.Inputs {
 		r := vs.in[i]
-		var t *interp.Tensor
-		switch r.dt {
-		case interp.Float32:
-			t = initView(&vs.f32[r.idx])
-		case interp.Float64:
-			t = initView(&vs.f64[r.idx])
-		case interp.Int8:
-			t = initView(&vs.i8[r.idx])
-		case interp.Int16:
-			t = initView(&vs.i16[r.idx])
-		case interp.Int32:
-			t = initView(&vs.i32[r.idx])
-		case interp.Int64:
-			t = initView(&vs.i64[r.idx])
-		case interp.Uint8:
-			t = initView(&vs.u8[r.idx])
-		case interp.String:
-			t = initView(&vs.str[r.idx])
-		}
-		vs.ts[i] = t
-		vs.byName[in.Name] = t
+		vs.ts[i] = vs.groups[r.dt].tensor(r.idx)
+		vs.byName[in.Name] = vs.ts[i]
 	}
 	return vs
 }
 
-func initView[T interp.Elem](v *interp.View[T]) *interp.Tensor {
-	v.Init()
-	return v.Tensor()
+// newViewGroup is n views of dt (a numeric dtype or strings).
+func newViewGroup(dt interp.DType, n int) viewGroup {
+	switch dt {
+	case interp.Float32:
+		return newViews[float32, numViews[float32]](n)
+	case interp.Float64:
+		return newViews[float64, numViews[float64]](n)
+	case interp.Int8:
+		return newViews[int8, numViews[int8]](n)
+	case interp.Int16:
+		return newViews[int16, numViews[int16]](n)
+	case interp.Int32:
+		return newViews[int32, numViews[int32]](n)
+	case interp.Int64:
+		return newViews[int64, numViews[int64]](n)
+	case interp.Uint8:
+		return newViews[uint8, numViews[uint8]](n)
+	}
+	return newViews[string, strViews](n)
+}
+
+// newViews is n initialized views of T, as a group of type G.
+func newViews[T interp.Elem, G ~[]interp.View[T]](n int) G {
+	g := make(G, n)
+	for i := range g {
+		g[i].Init()
+	}
+	return g
+}
+
+// numViews are views of fixed-size numbers.
+type numViews[T rawElem] []interp.View[T]
+
+func (g numViews[T]) tensor(i int32) *interp.Tensor { return g[i].Tensor() }
+
+func (g numViews[T]) set(_ *viewSet, i int32, f *rawFeeds, k int) bool {
+	return setView(&g[i], f.shapes[k], f.data[k])
+}
+
+// strViews are views of BYTES inputs: the strings checkRawStrings kept,
+// or (for a request read without it) strings made here.
+type strViews []interp.View[string]
+
+func (g strViews) tensor(i int32) *interp.Tensor { return g[i].Tensor() }
+
+func (g strViews) set(vs *viewSet, i int32, f *rawFeeds, k int) bool {
+	if f.hasStrs {
+		return g[i].Set(f.shapes[k], f.strIn[k])
+	}
+	return vs.setStrings(&g[i], f.shapes[k], f.data[k])
 }
 
 // viewsOf points a pooled viewSet at r's body: false (and nothing held)
@@ -121,45 +147,13 @@ func (b *Batcher) viewsOf(r *request) (*viewSet, bool) {
 			return nil, false
 		}
 	}
-	if !vs.set(f) {
-		vs.release(b)
-		return nil, false
+	for k, r := range vs.in {
+		if !vs.groups[r.dt].set(vs, r.idx, f, k) {
+			vs.release(b)
+			return nil, false
+		}
 	}
 	return vs, true
-}
-
-// set points every view at f's inputs.
-func (vs *viewSet) set(f *rawFeeds) bool {
-	for i, r := range vs.in {
-		shape, raw := f.shapes[i], f.data[i]
-		var ok bool
-		switch r.dt {
-		case interp.Float32:
-			ok = setView(&vs.f32[r.idx], shape, raw)
-		case interp.Float64:
-			ok = setView(&vs.f64[r.idx], shape, raw)
-		case interp.Int8:
-			ok = setView(&vs.i8[r.idx], shape, raw)
-		case interp.Int16:
-			ok = setView(&vs.i16[r.idx], shape, raw)
-		case interp.Int32:
-			ok = setView(&vs.i32[r.idx], shape, raw)
-		case interp.Int64:
-			ok = setView(&vs.i64[r.idx], shape, raw)
-		case interp.Uint8:
-			ok = setView(&vs.u8[r.idx], shape, raw)
-		case interp.String:
-			if f.hasStrs {
-				ok = vs.str[r.idx].Set(shape, f.strIn[i])
-			} else {
-				ok = vs.setStrings(&vs.str[r.idx], shape, raw)
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // setView points v at raw's elements (misaligned where unalignedViews).
