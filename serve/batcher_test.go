@@ -368,6 +368,24 @@ func TestPowersOfTwo(t *testing.T) {
 	}
 }
 
+// TestGPUSizes: every size up to ExactUpTo (or max), then powers of two
+// up to max.
+func TestGPUSizes(t *testing.T) {
+	seq := func(n int) string {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = i + 1
+		}
+		return strings.Trim(fmt.Sprint(s), "[]")
+	}
+	for max, want := range map[int]string{1: "[1]", 8: "[" + seq(8) + "]", 64: "[" + seq(64) + "]",
+		100: "[" + seq(64) + " 100]", 256: "[" + seq(64) + " 128 256]", 300: "[" + seq(64) + " 128 256 300]"} {
+		if got := fmt.Sprint(GPUSizes(max)); got != want {
+			t.Errorf("GPUSizes(%d) = %s, want %s", max, got, want)
+		}
+	}
+}
+
 // TestBatcherIdleDispatch checks that with no batch in flight a request
 // is not held for the batch timeout: with a timeout of an hour it still
 // runs (the test would time out otherwise), and so does the next one

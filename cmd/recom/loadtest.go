@@ -298,8 +298,8 @@ func loadClient(targets []loadTarget) *http.Client {
 }
 
 // maxWriteBuffer bounds loadClient's write buffer (bodies larger are
-// written in pieces of it).
-const maxWriteBuffer = 8 << 20
+// written in pieces of it): --max-connections of them at most.
+const maxWriteBuffer = 1 << 20
 
 // attack runs one rate for --duration.
 func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate float64) *loadResult {
