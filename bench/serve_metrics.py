@@ -17,7 +17,7 @@ beside it, and the overhead's share of it, issue #20's target being at most
 (queue_p50_ms: the median of recom_serve_queue_duration_seconds over the
 run, every protocol's: the part of the overhead spent waiting for a batch
 to start, the batch timeout and busy slots; stages_p50_ms: the median of
-each stage of recom_serve_overhead_stage_seconds, HTTP's; a server before
+each stage of recom_serve_overhead_stage_seconds, the protocol's; a server before
 2026-12-04 10:00 UTC had one batch stage for queue, join and split.)
 """
 import json

@@ -111,6 +111,11 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 	s := g.s
 	s.accepted.Add(1)
 	defer s.answered.Add(1)
+	c, _ := ctx.Value(callKey{}).(*callStat)
+	var tm callTimes // the stages' ends, for overheadStats
+	if c != nil {
+		tm.marks[stageRead] = time.Now() // the message in and unmarshaled
+	}
 	if err := s.findV2(r.GetModelName(), r.GetModelVersion()); err != nil {
 		return nil, grpcStatus(err)
 	}
@@ -118,9 +123,15 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 	var rt runTime
 	var which []int
 	var err error
+	decoded := func() {
+		if c != nil {
+			tm.marks[stageDecode] = time.Now()
+		}
+	}
 	if f, ok := s.grpcRawFeeds(r); ok {
 		defer putRawFeeds(f)
 		if which, err = s.grpcOutputs(r); err == nil {
+			decoded()
 			outs, rt, err = s.runRaw(ctx, "oip-grpc", f)
 		}
 	} else {
@@ -129,14 +140,16 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 			return nil, grpcStatus(err)
 		}
 		if which, err = s.grpcOutputs(r); err == nil {
+			decoded()
 			outs, rt, err = s.run(ctx, "oip-grpc", feeds)
 		}
 	}
 	if err != nil {
 		return nil, grpcStatus(err)
 	}
-	if c, ok := ctx.Value(callKey{}).(*callStat); ok {
-		c.backend.Store(int64(rt.backend))
+	if c != nil {
+		tm.marks[stageRun], tm.rt = time.Now(), rt
+		c.times.Store(&tm)
 	}
 	if which == nil {
 		which = allOutputs(len(outs))

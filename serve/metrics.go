@@ -98,7 +98,7 @@ func newMetrics(reg *prometheus.Registry, model string) *metrics {
 	}, []string{"protocol"})
 	m.stageTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "recom_serve_overhead_stage_seconds", ConstLabels: labels, Buckets: overheadBuckets,
-		Help: "The server's own time on each answered HTTP inference request by stage: read (from the handler's start to the body read), decode (the body decoded and checked), queue (from then to its batch's start: the wait for a backend slot and the hand-offs to the collector and a worker; near zero for a request run inline), join (the batch's inputs joined, or viewed, up to the backend's call), split (from the backend's return to the outputs split back and handed to the request), respond (the response encoded and written). They add up to recom_serve_overhead_seconds but for the routing.",
+		Help: "The server's own time on each answered inference request by stage: read (HTTP: from the handler's start to the body read; gRPC: from the call's start to the handler's, the message received and unmarshaled), decode (the body decoded and checked), queue (from then to its batch's start: the wait for a backend slot and the hand-offs to the collector and a worker; near zero for a request run inline), join (the batch's inputs joined, or viewed, up to the backend's call), split (from the backend's return to the outputs split back and handed to the request), respond (the response encoded and written, or sent). They add up to recom_serve_overhead_seconds but for the routing.",
 	}, []string{"protocol", "stage"})
 	reg.MustRegister(m.overheads, m.stageTime)
 	reg.MustRegister(m.requests, m.latency, m.reqRows, m.batchRows, m.padRows, m.batchReqs, m.batchTime, m.batchErrs, m.queueTime, m.queueLen, m.inFlight, m.ready)

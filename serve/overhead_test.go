@@ -79,13 +79,7 @@ func TestOverheadMetric(t *testing.T) {
 		if h.GetSampleSum() <= 0 {
 			t.Errorf("%s: the overheads sum to %v s", proto, h.GetSampleSum())
 		}
-		if proto == "oip-grpc" {
-			if len(stages[proto]) != 0 {
-				t.Errorf("gRPC requests have stages: %v", stages[proto])
-			}
-			continue // the interceptor's duration leaves out the messages' coding
-		}
-		// HTTP: each stage once a request, together at most the overhead.
+		// Each stage once a request, together at most the overhead.
 		sum := 0.0
 		for _, st := range []string{"read", "decode", "queue", "join", "split", "respond"} {
 			g := stages[proto][st]
