@@ -7,7 +7,7 @@
 #   scripts/test.sh -v         # lit verbose (shows failing tests' output)
 #   LIT_FILTER=Driver scripts/test.sh   # only lit tests whose path matches
 #
-# Missing tools (llc-19, FileCheck, not, lit) are installed with apt-get
+# Missing tools (llc-19, FileCheck, not, lit; curl for serve's TestCurl) are installed with apt-get
 # when possible, staticcheck with go install into bin/tools. Under CI=true a
 # tool still missing after that fails the run; elsewhere its step is skipped
 # with a warning.
@@ -35,11 +35,12 @@ missing_tools() {
 }
 
 missing=$(missing_tools)
+command -v curl >/dev/null 2>&1 || missing="$missing curl"
 if [ -n "$missing" ]; then
-  say "missing: $missing; installing llvm-19 llvm-19-tools"
+  say "missing: $missing; installing llvm-19 llvm-19-tools curl"
   sudo=""
   [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
-  { $sudo apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y llvm-19 llvm-19-tools; } >/tmp/recom-apt.log 2>&1 ||
+  { $sudo apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y llvm-19 llvm-19-tools curl; } >/tmp/recom-apt.log 2>&1 ||
     say "apt-get failed (log: /tmp/recom-apt.log)"
   missing=$(missing_tools)
 fi

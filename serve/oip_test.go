@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -239,6 +240,9 @@ func TestOIPGRPC(t *testing.T) {
 func TestCurl(t *testing.T) {
 	curl, err := exec.LookPath("curl")
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true: curl is not installed: %v", err)
+		}
 		t.Skip("curl is not installed")
 	}
 	f := start(t, nil)
