@@ -7,7 +7,8 @@
 #   scripts/test.sh -v         # lit verbose (shows failing tests' output)
 #   LIT_FILTER=Driver scripts/test.sh   # only lit tests whose path matches
 #
-# Missing tools (llc-19, FileCheck, not, lit; curl for serve's TestCurl) are installed with apt-get
+# Missing tools (llc-19, FileCheck, not, lit; curl for serve's TestCurl;
+# numpy and torch for the bench scripts' dry runs) are installed with apt-get
 # when possible, staticcheck with go install into bin/tools. Under CI=true a
 # tool still missing after that fails the run; elsewhere its step is skipped
 # with a warning.
@@ -34,13 +35,27 @@ missing_tools() {
   echo "${m[@]}"
 }
 
+# The bench scripts' checks below want a python3 with numpy and torch:
+# Debian's python3-numpy and python3-torch for /usr/bin/python3 when no
+# python3 on the PATH has them (PyPI may be out of reach).
+has_py_torch() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    "$py" -c 'import numpy, torch' >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
 missing=$(missing_tools)
 command -v curl >/dev/null 2>&1 || missing="$missing curl"
+has_py_torch || missing="$missing python3-numpy/python3-torch"
 if [ -n "$missing" ]; then
-  say "missing: $missing; installing llvm-19 llvm-19-tools curl"
+  pkgs="llvm-19 llvm-19-tools curl"
+  has_py_torch || pkgs="$pkgs python3-numpy python3-torch"
+  say "missing: $missing; installing $pkgs"
   sudo=""
   [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
-  { $sudo apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y llvm-19 llvm-19-tools curl; } >/tmp/recom-apt.log 2>&1 ||
+  { $sudo apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $pkgs; } >/tmp/recom-apt.log 2>&1 ||
     say "apt-get failed (log: /tmp/recom-apt.log)"
   missing=$(missing_tools)
 fi
@@ -114,8 +129,13 @@ if python3 -m py_compile bench/*.py && python3 bench/peer_serve.py --self-test &
   python3 bench/serve_metrics.py --self-test; then
   npy=""
   for py in python3 /usr/bin/python3; do
-    if "$py" -c 'import numpy' >/dev/null 2>&1; then npy=$py; break; fi
+    if "$py" -c 'import numpy, torch' >/dev/null 2>&1; then npy=$py; break; fi
   done
+  if [ -z "$npy" ]; then
+    for py in python3 /usr/bin/python3; do
+      if "$py" -c 'import numpy' >/dev/null 2>&1; then npy=$py; break; fi
+    done
+  fi
   if [ -z "$npy" ]; then
     say "no python3 with numpy: bench/peer_serve.py --dry-run skipped (under CI=true this fails)"
     [ "${CI:-}" = true ] && failed+=("bench python: no numpy")
