@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -266,6 +267,11 @@ func FuzzDecodeInfer(f *testing.F) {
 			g := gen.feeds[i]
 			if fmt.Sprint(t2.Shape()) != fmt.Sprint(g.Shape()) || fmt.Sprintf("%#v", t2.Data()) != fmt.Sprintf("%#v", g.Data()) {
 				t.Fatalf("input %d: fast %v, general %v", i, t2, g)
+			}
+			// Inputs share arrays (dataArena): none may reach past its
+			// elements into another's.
+			if d := reflect.ValueOf(t2.Data()); d.Cap() != d.Len() {
+				t.Fatalf("input %d: %d elements with capacity %d", i, d.Len(), d.Cap())
 			}
 		}
 	})

@@ -93,6 +93,8 @@ func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*infe
 		return nil, badRequest("the request has no \"inputs\"")
 	}
 	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
+	var arena dataArena
+	var xs []interp.Tensor // the rest of the "data" inputs' tensors, made at the first
 	for i, in := range ins {
 		k, ok := sig.inputAt(in.name, i)
 		if !ok {
@@ -119,7 +121,12 @@ func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*infe
 		case in.data == nil:
 			return nil, badRequest("inputs[%d] (%q) has no \"data\"", i, in.name)
 		default:
-			t, err = decodeData(spec.DType, in.shape, in.data, in.dataAt)
+			if len(xs) == 0 {
+				xs = make([]interp.Tensor, len(ins)-i)
+			}
+			t = &xs[0]
+			xs = xs[1:]
+			err = decodeData(spec.DType, in.shape, in.data, in.dataAt, &arena, t)
 		}
 		if err != nil {
 			return nil, prefixError(fmt.Sprintf("inputs[%d] (%q)", i, in.name), err)
@@ -530,17 +537,52 @@ func checkOIPType(spec *TensorSpec, datatype string, shape []int64) error {
 
 // decodeData reads an input's JSON "data" (flat or nested, row-major)
 // into a tensor of shape.
-func decodeData(dt interp.DType, shape []int64, data []byte, at int) (*interp.Tensor, error) {
+func decodeData(dt interp.DType, shape []int64, data []byte, at int, a *dataArena, x *interp.Tensor) error {
 	n, _ := interp.NumElements(shape)
-	s := &scanner{buf: data, base: at, depth: 3}
-	t := &tbuf{dt: dt}
+	// The arena's scanner and buffer, reused input after input.
+	s, t := &a.s, &a.t
+	*s, *t = scanner{buf: data, base: at, depth: 3}, tbuf{dt: dt}
+	// Room for the shape's elements at once, as many as data can hold
+	// (each is at least a byte and a separator): no regrowth.
+	a.room(t, int(min(n, int64(len(data)/2+1))))
 	if _, err := s.nested(t); err != nil {
-		return nil, prefixError("data", err)
+		return prefixError("data", err)
 	}
 	if got := t.len(); int64(got) != n {
-		return nil, badRequest("data has %d elements, shape %s has %d", got, shapeString(shape), n)
+		return badRequest("data has %d elements, shape %s has %d", got, shapeString(shape), n)
 	}
-	return t.tensor(shape)
+	return t.sharedTensorIn(x, shape)
+}
+
+// dataArena hands out the element arrays of a request's JSON "data"
+// inputs, carved from a chunk per dtype: a request of many small inputs
+// (E's 1001) allocates a few arrays, not one per input. A chunk is the
+// larger of dataChunk elements and what was carved of its dtype before
+// (so the chunks of a dtype double), at most dataChunkMax; an input larger
+// than a quarter of that gets an array of its own.
+type dataArena struct {
+	a      tbuf                   // a chunk's rest of each dtype (a.dt is the last asked for)
+	carved [interp.String + 1]int // elements carved so far, by dtype
+	s      scanner                // decodeData's, an input at a time
+	t      tbuf
+}
+
+const (
+	dataChunk    = 4096
+	dataChunkMax = 1 << 20
+)
+
+// room gives the empty t a capacity of n elements of its dtype.
+func (d *dataArena) room(t *tbuf, n int) {
+	if n > dataChunkMax/4 {
+		t.grow(n)
+		return
+	}
+	if d.a.dt = t.dt; d.a.capacity() < n {
+		d.a.makeArray(t.dt, min(max(dataChunk, d.carved[t.dt], n), dataChunkMax))
+	}
+	t.carve(&d.a, n)
+	d.carved[t.dt] += n
 }
 
 // decodeRaw reads a tensor of dtype and shape from raw bytes: row-major,
