@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test of the repository: go vet, staticcheck, go test, the
+# Runs every test of the repository: go vet, staticcheck, go test (and the
+# server's package again under the race detector), the
 # lit/FileCheck tests under lit-tests/, and the bench scripts' Python checks. This is the README's test command;
 # .ci/run calls it.
 #
@@ -112,6 +113,11 @@ fi
 say "go test ./..."
 # No fuzzing (-fuzz is never given) and no benchmarks (-bench is unset).
 go test -count=1 ./... || failed+=("go test")
+
+# The server under the race detector: its requests share pooled buffers,
+# views of their bodies and the batcher's slots across goroutines.
+say "go test -race ./serve"
+CGO_ENABLED=1 go test -race -count=1 ./serve || failed+=("go test -race ./serve")
 
 if [ "$run_lit" = 1 ]; then
   say "lit lit-tests/"
