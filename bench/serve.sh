@@ -48,7 +48,7 @@
 # it on the interpreter (no peers: recom bench needs the GPU).
 #
 # Settings (environment): MODEL (E; or taxi), BACKEND (gpu; cpu: the
-# interpreter), PROTOCOLS (tfserving oip-binary), MAX_P99 (10ms), START_RATE
+# interpreter), PROTOCOLS (tfserving oip-binary; also oip, grpc), MAX_P99 (10ms), START_RATE
 # (200), DURATION (8s per rate), STEPS (4 bisections), BODIES (128),
 # SERVE_FLAGS (more recom serve flags, e.g. --pack-spinners 2),
 # MAX_ROWS (64), MAX_BATCH (256), BATCH_TIMEOUT (0), INFLIGHT (8), DENSE
@@ -135,7 +135,9 @@ device)
   declare -A best
   for p in ${PROTOCOLS:-tfserving oip-binary}; do
     echo "== loadtest $MODEL $p"
-    $d/recom loadtest $mpath "${largs[@]}" --url "http://127.0.0.1:$port" --protocol "$p" \
+    url=http://127.0.0.1:$port
+    [ "$p" = grpc ] && url=http://127.0.0.1:$((port + 1))
+    $d/recom loadtest $mpath "${largs[@]}" --url "$url" --protocol "$p" \
       --max-p99 "${MAX_P99:-10ms}" --rates "${START_RATE:-200}" --duration "${DURATION:-8s}" \
       --search-steps "${STEPS:-4}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
       --json "$out/loadtest-$MODEL-$p.jsonl" 2>&1 | tee "$out/loadtest-$MODEL-$p.log" || rc=1
@@ -144,9 +146,9 @@ device)
     # The server's own overhead at the median, at half the rate found.
     half=$(( ${r:-0} / 2 ))
     [ "$half" -ge 1 ] || half=${START_RATE:-200}
-    case $p in tfserving) proto=tfserving;; *) proto=oip-http;; esac
+    case $p in tfserving) proto=tfserving;; grpc) proto=oip-grpc;; *) proto=oip-http;; esac
     curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics-before-$p.txt"
-    $d/recom loadtest $mpath "${largs[@]}" --url "http://127.0.0.1:$port" --protocol "$p" --rates "$half" \
+    $d/recom loadtest $mpath "${largs[@]}" --url "$url" --protocol "$p" --rates "$half" \
       --duration "${OVERHEAD_DURATION:-5s}" --bodies "${BODIES:-128}" --max-rows "${MAX_ROWS:-64}" \
       --json "$out/overhead-$MODEL-$p.jsonl" >"$out/overhead-$MODEL-$p.log" 2>&1 || rc=1
     curl -s "http://127.0.0.1:$port/metrics" >"$out/metrics-after-$p.txt"

@@ -42,8 +42,12 @@ rows between --min-rows and --max-rows (uniform, from --seed), with
 inputs drawn for MODEL as recom gen --feeds draws them (MODEL is the
 served model's file: its signature gives the inputs' names); in the
 --protocol's form: tfserving ({"instances": [...]}, POST
-/v1/models/NAME:predict), oip (JSON, POST /v2/models/NAME/infer) or
-oip-binary (the binary tensor data extension).
+/v1/models/NAME:predict), oip (JSON, POST /v2/models/NAME/infer),
+oip-binary (the binary tensor data extension) or grpc (the Open Inference
+Protocol's ModelInfer over gRPC, the inputs in raw_input_contents; --url
+is then the gRPC address, http://HOST:8500, and the calls are spread over
+--grpc-connections HTTP/2 connections; a call that ends with a gRPC
+status other than OK counts as a 500).
 
 The load comes from vegeta (github.com/tsenart/vegeta): requests leave at
 the rate whatever the answers, so latency includes queueing in the server.
@@ -67,7 +71,7 @@ type loadtestFlags struct {
 	seed                                 uint64
 	outputs                              []string
 	workers                              uint64
-	maxConns                             int
+	maxConns, grpcConns                  int
 }
 
 func newLoadtestCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -84,7 +88,8 @@ func newLoadtestCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.url, "url", "http://127.0.0.1:8501", "the server's HTTP address")
 	fl.StringVar(&f.name, "name", "", "the served model's name (default: as recom serve names MODEL)")
-	fl.StringVar(&f.protocol, "protocol", "tfserving", "tfserving, oip or oip-binary")
+	fl.StringVar(&f.protocol, "protocol", "tfserving", "tfserving, oip, oip-binary or grpc")
+	fl.IntVar(&f.grpcConns, "grpc-connections", 8, "with --protocol grpc: the HTTP/2 connections the calls are spread over, round robin (a gRPC client's channels)")
 	fl.Float64SliceVar(&f.rates, "rates", []float64{100}, "request rates, per second")
 	fl.DurationVar(&f.duration, "duration", 10*time.Second, "how long each rate runs")
 	fl.DurationVar(&f.maxP99, "max-p99", 0, "search for the highest rate with p99 at most this (0: run --rates only)")
@@ -143,6 +148,8 @@ func runLoadtest(ctx context.Context, model string, f *loadtestFlags, stdout io.
 		return fmt.Errorf("--bodies must be positive")
 	case f.maxConns < 1:
 		return fmt.Errorf("--max-connections must be positive")
+	case f.grpcConns < 1 || f.grpcConns > maxGRPCConns:
+		return fmt.Errorf("--grpc-connections must be 1 to %d", maxGRPCConns)
 	case f.duration <= 0:
 		return fmt.Errorf("--duration must be positive")
 	}
@@ -303,8 +310,14 @@ const maxWriteBuffer = 1 << 20
 
 // attack runs one rate for --duration.
 func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate float64) *loadResult {
-	atk := vegeta.NewAttacker(vegeta.Client(loadClient(targets)), vegeta.Timeout(f.timeout), vegeta.Workers(f.workers), vegeta.KeepAlive(true),
-		vegeta.Connections(f.maxConns), vegeta.MaxConnections(f.maxConns), vegeta.MaxBody(1<<10))
+	opts := []func(*vegeta.Attacker){vegeta.Client(loadClient(targets)), vegeta.Timeout(f.timeout), vegeta.Workers(f.workers), vegeta.KeepAlive(true),
+		vegeta.Connections(f.maxConns), vegeta.MaxConnections(f.maxConns), vegeta.MaxBody(1 << 10)}
+	if f.protocol == "grpc" {
+		// Last: vegeta's connection options set an *http.Transport's fields,
+		// which the gRPC client does not have.
+		opts = append(opts, vegeta.Client(grpcClient(f.grpcConns, f.timeout)))
+	}
+	atk := vegeta.NewAttacker(opts...)
 	var next atomic.Uint64
 	targeter := func(t *vegeta.Target) error {
 		lt := targets[int((next.Add(1)-1)%uint64(len(targets)))]
@@ -326,10 +339,7 @@ func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate f
 		ok := res.Code == http.StatusOK && res.Error == ""
 		if ok {
 			lat = append(lat, res.Latency)
-			if u, err := url.Parse(res.URL); err == nil {
-				n, _ := strconv.Atoi(u.Query().Get("rows"))
-				rows += n
-			}
+			rows += targetRows(res.URL)
 		} else {
 			failed++
 		}
@@ -363,6 +373,20 @@ func (f *loadtestFlags) attack(ctx context.Context, targets []loadTarget, rate f
 	return r
 }
 
+// targetRows is the rows of the request a target's URL names (its
+// fragment, rows=N; 0 for anything else).
+func targetRows(u string) int {
+	_, frag, ok := strings.Cut(u, "#rows=")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(frag)
+	return n
+}
+
+// maxGRPCConns bounds --grpc-connections.
+const maxGRPCConns = 1024
+
 // loadTarget is a request and its rows.
 type loadTarget struct {
 	vegeta.Target
@@ -377,8 +401,10 @@ func (f *loadtestFlags) makeTargets(ctx context.Context, model, base string) ([]
 		path = "/v1/models/" + url.PathEscape(f.name) + ":predict"
 	case "oip", "oip-binary":
 		path = "/v2/models/" + url.PathEscape(f.name) + "/infer"
+	case "grpc":
+		path = grpcInferPath
 	default:
-		return nil, fmt.Errorf("--protocol must be tfserving, oip or oip-binary, got %q", f.protocol)
+		return nil, fmt.Errorf("--protocol must be tfserving, oip, oip-binary or grpc, got %q", f.protocol)
 	}
 	res, err := compiler.Compile(ctx, model, compiler.Options{StopAfter: compiler.StageImport, Outputs: graphCut(model, f.outputs)})
 	if err != nil {
@@ -442,11 +468,18 @@ func (f *loadtestFlags) makeTargets(ctx context.Context, model, base string) ([]
 				return nil, err
 			}
 		}
-		body, hdr, err := requestBody(f.protocol, &sig, feeds)
+		var body []byte
+		var hdr http.Header
+		if f.protocol == "grpc" {
+			body, hdr, err = grpcBody(f.name, &sig, feeds)
+		} else {
+			body, hdr, err = requestBody(f.protocol, &sig, feeds)
+		}
 		if err != nil {
 			return nil, err
 		}
-		targets[i] = loadTarget{Target: vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s%s?rows=%d", base, path, rows), Body: body, Header: hdr}, rows: rows}
+		// The rows ride in the URL's fragment, which is never sent.
+		targets[i] = loadTarget{Target: vegeta.Target{Method: http.MethodPost, URL: fmt.Sprintf("%s%s#rows=%d", base, path, rows), Body: body, Header: hdr}, rows: rows}
 	}
 	return targets, nil
 }

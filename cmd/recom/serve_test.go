@@ -251,12 +251,17 @@ func TestLoadtest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	logs, status := startServe(ctx, exampleModel, "--tables", exampleTables, "--backend", "cpu",
-		"--http-addr", "127.0.0.1:0", "--grpc-addr", "")
+		"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0")
 	addr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
+	grpcAddr := logs.wait(t, `msg="serving gRPC" addr=(\S+)`)
 	dir := t.TempDir()
-	for _, p := range []string{"tfserving", "oip", "oip-binary"} {
+	for _, p := range []string{"tfserving", "oip", "oip-binary", "grpc"} {
 		out := filepath.Join(dir, p+".jsonl")
-		st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+addr, "--protocol", p, "--rates", "20",
+		url := "http://" + addr
+		if p == "grpc" {
+			url = "http://" + grpcAddr
+		}
+		st, o, e := runTool("loadtest", exampleModel, "--url", url, "--protocol", p, "--rates", "20",
 			"--duration", "250ms", "--bodies", "4", "--min-rows", "1", "--max-rows", "8", "--json", out)
 		if st != 0 || !strings.Contains(o, "p999 ms") {
 			t.Fatalf("recom loadtest --protocol %s: exit %d\n%s%s", p, st, o, e)
@@ -273,7 +278,14 @@ func TestLoadtest(t *testing.T) {
 			t.Errorf("--protocol %s: %+v", p, r)
 		}
 	}
-	st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+addr, "--rates", "10", "--duration", "200ms",
+	// A gRPC call that fails (another model's name: NOT_FOUND) counts as
+	// a 500 carrying the gRPC status and message.
+	st, o, e := runTool("loadtest", exampleModel, "--url", "http://"+grpcAddr, "--protocol", "grpc", "--name", "nope",
+		"--rates", "10", "--duration", "200ms", "--bodies", "2", "--max-rows", "2")
+	if st != 0 || !strings.Contains(o, `codes map[500:2]; 500 grpc-status 5 (NotFound): model "nope" is not served`) {
+		t.Errorf("recom loadtest --protocol grpc --name nope: exit %d\n%s%s", st, o, e)
+	}
+	st, o, e = runTool("loadtest", exampleModel, "--url", "http://"+addr, "--rates", "10", "--duration", "200ms",
 		"--bodies", "2", "--max-rows", "2", "--max-p99", "1ns")
 	if st != 0 || !strings.Contains(o, "max rate at p99 <= 1ns: none (10/s already misses it)") {
 		t.Errorf("recom loadtest --max-p99: exit %d\n%s%s", st, o, e)
