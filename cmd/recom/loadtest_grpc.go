@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -13,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/net/http2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 
@@ -28,7 +25,7 @@ import (
 // message (https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md:
 // a compressed-flag byte, a 4-byte big-endian length, the message) whose
 // outcome is the grpc-status trailer; grpcTransport speaks it over
-// cleartext HTTP/2 and turns a call that failed into an HTTP error for
+// cleartext HTTP/2 (net/http's unencrypted HTTP/2) and turns a call that failed into an HTTP error for
 // vegeta's counts.
 
 // grpcInferPath is ModelInfer's method path.
@@ -63,20 +60,19 @@ func grpcBody(model string, sig *serve.Signature, feeds map[string]*interp.Tenso
 // A call answered with a grpc-status other than OK becomes a 500 whose
 // status line carries the gRPC status and message.
 type grpcTransport struct {
-	conns []*http2.Transport
+	conns []*http.Transport
 	next  atomic.Uint32
 }
 
 func newGRPCTransport(conns int) *grpcTransport {
 	dialer := &net.Dialer{KeepAlive: 30 * time.Second}
-	t := &grpcTransport{conns: make([]*http2.Transport, conns)}
+	t := &grpcTransport{conns: make([]*http.Transport, conns)}
 	for i := range t.conns {
-		t.conns[i] = &http2.Transport{
-			AllowHTTP: true,
-			DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
-				return dialer.DialContext(ctx, network, addr)
-			},
-		}
+		// HTTP/2 only, without TLS: a transport keeps one connection to
+		// the server, its calls streams on it.
+		p := new(http.Protocols)
+		p.SetUnencryptedHTTP2(true)
+		t.conns[i] = &http.Transport{Protocols: p, DialContext: dialer.DialContext}
 	}
 	return t
 }
