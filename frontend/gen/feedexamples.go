@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/interp"
 	"github.com/recom-compiler/recom/interp/tfexample"
 	"github.com/recom-compiler/recom/textir"
@@ -23,6 +24,10 @@ type exampleDomain struct {
 type featureDomain struct {
 	f *exampleFeature
 	d *domain
+	// ids: for the weight feature of a weighted categorical column, the
+	// column's ids feature, whose count of values a record's weights
+	// must have (TensorFlow pairs them by their sparse indices).
+	ids *featureDomain
 }
 
 func newExampleDomain(parses []*textir.Operation, sp *InputSpec, tables *tableSource) (*exampleDomain, error) {
@@ -62,8 +67,66 @@ func newExampleDomain(parses []*textir.Operation, sp *InputSpec, tables *tableSo
 		}
 	}
 	slices.SortFunc(ex.features, func(a, b *featureDomain) int { return strings.Compare(a.f.key, b.f.key) })
+	weighted := pairWeights(ex.features, parses)
 	ex.what = fmt.Sprintf("serialized tf.Example records (%d sparse, %d dense features)", counts[0], counts[1])
+	if weighted > 0 {
+		ex.what += fmt.Sprintf(", %d weight features as long as their ids", weighted)
+	}
 	return ex, nil
+}
+
+// weightedBy is in the name of a weighted categorical column, and of the
+// nodes under it: TensorFlow names the column IDS_weighted_by_WEIGHTS
+// after its categorical column (named by its feature key) and its weight
+// feature's key (feature_column's WeightedCategoricalColumn.name).
+const weightedBy = "_weighted_by_"
+
+// pairWeights finds the weighted categorical columns among the sparse
+// features, by the names of the graph's nodes (weightedBy), and sets each
+// weight feature's ids; it returns how many it paired.
+func pairWeights(features []*featureDomain, parses []*textir.Operation) int {
+	if len(parses) == 0 {
+		return 0
+	}
+	sparse := map[string]*featureDomain{}
+	for _, fd := range features {
+		if !fd.f.dense {
+			sparse[fd.f.key] = fd
+		}
+	}
+	top := parses[0]
+	for top.ParentOp() != nil {
+		top = top.ParentOp()
+	}
+	n := 0
+	top.Walk(func(op *textir.Operation) bool {
+		name := tfg.NodeName(op)
+		if !strings.Contains(name, weightedBy) {
+			return true
+		}
+		for _, seg := range strings.Split(name, "/") {
+			idsKey, rest, ok := strings.Cut(seg, weightedBy)
+			ids := sparse[idsKey]
+			if !ok || ids == nil {
+				continue
+			}
+			// The weight key is the longest sparse float feature's key that
+			// starts the rest ("_embedding", "_indicator" or nothing follow).
+			var w *featureDomain
+			for key, fd := range sparse {
+				if fd != ids && fd.f.dtype == interp.Float32 && strings.HasPrefix(rest, key) &&
+					(len(rest) == len(key) || rest[len(key)] == '_') && (w == nil || len(key) > len(w.f.key)) {
+					w = fd
+				}
+			}
+			if w != nil && w.ids == nil {
+				w.ids = ids
+				n++
+			}
+		}
+		return true
+	})
+	return n
 }
 
 // draw draws one serialized record. A record must not end in a zero byte:
@@ -95,13 +158,14 @@ func (ex *exampleDomain) draw(r *rand.Rand) (string, error) {
 // drawExample draws the features of one record.
 func (ex *exampleDomain) drawExample(r *rand.Rand) (tfexample.Example, error) {
 	var e tfexample.Example
+	// Each feature's count of values, -1 when the record leaves it out;
+	// then a weight feature takes its ids' count.
+	counts := make(map[*featureDomain]int, len(ex.features))
 	for _, fd := range ex.features {
 		f, d := fd.f, fd.d
-		n := 0
-		if f.dense {
-			if f.hasDefault && r.Float64() < ex.missing {
-				continue
-			}
+		n := -1
+		switch {
+		case f.dense && !(f.hasDefault && r.Float64() < ex.missing):
 			n = 1
 			for i, s := range f.shape {
 				if s < 0 && i == 0 {
@@ -109,11 +173,19 @@ func (ex *exampleDomain) drawExample(r *rand.Rand) (tfexample.Example, error) {
 				}
 				n *= int(max(s, 0))
 			}
-		} else {
-			if d.empty > 0 && r.Float64() < d.empty {
-				continue
-			}
+		case !f.dense && !(d.empty > 0 && r.Float64() < d.empty):
 			n = d.length(r, 1<<30)
+		}
+		counts[fd] = n
+	}
+	for _, fd := range ex.features {
+		f, d := fd.f, fd.d
+		n := counts[fd]
+		if fd.ids != nil {
+			n = counts[fd.ids]
+		}
+		if n < 0 {
+			continue
 		}
 		var feat tfexample.Feature
 		switch f.dtype {

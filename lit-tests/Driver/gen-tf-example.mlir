@@ -13,6 +13,14 @@
 // RUN: recom interp %t.out/4-dense.mlir --feeds %t.feeds.npz --tables %t.tables.npz --outputs prediction -o %t.dense.npz
 // RUN: recom compare %t.ref.npz %t.dense.npz | FileCheck %s --check-prefix=SAME
 //
+// Records drawn from the graph (no recorded spec: --outputs), as for a real
+// export: each weighted column's weight feature as long as its ids, which
+// TensorFlow pairs value by value.
+// RUN: recom gen --feeds %t.pbtxt --outputs prediction --batch 16 --seed 3 -o %t.graph.npz 2>&1 | FileCheck %s --check-prefix=GRAPH
+// RUN: recom interp %t.pbtxt --feeds %t.graph.npz --tables %t.tables.npz --outputs prediction -o %t.graph.ref.npz
+// RUN: recom interp %t.out/1-emb.mlir --feeds %t.graph.npz --tables %t.tables.npz --outputs prediction -o %t.graph.emb.npz
+// RUN: recom compare %t.graph.ref.npz %t.graph.emb.npz | FileCheck %s --check-prefix=SAME
+//
 // TF1's ParseExample.
 // RUN: recom gen --preset micro --tf-example=v1 -o %t.v1.pbtxt 2>&1 | FileCheck %s --check-prefix=GEN1
 // RUN: recom gen --feeds %t.v1.pbtxt --batch 8 -o %t.v1.feeds.npz
@@ -38,6 +46,8 @@
 // PARSE: emb.from_sparse
 // PARSE: "fused.embedding_layer"
 // PARSE-SAME: source = "str", {{[^}]*}}transforms = [{num_buckets = 200 : i64, op = "hash"}]
+
+// GRAPH: input_example_tensor string[16]: serialized tf.Example records (20 sparse, 7 dense features), 2 weight features as long as their ids
 
 // SAME: match: 1 arrays
 
