@@ -26,6 +26,7 @@ import (
 	"github.com/recom-compiler/recom/dialects/tfg"
 	"github.com/recom-compiler/recom/frontend/gen"
 	"github.com/recom-compiler/recom/interp"
+	"github.com/recom-compiler/recom/interp/npz"
 	"github.com/recom-compiler/recom/serve"
 )
 
@@ -438,11 +439,25 @@ func (f *loadtestFlags) makeTargets(ctx context.Context, model, base string) ([]
 			return nil, fmt.Errorf("reading the graph's tables: %w", err)
 		}
 	}
+	// As recom gen --feeds draws: from the spec a generated model records
+	// (its columns' ids, weights matching ids, vocabularies), else from
+	// the graph.
+	var spec *gen.Spec
+	if len(f.outputs) == 0 {
+		if spec, err = recordedSpec(res.Module); err != nil {
+			return nil, fmt.Errorf("%s: %w", model, err)
+		}
+	}
 	const sets = 4
 	drawn := make([]map[string]*interp.Tensor, sets)
 	for i := range drawn {
-		gopts.Seed = f.seed + uint64(i)
-		arrays, _, err := gen.GraphFeeds(ctx, res.Module, gopts)
+		var arrays []npz.Array
+		if spec != nil {
+			arrays, err = gen.Feeds(spec, f.maxRows, f.seed+uint64(i))
+		} else {
+			gopts.Seed = f.seed + uint64(i)
+			arrays, _, err = gen.GraphFeeds(ctx, res.Module, gopts)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -512,6 +527,15 @@ func requestBody(protocol string, sig *serve.Signature, feeds map[string]*interp
 			m["parameters"] = map[string]any{"binary_data_size": len(raw)}
 			bin = append(bin, raw...)
 		} else {
+			// JSON strings are text: the protocol's JSON form has no way to
+			// carry other bytes (encoding/json would replace them).
+			if d, ok := t.Data().([]string); ok {
+				for _, v := range d {
+					if !utf8.ValidString(v) {
+						return nil, nil, fmt.Errorf("--protocol oip: input %q holds strings that are not UTF-8 text (serialized tf.Example records?), which the protocol's JSON form cannot carry: use oip-binary or grpc", in.Key)
+					}
+				}
+			}
 			m["data"] = t.Data()
 		}
 		inputs = append(inputs, m)

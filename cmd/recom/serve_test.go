@@ -296,6 +296,47 @@ func TestLoadtest(t *testing.T) {
 	}
 }
 
+// TestLoadtestTFExample drives a model served from serialized tf.Example
+// records (weighted columns among its features): the load's records are
+// drawn from the spec the model records, as recom gen --feeds draws them,
+// so the server parses every one; the OIP JSON form, which cannot carry
+// the records' bytes, is refused before any request.
+func TestLoadtestTFExample(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "tfex.pbtxt")
+	if st, _, e := runTool("gen", "--preset", "small", "--tf-example", "-o", model); st != 0 {
+		t.Fatalf("recom gen: %s", e)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs, status := startServe(ctx, model, "--tables", filepath.Join(dir, "tfex.tables.npz"), "--backend", "cpu",
+		"--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0")
+	addr := logs.wait(t, `msg="serving HTTP" addr=(\S+)`)
+	grpcAddr := logs.wait(t, `msg="serving gRPC" addr=(\S+)`)
+	for _, p := range []string{"tfserving", "oip-binary", "grpc"} {
+		url := "http://" + addr
+		if p == "grpc" {
+			url = "http://" + grpcAddr
+		}
+		out := filepath.Join(dir, p+".jsonl")
+		st, o, e := runTool("loadtest", model, "--url", url, "--protocol", p, "--rates", "20",
+			"--duration", "250ms", "--bodies", "4", "--max-rows", "8", "--json", out)
+		b, _ := os.ReadFile(out)
+		var r loadResult
+		if st != 0 || json.Unmarshal(b, &r) != nil || r.Requests == 0 || r.Success != 1 {
+			t.Errorf("recom loadtest --protocol %s: exit %d\n%s%s%s", p, st, o, e, b)
+		}
+	}
+	st, _, e := runTool("loadtest", model, "--url", "http://"+addr, "--protocol", "oip", "--rates", "20", "--duration", "250ms")
+	if st == 0 || !strings.Contains(e, `--protocol oip: input "input_example_tensor" holds strings that are not UTF-8 text`) {
+		t.Errorf("recom loadtest --protocol oip of tf.Example records: exit %d\n%s", st, e)
+	}
+	cancel()
+	if st := <-status; st != 0 {
+		t.Fatalf("recom serve exited %d:\n%s", st, logs.text())
+	}
+}
+
 // TestHopeless: a run stops once its p99 cannot meet the bound whatever
 // its remaining requests do.
 func TestHopeless(t *testing.T) {
