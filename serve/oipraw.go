@@ -38,6 +38,9 @@ type rawFeeds struct {
 	strIn   [][]string
 	strs    []string
 	hasStrs bool
+	// wire is a gRPC request's raw_input_contents in the message's order
+	// (views of its buffer), while decodeGRPCRaw reads it.
+	wire [][]byte
 }
 
 // rawPool pools rawFeeds (*rawFeeds), each sized for its signature.
@@ -60,6 +63,8 @@ func putRawFeeds(f *rawFeeds) {
 	}
 	clear(f.shapes)
 	clear(f.data)
+	clear(f.wire)
+	f.wire = f.wire[:0]
 	rawPool.Put(f)
 }
 
