@@ -143,8 +143,10 @@ func decodeGRPCRaw(b []byte, sig *Signature, maxRows int, r *grpcInferRequest) b
 	if len(sig.Inputs) == 0 {
 		return false
 	}
-	d := rawReader{sig: sig, f: getRawFeeds(len(sig.Inputs)), rows: -1}
-	if !d.grpcRequest(b, r) || d.n != len(sig.Inputs) || d.rows <= 0 || d.rows > int64(maxRows) {
+	// BYTES inputs are checked once all are taken, four at a time, and
+	// kept as strings for the join (checkRawStrings, as the HTTP path).
+	d := rawReader{sig: sig, f: getRawFeeds(len(sig.Inputs)), rows: -1, lazy: true}
+	if !d.grpcRequest(b, r) || d.n != len(sig.Inputs) || d.rows <= 0 || d.rows > int64(maxRows) || !checkRawStrings(d.f, sig) {
 		putRawFeeds(d.f)
 		r.name, r.version, r.id, r.outputs = "", "", "", nil
 		clear(r.outArr[:])
@@ -155,53 +157,94 @@ func decodeGRPCRaw(b []byte, sig *Signature, maxRows int, r *grpcInferRequest) b
 	return true
 }
 
-// grpcRequest reads the message's fields in two passes: the first takes
-// the scalar fields, the requested outputs and the raw contents (in
-// d.f.wire: input i's bytes are the i-th raw_input_contents, wherever the
-// inputs lie in the message), and counts the inputs; the second reads the
-// inputs in order, each against its raw contents. Anything protobuf
-// reads another way than this (a field of another wire type, an unknown
-// field, parameters, contents) or would refuse is not plain.
+// Tags of the fields read here (field number << 3 | wire type): the
+// message's model_name, model_version, id, inputs, outputs and
+// raw_input_contents; an input's name, datatype and shape (packed, or a
+// varint per dimension); an output's name.
+const (
+	tagModelName   = 1<<3 | 2
+	tagVersion     = 2<<3 | 2
+	tagID          = 3<<3 | 2
+	tagInput       = 5<<3 | 2
+	tagOutput      = 6<<3 | 2
+	tagRaw         = 7<<3 | 2
+	tagName        = 1<<3 | 2
+	tagDatatype    = 2<<3 | 2
+	tagShapePacked = 3<<3 | 2
+	tagShapeDim    = 3 << 3 // a varint: wire type 0
+)
+
+// wireVarint is protowire.ConsumeVarint with a value under 128 (a tag of
+// the fields above, a name's length, a dimension of fewer than 128 rows)
+// read inline: a request of E has some 10,000 of them.
+func wireVarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return protowire.ConsumeVarint(b)
+}
+
+// wireBytes is protowire.ConsumeBytes, its length read by wireVarint.
+func wireBytes(b []byte) ([]byte, int) {
+	l, n := wireVarint(b)
+	if n < 0 || l > uint64(len(b)-n) {
+		return nil, -1
+	}
+	return b[n : n+int(l)], n + int(l)
+}
+
+// grpcRequest reads the message's fields: the scalar fields, the
+// requested outputs, the inputs (in d.f.wireIn) and the raw contents (in
+// d.f.wire: input i's bytes are the i-th raw_input_contents, wherever
+// the inputs lie in the message); then each input, in order, against its
+// raw contents. A tag is compared whole (number and wire type): anything
+// protobuf reads another way than this (a field of another wire type, an
+// unknown field, parameters, contents) or would refuse is not plain.
 func (d *rawReader) grpcRequest(b []byte, r *grpcInferRequest) bool {
 	n := len(d.sig.Inputs)
 	if cap(d.f.wire) < n {
 		d.f.wire = make([][]byte, 0, n)
 	}
-	wire := d.f.wire[:0]
+	if cap(d.f.wireIn) < n {
+		d.f.wireIn = make([][]byte, 0, n)
+	}
+	wire, ins := d.f.wire[:0], d.f.wireIn[:0]
 	r.outputs = r.outArr[:0]
-	ins, first := 0, -1
-	for p := b; len(p) > 0; {
-		num, typ, tl := protowire.ConsumeTag(p)
-		if tl < 0 || typ != protowire.BytesType {
+	for len(b) > 0 {
+		tag, tl := wireVarint(b)
+		if tl < 0 {
 			return false
 		}
-		v, vl := protowire.ConsumeBytes(p[tl:])
+		v, vl := wireBytes(b[tl:])
 		if vl < 0 {
 			return false
 		}
-		switch num {
-		case 1, 2, 3:
+		b = b[tl+vl:]
+		switch tag {
+		case tagInput:
+			if len(ins) == n {
+				return false // more inputs than the signature's
+			}
+			ins = append(ins, v)
+		case tagRaw:
+			if len(wire) == n {
+				return false
+			}
+			wire = append(wire, v[:len(v):len(v)])
+		case tagModelName, tagVersion, tagID:
 			// Strings: the last one given counts, each must be UTF-8.
 			if !utf8.Valid(v) {
 				return false
 			}
-			switch num {
-			case 1:
+			switch tag {
+			case tagModelName:
 				r.name = bytesString(v)
-			case 2:
+			case tagVersion:
 				r.version = bytesString(v)
 			default:
 				r.id = bytesString(v)
 			}
-		case 5:
-			if ins == n {
-				return false // more inputs than the signature's
-			}
-			if ins == 0 {
-				first = len(b) - len(p)
-			}
-			ins++
-		case 6:
+		case tagOutput:
 			// More names than outputs repeat one: rare, and read by the
 			// general path, which bounds the names kept here.
 			name, ok := wireOutputName(v)
@@ -209,87 +252,36 @@ func (d *rawReader) grpcRequest(b []byte, r *grpcInferRequest) bool {
 				return false
 			}
 			r.outputs = append(r.outputs, name)
-		case 7:
-			if len(wire) == n {
-				return false
-			}
-			wire = append(wire, v[:len(v):len(v)])
 		default:
 			return false // parameters, or a field not read here
 		}
-		p = p[tl+vl:]
 	}
-	d.f.wire = wire
-	if ins != n || len(wire) != n {
+	d.f.wire, d.f.wireIn = wire, ins
+	if len(ins) != n || len(wire) != n {
 		return false
 	}
-	i := 0
-	for p := b[first:]; i < n; {
-		// The first pass checked every tag and length.
-		num, _, tl := protowire.ConsumeTag(p)
-		v, vl := protowire.ConsumeBytes(p[tl:])
-		p = p[tl+vl:]
-		if num != 5 {
-			continue
-		}
+	for i, in := range ins {
 		d.bin = wire[i]
-		if !d.grpcInput(i, v) {
+		if !d.grpcInput(i, in) {
 			return false
 		}
-		i++
 	}
 	return true
 }
 
 // grpcInput reads inputs[i], an InferInputTensor of name, datatype and
-// shape (packed or not, its pieces appended in order as protobuf does),
-// checks it against its spec and takes d.bin, its raw contents, whole.
+// shape, checks it against its spec and takes d.bin, its raw contents,
+// whole.
 func (d *rawReader) grpcInput(i int, b []byte) bool {
 	at := len(d.f.dims)
-	var name, dt []byte
-	for len(b) > 0 {
-		num, typ, tl := protowire.ConsumeTag(b)
-		if tl < 0 {
+	name, dt, ok := d.plainInput(b)
+	if !ok {
+		d.f.dims = d.f.dims[:at]
+		if name, dt, ok = d.wireInput(b, at); !ok {
 			return false
 		}
-		b = b[tl:]
-		switch {
-		case (num == 1 || num == 2) && typ == protowire.BytesType:
-			v, vl := protowire.ConsumeBytes(b)
-			if vl < 0 || !utf8.Valid(v) {
-				return false
-			}
-			b = b[vl:]
-			if num == 1 {
-				name = v
-			} else {
-				dt = v
-			}
-		case num == 3 && typ == protowire.BytesType: // packed
-			v, vl := protowire.ConsumeBytes(b)
-			if vl < 0 {
-				return false
-			}
-			b = b[vl:]
-			for len(v) > 0 {
-				x, xl := protowire.ConsumeVarint(v)
-				if xl < 0 || len(d.f.dims)-at == interp.MaxRank {
-					return false // a rank over the most any input has
-				}
-				v = v[xl:]
-				d.f.dims = append(d.f.dims, int64(x))
-			}
-		case num == 3 && typ == protowire.VarintType:
-			x, xl := protowire.ConsumeVarint(b)
-			if xl < 0 || len(d.f.dims)-at == interp.MaxRank {
-				return false
-			}
-			b = b[xl:]
-			d.f.dims = append(d.f.dims, int64(x))
-		default:
-			return false // parameters, contents, or a field not read here
-		}
 	}
+	// The datatype, when it is the spec's, is ASCII: valid UTF-8.
 	k, ok := d.sig.inputAt(bytesString(name), i)
 	if !ok || bytesString(dt) != oipTypeNames[d.sig.Inputs[k].DType] {
 		return false
@@ -298,16 +290,98 @@ func (d *rawReader) grpcInput(i int, b []byte) bool {
 	return d.take(k, d.f.dims[at:end:end], int64(len(d.bin)))
 }
 
+// plainInput reads an input written as protobuf writes it: its name, its
+// datatype, its shape packed, each once and in this order, the lengths
+// and the dimensions under 128 (one byte each); ok false for anything
+// else (wireInput then reads it). Its datatype is not checked for UTF-8
+// (grpcInput compares it with an ASCII name).
+func (d *rawReader) plainInput(b []byte) (name, dt []byte, ok bool) {
+	if len(b) < 2 || b[0] != tagName || b[1] >= 0x80 || len(b) < 2+int(b[1])+2 {
+		return nil, nil, false
+	}
+	name, b = b[2:2+int(b[1])], b[2+int(b[1]):]
+	if b[0] != tagDatatype || b[1] >= 0x80 || len(b) < 2+int(b[1])+2 {
+		return nil, nil, false
+	}
+	dt, b = b[2:2+int(b[1])], b[2+int(b[1]):]
+	if b[0] != tagShapePacked || int(b[1]) != len(b)-2 || len(b)-2 > interp.MaxRank {
+		return nil, nil, false
+	}
+	for _, x := range b[2:] {
+		if x >= 0x80 {
+			return nil, nil, false
+		}
+		d.f.dims = append(d.f.dims, int64(x))
+	}
+	for _, c := range name {
+		if c >= 0x80 {
+			return name, dt, utf8.Valid(name)
+		}
+	}
+	return name, dt, true
+}
+
+// wireInput reads an input in any form of name, datatype and shape
+// (packed or not, its pieces appended in order as protobuf does; the last
+// name and datatype given count, each must be UTF-8), its dimensions
+// appended to d.f.dims (from at).
+func (d *rawReader) wireInput(b []byte, at int) (name, dt []byte, ok bool) {
+	for len(b) > 0 {
+		tag, tl := wireVarint(b)
+		if tl < 0 {
+			return nil, nil, false
+		}
+		b = b[tl:]
+		switch tag {
+		case tagName, tagDatatype:
+			v, vl := wireBytes(b)
+			if vl < 0 || !utf8.Valid(v) {
+				return nil, nil, false
+			}
+			b = b[vl:]
+			if tag == tagName {
+				name = v
+			} else {
+				dt = v
+			}
+		case tagShapePacked:
+			v, vl := wireBytes(b)
+			if vl < 0 {
+				return nil, nil, false
+			}
+			b = b[vl:]
+			for len(v) > 0 {
+				x, xl := wireVarint(v)
+				if xl < 0 || len(d.f.dims)-at == interp.MaxRank {
+					return nil, nil, false // a rank over the most any input has
+				}
+				v = v[xl:]
+				d.f.dims = append(d.f.dims, int64(x))
+			}
+		case tagShapeDim:
+			x, xl := wireVarint(b)
+			if xl < 0 || len(d.f.dims)-at == interp.MaxRank {
+				return nil, nil, false
+			}
+			b = b[xl:]
+			d.f.dims = append(d.f.dims, int64(x))
+		default:
+			return nil, nil, false // parameters, contents, or a field not read here
+		}
+	}
+	return name, dt, true
+}
+
 // wireOutputName is a requested output's name (its message holds nothing
 // else when plain).
 func wireOutputName(b []byte) (string, bool) {
 	name := ""
 	for len(b) > 0 {
-		num, typ, tl := protowire.ConsumeTag(b)
-		if tl < 0 || num != 1 || typ != protowire.BytesType {
+		tag, tl := wireVarint(b)
+		if tl < 0 || tag != tagName {
 			return "", false
 		}
-		v, vl := protowire.ConsumeBytes(b[tl:])
+		v, vl := wireBytes(b[tl:])
 		if vl < 0 || !utf8.Valid(v) {
 			return "", false
 		}

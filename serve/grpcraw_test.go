@@ -329,3 +329,29 @@ func TestGRPCRawClient(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeGRPCRaw64 is decodeGRPCRaw alone on BenchmarkServeGRPC64's
+// message (the copy into the buffer left out).
+func BenchmarkDecodeGRPCRaw64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	req := &oippb.ModelInferRequest{ModelName: "E", Id: "req-1"}
+	for _, in := range p.sig.Inputs {
+		t := p.feeds[in.Name]
+		req.Inputs = append(req.Inputs, &oippb.ModelInferRequest_InferInputTensor{Name: in.Key, Datatype: OIPDatatype(t.DType()), Shape: t.Shape()})
+		req.RawInputContents = append(req.RawInputContents, AppendRaw(nil, t))
+	}
+	msg, err := proto.Marshal(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r grpcInferRequest
+		if !decodeGRPCRaw(msg, srv.sig, srv.lim.MaxRequestRows, &r) {
+			b.Fatal("not read raw")
+		}
+		r.release()
+	}
+}
