@@ -29,7 +29,9 @@ func (s *Server) GRPC(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.ForceServerCodecV2(newInferCodec()),
 	}, opts...)
 	g := grpc.NewServer(opts...)
-	oippb.RegisterGRPCInferenceServiceServer(g, &grpcService{s: s})
+	// ModelInfer's handler is the server's own (grpcModelInfer): its
+	// codec reads a plain raw request without a message per input.
+	g.RegisterService(&grpcServiceDesc, &grpcService{s: s})
 	return g
 }
 
@@ -107,7 +109,16 @@ func (g *grpcService) ModelMetadata(_ context.Context, r *oippb.ModelMetadataReq
 	}, nil
 }
 
+// ModelInfer implements oippb.GRPCInferenceServiceServer: the server
+// registers grpcModelInfer instead, which reads plain requests raw; this
+// is its general path, for a message already read.
 func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest) (*oippb.ModelInferResponse, error) {
+	return g.infer(ctx, &grpcInferRequest{msg: r})
+}
+
+// infer serves a ModelInfer request: r.raw, read by the codec, or
+// r.msg, a message (read raw by grpcRawFeeds when it can be).
+func (g *grpcService) infer(ctx context.Context, r *grpcInferRequest) (*oippb.ModelInferResponse, error) {
 	s := g.s
 	s.accepted.Add(1)
 	defer s.answered.Add(1)
@@ -115,8 +126,16 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 	var tm callTimes // the stages' ends, for overheadStats
 	if c != nil {
 		tm.marks[stageRead] = time.Now() // the message in and unmarshaled
+		if !r.readAt.IsZero() {
+			tm.marks[stageRead] = r.readAt // in, its inputs not yet checked
+		}
 	}
-	if err := s.findV2(r.GetModelName(), r.GetModelVersion()); err != nil {
+	m := r.msg
+	name, version := r.name, r.version
+	if m != nil {
+		name, version = m.GetModelName(), m.GetModelVersion()
+	}
+	if err := s.findV2(name, version); err != nil {
 		return nil, grpcStatus(err)
 	}
 	var outs []*interp.Tensor
@@ -128,18 +147,23 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 			tm.marks[stageDecode] = time.Now()
 		}
 	}
-	if f, ok := s.grpcRawFeeds(r); ok {
+	if m == nil {
+		if which, err = requestedOutputs(r.outputs, s.sig); err == nil {
+			decoded()
+			outs, rt, err = s.runRaw(ctx, "oip-grpc", r.raw)
+		}
+	} else if f, ok := s.grpcRawFeeds(m); ok {
 		defer putRawFeeds(f)
-		if which, err = s.grpcOutputs(r); err == nil {
+		if which, err = s.grpcOutputs(m); err == nil {
 			decoded()
 			outs, rt, err = s.runRaw(ctx, "oip-grpc", f)
 		}
 	} else {
 		var feeds []*interp.Tensor
-		if feeds, err = s.grpcFeeds(r); err != nil {
+		if feeds, err = s.grpcFeeds(m); err != nil {
 			return nil, grpcStatus(err)
 		}
-		if which, err = s.grpcOutputs(r); err == nil {
+		if which, err = s.grpcOutputs(m); err == nil {
 			decoded()
 			outs, rt, err = s.run(ctx, "oip-grpc", feeds)
 		}
@@ -154,8 +178,11 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 	if which == nil {
 		which = allOutputs(len(outs))
 	}
-	resp := &oippb.ModelInferResponse{ModelName: s.cfg.Name, ModelVersion: s.cfg.Version, Id: r.GetId()}
-	raw := len(r.GetRawInputContents()) > 0
+	id, raw := r.id, true // a raw request's id is the codec's copy
+	if m != nil {
+		id, raw = m.GetId(), len(m.GetRawInputContents()) > 0
+	}
+	resp := &oippb.ModelInferResponse{ModelName: s.cfg.Name, ModelVersion: s.cfg.Version, Id: id}
 	for _, k := range which {
 		t := outs[k]
 		o := &oippb.ModelInferResponse_InferOutputTensor{Name: s.sig.Outputs[k].Key, Datatype: oipTypeName[t.DType()], Shape: t.Shape()}

@@ -30,12 +30,22 @@ type inferCodec struct{ encoding.CodecV2 }
 
 func newInferCodec() inferCodec { return inferCodec{encoding.GetCodecV2(grpcproto.Name)} }
 
-// Unmarshal implements encoding.CodecV2.
+// Unmarshal implements encoding.CodecV2. The server's ModelInfer handler
+// asks for a *grpcInferRequest (grpcraw.go); a *oippb.ModelInferRequest
+// is read as that handler's general path reads it.
 func (c inferCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	m, ok := v.(*oippb.ModelInferRequest)
-	if !ok {
-		return c.CodecV2.Unmarshal(data, v)
+	switch m := v.(type) {
+	case *grpcInferRequest:
+		return c.unmarshalGRPC(data, m)
+	case *oippb.ModelInferRequest:
+		return c.unmarshalInfer(data, m)
 	}
+	return c.CodecV2.Unmarshal(data, v)
+}
+
+// unmarshalInfer reads a ModelInferRequest into m: by readInferRequest,
+// else by protobuf.
+func (c inferCodec) unmarshalInfer(data mem.BufferSlice, m *oippb.ModelInferRequest) error {
 	b := data.Materialize() // the request's own copy: its views outlive data
 	if readInferRequest(b, m) {
 		return nil

@@ -38,6 +38,10 @@ type rawFeeds struct {
 	strIn   [][]string
 	strs    []string
 	hasStrs bool
+	// wire and wireIn are a gRPC request's raw_input_contents and its
+	// inputs' messages in the message's order (views of its buffer),
+	// while decodeGRPCRaw reads it.
+	wire, wireIn [][]byte
 }
 
 // rawPool pools rawFeeds (*rawFeeds), each sized for its signature.
@@ -60,6 +64,9 @@ func putRawFeeds(f *rawFeeds) {
 	}
 	clear(f.shapes)
 	clear(f.data)
+	clear(f.wire)
+	clear(f.wireIn)
+	f.wire, f.wireIn = f.wire[:0], f.wireIn[:0]
 	rawPool.Put(f)
 }
 
