@@ -120,6 +120,9 @@ func (g *grpcService) ModelInfer(ctx context.Context, r *oippb.ModelInferRequest
 // r.msg, a message (read raw by grpcRawFeeds when it can be).
 func (g *grpcService) infer(ctx context.Context, r *grpcInferRequest) (*oippb.ModelInferResponse, error) {
 	s := g.s
+	if r.refused {
+		return nil, status.Errorf(codes.ResourceExhausted, "the server holds its most bytes of requests (--max-bytes-in-flight %d): try again", s.lim.MaxBytesInFlight)
+	}
 	s.accepted.Add(1)
 	defer s.answered.Add(1)
 	c, _ := ctx.Value(callKey{}).(*callStat)

@@ -51,12 +51,21 @@ type grpcInferRequest struct {
 	// readAt is when the message was in the buffer, before its inputs
 	// were checked: the end of the call's read stage (overheadStats).
 	readAt time.Time
+	// held: the message's bytes taken from the server's bytes-in-flight
+	// budget (Limits.MaxBytesInFlight), given back by release; refused:
+	// they were not free, the message is not read and the call is refused.
+	held    int64
+	refused bool
 }
 
 // release gives the request's buffer and feeds back to their pools, once
 // no batch reads them (Server.runRaw has returned); it may be called more
 // than once.
 func (r *grpcInferRequest) release() {
+	if r.held > 0 {
+		r.s.budget.release(r.held)
+		r.held = 0
+	}
 	putRawFeeds(r.raw)
 	putBody(r.buf)
 	r.raw, r.buf = nil, nil
@@ -103,13 +112,31 @@ func grpcModelInfer(srv any, ctx context.Context, dec func(any) error, intercept
 }
 
 // unmarshalGRPC reads a ModelInfer message into r: raw when it is plain,
-// else into r.msg by the general path (whose error is the call's).
+// else into r.msg by the general path (whose error is the call's). The
+// message counts against the server's bytes in flight, as an HTTP body
+// does, from here to the call's end; a call that finds them taken is
+// not read (r.refused) and refused at once with RESOURCE_EXHAUSTED by the
+// handler (gRPC has already read the message: waiting would hold it
+// outside the budget; and an error here would reach the client as
+// INTERNAL), which clients retry.
 func (c inferCodec) unmarshalGRPC(data mem.BufferSlice, r *grpcInferRequest) error {
-	if r.s != nil && r.s.readGRPCRaw(data, r) {
-		return nil
+	if r.s != nil {
+		n := int64(data.Len())
+		if !r.s.budget.tryAcquire(n) {
+			r.refused = true
+			return nil
+		}
+		r.held = n
+		if r.s.readGRPCRaw(data, r) {
+			return nil
+		}
 	}
 	r.msg = new(oippb.ModelInferRequest)
-	return c.unmarshalInfer(data, r.msg)
+	if err := c.unmarshalInfer(data, r.msg); err != nil {
+		r.release()
+		return err
+	}
+	return nil
 }
 
 // readGRPCRaw copies data into a pooled buffer and reads it as a plain

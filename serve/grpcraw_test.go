@@ -5,10 +5,12 @@ import (
 	"context"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -355,5 +357,53 @@ func BenchmarkDecodeGRPCRaw64(b *testing.B) {
 			b.Fatal("not read raw")
 		}
 		r.release()
+	}
+}
+
+// TestGRPCBudget: a ModelInfer message counts against the server's bytes
+// in flight for the call's length; a call that finds them taken is
+// refused with RESOURCE_EXHAUSTED (not read, not INTERNAL), and every
+// call gives its bytes back, raw or not, answered or refused.
+func TestGRPCBudget(t *testing.T) {
+	f := start(t, nil)
+	gs := f.srv.GRPC()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gs.Serve(l)
+	t.Cleanup(gs.Stop)
+	c := dialGRPC(t, l.Addr().String())
+	ctx := context.Background()
+	sig := f.srv.Signature()
+	feeds := f.prog.feeds(t, 3, 80)
+	b := f.srv.budget
+	free := func() int64 {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.free
+	}
+	total := free()
+	for _, raw := range []bool{true, false} {
+		if _, err := c.ModelInfer(ctx, grpcRequest(sig, feeds, raw)); err != nil {
+			t.Fatalf("raw %v: %v", raw, err)
+		}
+		if got := free(); got != total {
+			t.Fatalf("raw %v: %d of %d bytes free after the call", raw, got, total)
+		}
+	}
+	if err := b.acquire(ctx, total); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ModelInfer(ctx, grpcRequest(sig, feeds, true))
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--max-bytes-in-flight") {
+		t.Fatalf("a call with no bytes free: %v", err)
+	}
+	b.release(total)
+	if _, err := c.ModelInfer(ctx, grpcRequest(sig, feeds, true)); err != nil {
+		t.Fatalf("once the bytes are free again: %v", err)
+	}
+	if got := free(); got != total {
+		t.Fatalf("%d of %d bytes free after the calls", got, total)
 	}
 }

@@ -531,6 +531,19 @@ func (b *budget) acquire(ctx context.Context, n int64) error {
 	}
 }
 
+// tryAcquire takes n bytes (at most the total) if they are free and no
+// one waits for bytes before it, and reports whether it did.
+func (b *budget) tryAcquire(n int64) bool {
+	n = min(n, b.total)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.waiters) > 0 || b.free < n {
+		return false
+	}
+	b.free -= n
+	return true
+}
+
 // release gives n bytes back.
 func (b *budget) release(n int64) {
 	n = min(n, b.total)
