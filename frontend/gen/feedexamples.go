@@ -143,6 +143,9 @@ func (ex *exampleDomain) draw(r *rand.Rand) (string, error) {
 			if b := e.Marshal(); len(b) == 0 || b[len(b)-1] != 0 {
 				return string(b), nil
 			}
+			if len(e) == 0 {
+				break // no feature (its features message is empty: 0x0a 0x00)
+			}
 			e = append(e[len(e)-1:], e[:len(e)-1]...)
 		}
 	}
