@@ -258,7 +258,7 @@ func TestGRPCRawClient(t *testing.T) {
 	f := start(t, nil)
 	var mu sync.Mutex
 	var raw []bool // per call, whether its request was read raw
-	gs := f.srv.GRPC(grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	c := serveGRPC(t, f.srv, grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		if r, ok := req.(*grpcInferRequest); ok {
 			mu.Lock()
 			raw = append(raw, r.raw != nil)
@@ -266,13 +266,6 @@ func TestGRPCRawClient(t *testing.T) {
 		}
 		return h(ctx, req)
 	}))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go gs.Serve(l)
-	t.Cleanup(gs.Stop)
-	c := dialGRPC(t, l.Addr().String())
 	ctx := context.Background()
 	sig := f.srv.Signature()
 	lastRaw := func() bool {
@@ -339,16 +332,7 @@ func TestGRPCRawClient(t *testing.T) {
 func BenchmarkDecodeGRPCRaw64(b *testing.B) {
 	p := loadE(b)
 	srv := benchServer(b, p)
-	req := &oippb.ModelInferRequest{ModelName: "E", Id: "req-1"}
-	for _, in := range p.sig.Inputs {
-		t := p.feeds[in.Name]
-		req.Inputs = append(req.Inputs, &oippb.ModelInferRequest_InferInputTensor{Name: in.Key, Datatype: OIPDatatype(t.DType()), Shape: t.Shape()})
-		req.RawInputContents = append(req.RawInputContents, AppendRaw(nil, t))
-	}
-	msg, err := proto.Marshal(req)
-	if err != nil {
-		b.Fatal(err)
-	}
+	msg := grpcMessageE(b, p)
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -366,14 +350,7 @@ func BenchmarkDecodeGRPCRaw64(b *testing.B) {
 // call gives its bytes back, raw or not, answered or refused.
 func TestGRPCBudget(t *testing.T) {
 	f := start(t, nil)
-	gs := f.srv.GRPC()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go gs.Serve(l)
-	t.Cleanup(gs.Stop)
-	c := dialGRPC(t, l.Addr().String())
+	c := serveGRPC(t, f.srv)
 	ctx := context.Background()
 	sig := f.srv.Signature()
 	feeds := f.prog.feeds(t, 3, 80)
@@ -395,7 +372,7 @@ func TestGRPCBudget(t *testing.T) {
 	if err := b.acquire(ctx, total); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.ModelInfer(ctx, grpcRequest(sig, feeds, true))
+	_, err := c.ModelInfer(ctx, grpcRequest(sig, feeds, true))
 	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--max-bytes-in-flight") {
 		t.Fatalf("a call with no bytes free: %v", err)
 	}
@@ -406,4 +383,18 @@ func TestGRPCBudget(t *testing.T) {
 	if got := free(); got != total {
 		t.Fatalf("%d of %d bytes free after the calls", got, total)
 	}
+}
+
+// serveGRPC serves srv's gRPC service (with opts) on a loopback port for
+// the test's length and returns a client of it.
+func serveGRPC(t *testing.T, srv *Server, opts ...grpc.ServerOption) oippb.GRPCInferenceServiceClient {
+	t.Helper()
+	gs := srv.GRPC(opts...)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go gs.Serve(l)
+	t.Cleanup(gs.Stop)
+	return dialGRPC(t, l.Addr().String())
 }

@@ -173,13 +173,9 @@ func BenchmarkServeOIPBinary64Tensors(b *testing.B) {
 	benchHTTP(b, srv, "/v2/models/E/infer", body, map[string]string{binaryHeader: strconv.Itoa(n)})
 }
 
-// BenchmarkServeGRPC64 is ModelInfer from the request message's bytes
-// (read by the server's codec, through ModelInfer's method handler as
-// gRPC calls it, the interceptors left out) to the response's (gRPC's
-// framing and HTTP/2 left out).
-func BenchmarkServeGRPC64(b *testing.B) {
-	p := loadE(b)
-	srv := benchServer(b, p)
+// grpcMessageE is a ModelInfer request of p's feeds (64 rows of model E)
+// as a client writes it: every input in raw_input_contents.
+func grpcMessageE(b *testing.B, p *presetE) []byte {
 	req := &oippb.ModelInferRequest{ModelName: "E", Id: "req-1"}
 	for _, in := range p.sig.Inputs {
 		t := p.feeds[in.Name]
@@ -190,6 +186,17 @@ func BenchmarkServeGRPC64(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return msg
+}
+
+// BenchmarkServeGRPC64 is ModelInfer from the request message's bytes
+// (read by the server's codec, through ModelInfer's method handler as
+// gRPC calls it, the interceptors left out) to the response's (gRPC's
+// framing and HTTP/2 left out).
+func BenchmarkServeGRPC64(b *testing.B) {
+	p := loadE(b)
+	srv := benchServer(b, p)
+	msg := grpcMessageE(b, p)
 	g := &grpcService{s: srv}
 	codec := newInferCodec() // the server's (Server.GRPC)
 	ctx := context.Background()
