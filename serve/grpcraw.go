@@ -319,7 +319,7 @@ func (d *rawReader) grpcInput(i int, b []byte) bool {
 
 // plainInput reads an input written as protobuf writes it: its name, its
 // datatype, its shape packed, each once and in this order, the lengths
-// and the dimensions under 128 (one byte each); ok false for anything
+// (so the rank too) and the dimensions under 128 (one byte each); ok false for anything
 // else (wireInput then reads it). Its datatype is not checked for UTF-8
 // (grpcInput compares it with an ASCII name).
 func (d *rawReader) plainInput(b []byte) (name, dt []byte, ok bool) {
@@ -331,7 +331,7 @@ func (d *rawReader) plainInput(b []byte) (name, dt []byte, ok bool) {
 		return nil, nil, false
 	}
 	dt, b = b[2:2+int(b[1])], b[2+int(b[1]):]
-	if b[0] != tagShapePacked || int(b[1]) != len(b)-2 || len(b)-2 > interp.MaxRank {
+	if b[0] != tagShapePacked || b[1] >= 0x80 || int(b[1]) != len(b)-2 {
 		return nil, nil, false
 	}
 	for _, x := range b[2:] {

@@ -398,3 +398,15 @@ func serveGRPC(t *testing.T, srv *Server, opts ...grpc.ServerOption) oippb.GRPCI
 	t.Cleanup(gs.Stop)
 	return dialGRPC(t, l.Addr().String())
 }
+
+// TestPlainInputLongShape: a packed shape whose length byte has the
+// varint's continuation bit (a length of 128 or more, two bytes to
+// protobuf) is not read as one byte by plainInput.
+func TestPlainInputLongShape(t *testing.T) {
+	b := []byte{tagName, 1, 'a', tagDatatype, 4, 'F', 'P', '3', '2', tagShapePacked, 0x82}
+	b = append(b, bytes.Repeat([]byte{1}, 130)...)
+	d := rawReader{f: &rawFeeds{}}
+	if _, _, ok := d.plainInput(b); ok {
+		t.Fatalf("plainInput read a shape of %d dimensions after a length byte 0x82", len(d.f.dims))
+	}
+}
