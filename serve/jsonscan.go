@@ -32,6 +32,10 @@ type scanner struct {
 	// parallel row reader, fastScalar, fastNested): the reference their
 	// fuzz tests compare them with.
 	general bool
+	// arena, when set, is where an Open Inference Protocol input's "data"
+	// is read to at once by the fast input reader, when its datatype and
+	// shape came before it (oipInputFast): one pass over its numbers.
+	arena *dataArena
 }
 
 // errAt is a malformed-JSON error at the scanner's position.

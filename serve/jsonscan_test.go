@@ -305,3 +305,44 @@ func TestOIPInputFast(t *testing.T) {
 		}
 	}
 }
+
+// TestOIPReadData: an input whose datatype and shape come before its
+// data has its data read with it, in one pass (readData), spanning what
+// the general reader spans; one whose data comes first is spanned only.
+func TestOIPReadData(t *testing.T) {
+	for in, wantRead := range map[string]bool{
+		`{"name": "x", "datatype": "FP32", "shape": [2, 2], "data": [[1, 2.5], [-3, 4e1]]}`: true,
+		`{"name":"s","shape":[3],"datatype":"BYTES","data":["a","b","c"]}`:                  true,
+		`{"name": "ids", "data": [1, 2], "shape": [2], "datatype": "INT64"}`:                false,
+		`{"name": "x", "datatype": "FP16", "shape": [1], "data": [1]}`:                      false,
+	} {
+		var arena dataArena
+		shapes := make([]int64, 0, 8)
+		fast := oipInput{binSize: -1}
+		s := &scanner{buf: []byte(in), arena: &arena}
+		if !s.oipInputFast(&fast, &shapes) || s.pos != len(in) {
+			t.Fatalf("%s: not read by the fast reader", in)
+		}
+		gen := oipInput{binSize: -1}
+		g := &scanner{buf: []byte(in), general: true}
+		if err := g.oipInput(0, &gen, &shapes); err != nil {
+			t.Fatal(err)
+		}
+		if fast.hasRead != wantRead || string(fast.data) != string(gen.data) || fast.dataAt != gen.dataAt {
+			t.Errorf("%s: read %v, data %q at %d; general: %q at %d", in, fast.hasRead, fast.data, fast.dataAt, gen.data, gen.dataAt)
+		}
+		if fast.hasRead {
+			var x, y interp.Tensor
+			if err := dataTensor(&fast.read, fast.shape, &x); err != nil {
+				t.Fatal(err)
+			}
+			dt := oipTypes[fast.datatype]
+			if err := decodeData(dt, gen.shape, gen.data, gen.dataAt, &dataArena{}, &y); err != nil {
+				t.Fatal(err)
+			}
+			if x.Equal(&y) != nil {
+				t.Errorf("%s: read %v, decodeData %v", in, &x, &y)
+			}
+		}
+	}
+}

@@ -39,6 +39,10 @@ type oipInput struct {
 	data           []byte // the "data" value's JSON
 	dataAt         int
 	binSize        int64 // binary_data_size; -1: none
+	// read: data's elements, of datatype, read with the header (the fast
+	// reader's lists: readData); hasRead says they are.
+	read    tbuf
+	hasRead bool
 }
 
 // oipInputs pools decodeInfer's scratch of inputs as read (*[]oipInput).
@@ -62,7 +66,11 @@ func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*infe
 		}
 		body, bin = body[:jsonLen], body[jsonLen:]
 	}
+	var arena dataArena
 	s := &scanner{buf: body, general: !fast}
+	if fast {
+		s.arena = &arena
+	}
 	req := &inferRequest{}
 	// Most requests give every input: a pooled scratch of that many.
 	insp, _ := oipInputs.Get().(*[]oipInput)
@@ -93,7 +101,6 @@ func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*infe
 		return nil, badRequest("the request has no \"inputs\"")
 	}
 	req.feeds = make([]*interp.Tensor, len(sig.Inputs))
-	var arena dataArena
 	var xs []interp.Tensor // the rest of the "data" inputs' tensors, made at the first
 	for i, in := range ins {
 		k, ok := sig.inputAt(in.name, i)
@@ -126,7 +133,11 @@ func decodeInferWith(body []byte, jsonLen int, sig *Signature, fast bool) (*infe
 			}
 			t = &xs[0]
 			xs = xs[1:]
-			err = decodeData(spec.DType, in.shape, in.data, in.dataAt, &arena, t)
+			if in.hasRead { // of in.datatype: the spec's, checkOIPType says
+				err = dataTensor(&in.read, in.shape, t)
+			} else {
+				err = decodeData(spec.DType, in.shape, in.data, in.dataAt, &arena, t)
+			}
 		}
 		if err != nil {
 			return nil, prefixError(fmt.Sprintf("inputs[%d] (%q)", i, in.name), err)
@@ -416,9 +427,13 @@ func (s *scanner) oipInputFast(in *oipInput, shapes *[]int64) bool {
 		case "data":
 			k = 4
 			in.dataAt = s.base + s.pos
-			var err error
-			if in.data, err = s.span(); err != nil {
-				return false
+			if start := s.pos; s.arena != nil && seen[1] && seen[2] && s.readData(in) {
+				in.data = b[start:s.pos]
+			} else {
+				var err error
+				if in.data, err = s.span(); err != nil {
+					return false
+				}
 			}
 		}
 		if k < 0 || seen[k] {
@@ -548,10 +563,43 @@ func decodeData(dt interp.DType, shape []int64, data []byte, at int, a *dataAren
 	if _, err := s.nested(t); err != nil {
 		return prefixError("data", err)
 	}
+	return dataTensor(t, shape, x)
+}
+
+// dataTensor makes *x of an input's elements as read, which must be as
+// many as its shape has.
+func dataTensor(t *tbuf, shape []int64, x *interp.Tensor) error {
+	n, _ := interp.NumElements(shape)
 	if got := t.len(); int64(got) != n {
 		return badRequest("data has %d elements, shape %s has %d", got, shapeString(shape), n)
 	}
 	return t.sharedTensorIn(x, shape)
+}
+
+// readData reads the "data" at the scanner, of in's datatype and shape
+// (read before it), into s.arena's arrays by the fast lists reader
+// (fastNested), as decodeData would read it, and reports whether it did;
+// when not, nothing is read (the input's data is then spanned and left
+// to decodeData).
+func (s *scanner) readData(in *oipInput) bool {
+	dt, ok := oipTypes[in.datatype]
+	if !ok {
+		return false
+	}
+	n, err := interp.NumElements(in.shape)
+	if err != nil {
+		return false
+	}
+	// decodeData's scanner, over the rest of the body.
+	sub := scanner{buf: s.buf, pos: s.pos, base: s.base, depth: 3}
+	t := tbuf{dt: dt}
+	s.arena.room(&t, int(min(n, int64(len(s.buf)-s.pos)/2+1)))
+	if _, ok := sub.fastNested(&t, nil); !ok {
+		return false
+	}
+	in.read, in.hasRead = t, true
+	s.pos = sub.pos
+	return true
 }
 
 // dataArena hands out the element arrays of a request's JSON "data"

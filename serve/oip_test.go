@@ -39,19 +39,28 @@ func flat(t *interp.Tensor) any {
 // named in binary go in the binary data after the JSON (returned: the
 // JSON's length, or -1).
 func inferBody(t testing.TB, sig *Signature, feeds map[string]*interp.Tensor, binary map[string]bool) ([]byte, int) {
-	var inputs []map[string]any
+	// Each input's keys in the order Triton's and KServe's clients write
+	// them: name, shape, datatype, parameters, data.
+	type input struct {
+		Name       string         `json:"name"`
+		Shape      []int64        `json:"shape"`
+		Datatype   string         `json:"datatype"`
+		Parameters map[string]any `json:"parameters,omitempty"`
+		Data       any            `json:"data,omitempty"`
+	}
+	var inputs []input
 	var bin []byte
 	for _, in := range sig.Inputs {
 		v := feeds[in.Name]
-		m := map[string]any{"name": in.Key, "shape": v.Shape(), "datatype": oipTypeName[v.DType()]}
+		m := input{Name: in.Key, Shape: v.Shape(), Datatype: oipTypeName[v.DType()]}
 		if binary[in.Key] {
 			raw := AppendRaw(nil, v)
-			m["parameters"] = map[string]any{"binary_data_size": len(raw)}
+			m.Parameters = map[string]any{"binary_data_size": len(raw)}
 			bin = append(bin, raw...)
 		} else if in.Key == "dense_features" {
-			m["data"] = jsonValue(v, -1, false) // nested, as clients may send it
+			m.Data = jsonValue(v, -1, false) // nested, as clients may send it
 		} else {
-			m["data"] = flat(v)
+			m.Data = flat(v)
 		}
 		inputs = append(inputs, m)
 	}

@@ -517,14 +517,25 @@ func requestBody(protocol string, sig *serve.Signature, feeds map[string]*interp
 		b, err := json.Marshal(map[string]any{"instances": inst})
 		return b, hdr, err
 	}
-	var inputs []map[string]any
+	// Each input's keys in the order Triton's and KServe's clients write
+	// them (name, shape, datatype, parameters, data), not encoding/json's
+	// sorted map keys: a server may read the data as it comes only once
+	// it knows the datatype and shape.
+	type input struct {
+		Name       string         `json:"name"`
+		Shape      []int64        `json:"shape"`
+		Datatype   string         `json:"datatype"`
+		Parameters map[string]any `json:"parameters,omitempty"`
+		Data       any            `json:"data,omitempty"`
+	}
+	var inputs []input
 	var bin []byte
 	for _, in := range sig.Inputs {
 		t := feeds[in.Key]
-		m := map[string]any{"name": in.Key, "shape": t.Shape(), "datatype": serve.OIPDatatype(t.DType())}
+		m := input{Name: in.Key, Shape: t.Shape(), Datatype: serve.OIPDatatype(t.DType())}
 		if protocol == "oip-binary" {
 			raw := serve.AppendRaw(nil, t)
-			m["parameters"] = map[string]any{"binary_data_size": len(raw)}
+			m.Parameters = map[string]any{"binary_data_size": len(raw)}
 			bin = append(bin, raw...)
 		} else {
 			// JSON strings are text: the protocol's JSON form has no way to
@@ -536,7 +547,7 @@ func requestBody(protocol string, sig *serve.Signature, feeds map[string]*interp
 					}
 				}
 			}
-			m["data"] = t.Data()
+			m.Data = t.Data()
 		}
 		inputs = append(inputs, m)
 	}
