@@ -741,6 +741,21 @@ func AppendRaw(b []byte, t *interp.Tensor) []byte {
 	return b
 }
 
+// InferInputJSON is an Open Inference Protocol request input in its JSON
+// form for clients of the server (recom loadtest, the tests), its keys in
+// the order Triton's and KServe's clients write them (name, shape,
+// datatype, parameters, data), not encoding/json's sorted map keys: the
+// server reads an input's data as it comes only once it knows the
+// datatype and shape (readData). Data nil: none (the binary extension's
+// inputs).
+type InferInputJSON struct {
+	Name       string         `json:"name"`
+	Shape      []int64        `json:"shape"`
+	Datatype   string         `json:"datatype"`
+	Parameters map[string]any `json:"parameters,omitempty"`
+	Data       any            `json:"data,omitempty"`
+}
+
 // OIPDatatype is the Open Inference Protocol's name of dt ("FP32", "BYTES",
 // ...; "" for a type the protocol has no name for).
 func OIPDatatype(dt interp.DType) string { return oipTypeName[dt] }

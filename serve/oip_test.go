@@ -39,20 +39,11 @@ func flat(t *interp.Tensor) any {
 // named in binary go in the binary data after the JSON (returned: the
 // JSON's length, or -1).
 func inferBody(t testing.TB, sig *Signature, feeds map[string]*interp.Tensor, binary map[string]bool) ([]byte, int) {
-	// Each input's keys in the order Triton's and KServe's clients write
-	// them: name, shape, datatype, parameters, data.
-	type input struct {
-		Name       string         `json:"name"`
-		Shape      []int64        `json:"shape"`
-		Datatype   string         `json:"datatype"`
-		Parameters map[string]any `json:"parameters,omitempty"`
-		Data       any            `json:"data,omitempty"`
-	}
-	var inputs []input
+	var inputs []InferInputJSON
 	var bin []byte
 	for _, in := range sig.Inputs {
 		v := feeds[in.Name]
-		m := input{Name: in.Key, Shape: v.Shape(), Datatype: oipTypeName[v.DType()]}
+		m := InferInputJSON{Name: in.Key, Shape: v.Shape(), Datatype: oipTypeName[v.DType()]}
 		if binary[in.Key] {
 			raw := AppendRaw(nil, v)
 			m.Parameters = map[string]any{"binary_data_size": len(raw)}

@@ -176,12 +176,8 @@ func BenchmarkServeOIPBinary64Tensors(b *testing.B) {
 // grpcMessageE is a ModelInfer request of p's feeds (64 rows of model E)
 // as a client writes it: every input in raw_input_contents.
 func grpcMessageE(b *testing.B, p *presetE) []byte {
-	req := &oippb.ModelInferRequest{ModelName: "E", Id: "req-1"}
-	for _, in := range p.sig.Inputs {
-		t := p.feeds[in.Name]
-		req.Inputs = append(req.Inputs, &oippb.ModelInferRequest_InferInputTensor{Name: in.Key, Datatype: OIPDatatype(t.DType()), Shape: t.Shape()})
-		req.RawInputContents = append(req.RawInputContents, AppendRaw(nil, t))
-	}
+	req := grpcRequest(&p.sig, p.feeds, true)
+	req.ModelName = "E"
 	msg, err := proto.Marshal(req)
 	if err != nil {
 		b.Fatal(err)

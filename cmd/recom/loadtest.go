@@ -517,22 +517,12 @@ func requestBody(protocol string, sig *serve.Signature, feeds map[string]*interp
 		b, err := json.Marshal(map[string]any{"instances": inst})
 		return b, hdr, err
 	}
-	// Each input's keys in the order Triton's and KServe's clients write
-	// them (name, shape, datatype, parameters, data), not encoding/json's
-	// sorted map keys: a server may read the data as it comes only once
-	// it knows the datatype and shape.
-	type input struct {
-		Name       string         `json:"name"`
-		Shape      []int64        `json:"shape"`
-		Datatype   string         `json:"datatype"`
-		Parameters map[string]any `json:"parameters,omitempty"`
-		Data       any            `json:"data,omitempty"`
-	}
-	var inputs []input
+	// Each input's keys in clients' order (serve.InferInputJSON).
+	var inputs []serve.InferInputJSON
 	var bin []byte
 	for _, in := range sig.Inputs {
 		t := feeds[in.Key]
-		m := input{Name: in.Key, Shape: t.Shape(), Datatype: serve.OIPDatatype(t.DType())}
+		m := serve.InferInputJSON{Name: in.Key, Shape: t.Shape(), Datatype: serve.OIPDatatype(t.DType())}
 		if protocol == "oip-binary" {
 			raw := serve.AppendRaw(nil, t)
 			m.Parameters = map[string]any{"binary_data_size": len(raw)}
